@@ -1,0 +1,83 @@
+/**
+ * The end of every billed request: usage × catalog price → integer micro-EUR → one atomic
+ * commit of debit + metadata + daily aggregates. Never carries a prompt or a completion.
+ */
+import type { Model } from "../catalog/schema.ts";
+import type { Store } from "../state/store.ts";
+import type { RequestRecord } from "../state/records.ts";
+import { costMicroEur } from "./cost.ts";
+import { errorMessage, type Logger } from "../log.ts";
+
+export interface SettleInput {
+  id: string;
+  startedAt: number;
+  org: string;
+  keyId: string;
+  user: string | undefined;
+  endpoint: RequestRecord["endpoint"];
+  requestedModel: string;
+  /** The catalog model that was served (its pricing is used). */
+  model: Model | undefined;
+  servedModel: string | undefined;
+  provider: string | undefined;
+  status: number;
+  stream: boolean;
+  fallbacks: number;
+  promptTokens?: number | undefined;
+  completionTokens?: number | undefined;
+  totalTokens?: number | undefined;
+  audioSeconds?: number | undefined;
+  characters?: number | undefined;
+  estimated: boolean;
+}
+
+export function buildRequestRecord(input: SettleInput, now = Date.now()): RequestRecord {
+  const cost = input.model ? costMicroEur(input.model.pricing, input) : 0;
+  const total = input.totalTokens ??
+    (input.promptTokens !== undefined && input.completionTokens !== undefined
+      ? input.promptTokens + input.completionTokens
+      : undefined);
+  return {
+    id: input.id,
+    created: new Date(input.startedAt).toISOString(),
+    org: input.org,
+    key_id: input.keyId,
+    user: input.user ?? null,
+    endpoint: input.endpoint,
+    requested_model: input.requestedModel,
+    served_model: input.servedModel ?? null,
+    provider: input.provider ?? null,
+    status: input.status,
+    latency_ms: Math.max(0, now - input.startedAt),
+    prompt_tokens: input.promptTokens ?? null,
+    completion_tokens: input.completionTokens ?? null,
+    total_tokens: total ?? null,
+    audio_seconds: input.audioSeconds ?? null,
+    characters: input.characters ?? null,
+    cost_micro_eur: cost,
+    estimated: input.estimated,
+    stream: input.stream,
+    fallbacks: input.fallbacks,
+  };
+}
+
+export class Settler {
+  constructor(private readonly store: Pick<Store, "settle">, private readonly log: Logger) {}
+
+  /** Settles in the background; a failure is logged with the request id, never thrown. */
+  settle(input: SettleInput): Promise<RequestRecord> {
+    const record = buildRequestRecord(input);
+    return this.store.settle(record).then(
+      () => record,
+      (error) => {
+        this.log.error("settle failed", {
+          request_id: record.id,
+          org: record.org,
+          cost_micro_eur: record.cost_micro_eur,
+          reason: errorMessage(error),
+        });
+        return record;
+      },
+    );
+  }
+}

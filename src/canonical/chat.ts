@@ -1,0 +1,127 @@
+/**
+ * The gateway's own chat request, result and stream events. Client dialects (chat
+ * completions, responses) decode into these; provider adapters encode from them and decode
+ * their upstream answers back into them.
+ */
+import type { Usage } from "./usage.ts";
+
+/** OpenRouter-style structured reasoning, round-tripped unchanged in tool loops. */
+export type ReasoningDetail =
+  | {
+    type: "reasoning.text";
+    text?: string | null;
+    signature?: string | null;
+    id?: string | null;
+    format?: string | null;
+    index?: number;
+  }
+  | {
+    type: "reasoning.summary";
+    summary: string;
+    id?: string | null;
+    format?: string | null;
+    index?: number;
+  }
+  | {
+    type: "reasoning.encrypted";
+    data: string;
+    id?: string | null;
+    format?: string | null;
+    index?: number;
+  };
+
+export interface ToolCall {
+  id: string;
+  type: "function";
+  function: { name: string; arguments: string };
+}
+
+export type ChatMessage =
+  | { role: "system"; content: string; name?: string }
+  | { role: "user"; content: string; name?: string }
+  | {
+    role: "assistant";
+    content: string | null;
+    name?: string;
+    toolCalls?: ToolCall[];
+    reasoning?: string;
+    reasoningDetails?: ReasoningDetail[];
+  }
+  | { role: "tool"; content: string; toolCallId: string; name?: string };
+
+export interface FunctionTool {
+  type: "function";
+  function: {
+    name: string;
+    description?: string;
+    parameters?: Record<string, unknown>;
+    strict?: boolean | null;
+  };
+}
+
+export type ToolChoice =
+  | "none"
+  | "auto"
+  | "required"
+  | { type: "function"; function: { name: string } };
+
+export type ReasoningEffort = "none" | "minimal" | "low" | "medium" | "high" | "xhigh";
+
+export interface ReasoningRequest {
+  effort?: ReasoningEffort;
+  maxTokens?: number;
+  exclude?: boolean;
+  enabled?: boolean;
+}
+
+/**
+ * The canonical chat request. Field names are camelCase; `extra` carries client fields the
+ * gateway does not interpret, forwarded only to `openai`-dialect upstreams (rule 1 filtering
+ * applies to them too).
+ */
+export interface ChatRequest {
+  /** The catalog id the client asked for, e.g. `mistral/mistral-large-2411`. */
+  model: string;
+  messages: ChatMessage[];
+  stream: boolean;
+  temperature?: number;
+  topP?: number;
+  maxTokens?: number;
+  stop?: string[];
+  n?: number;
+  tools?: FunctionTool[];
+  /** Non-function tools (web search, MCP …): refused on rebuilding routes. */
+  hostedTools?: Array<Record<string, unknown>>;
+  toolChoice?: ToolChoice;
+  parallelToolCalls?: boolean;
+  responseFormat?: Record<string, unknown>;
+  reasoning?: ReasoningRequest;
+  user?: string;
+  /** Other client fields, passed through unchanged where the dialect allows. */
+  extra: Record<string, unknown>;
+}
+
+export type FinishReason = "stop" | "length" | "tool_calls" | "content_filter" | "error";
+
+/** A whole (non-streamed) answer. */
+export interface ChatResult {
+  /** Upstream response id, if any; the gateway may replace it. */
+  id?: string;
+  content: string | null;
+  reasoning?: string;
+  reasoningDetails?: ReasoningDetail[];
+  toolCalls?: ToolCall[];
+  finishReason: FinishReason;
+  usage: Usage | undefined;
+}
+
+/** One event of a canonical stream. Every switch over it is exhaustive. */
+export type ChatStreamEvent =
+  | { type: "text-delta"; text: string }
+  | { type: "reasoning-delta"; text: string }
+  /** A fragment of a structured reasoning detail (signature, encrypted data, …). */
+  | { type: "reasoning-detail"; detail: ReasoningDetail }
+  /** A tool call fragment; `id` and `name` come with the first fragment of each index. */
+  | { type: "tool-call-delta"; index: number; id?: string; name?: string; arguments: string }
+  | { type: "finish"; reason: FinishReason }
+  | { type: "usage"; usage: Usage };

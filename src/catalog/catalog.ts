@@ -1,0 +1,49 @@
+/** The validated catalog in memory, indexed for the hot path. */
+import type { Model, ModelKind, Provider } from "./schema.ts";
+import type { ResolvedRoute } from "../providers/adapter.ts";
+import { modelNotFound, wrongModelKind } from "../http/errors.ts";
+
+export class Catalog {
+  readonly #byId = new Map<string, Model>();
+  readonly #routes = new Map<string, ResolvedRoute[]>();
+
+  constructor(
+    readonly providers: Readonly<Record<string, Provider>>,
+    readonly models: readonly Model[],
+  ) {
+    for (const model of models) {
+      this.#byId.set(model.id, model);
+      this.#routes.set(
+        model.id,
+        model.routes.map((route) => {
+          const provider = providers[route.provider]!;
+          return {
+            providerId: route.provider,
+            provider,
+            route,
+            dialect: route.dialect ?? provider.dialect,
+            model,
+          };
+        }),
+      );
+    }
+  }
+
+  /** Active models, in catalog order. */
+  activeModels(): Model[] {
+    return this.models.filter((m) => m.state === "active");
+  }
+
+  /** The active model with this id and kind, or the spec's 404 / wrong-kind error. */
+  requireModel(id: string, kind: ModelKind): Model {
+    const model = this.#byId.get(id);
+    if (!model || model.state !== "active") throw modelNotFound(id);
+    if (model.kind !== kind) throw wrongModelKind(id, model.kind, kind);
+    return model;
+  }
+
+  /** Primary first, then standbys. */
+  routesOf(model: Model): ResolvedRoute[] {
+    return this.#routes.get(model.id) ?? [];
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * Reads and validates the catalog directory. Any problem is a CatalogError naming the file,
+ * the JSON path and what is wrong; the caller decides whether that stops the start (start-up)
+ * or keeps the old catalog (reload).
+ */
+import type { z } from "zod";
+import { type Model, ModelsFile, type Provider, ProvidersFile } from "./schema.ts";
+import { Catalog } from "./catalog.ts";
+
+export class CatalogError extends Error {
+  override name = "CatalogError";
+}
+
+/** `models[3].routes[0].provider` from a zod path. */
+export function formatJsonPath(path: ReadonlyArray<PropertyKey>): string {
+  let out = "";
+  for (const part of path) {
+    if (typeof part === "number") out += `[${part}]`;
+    else out += out === "" ? String(part) : `.${String(part)}`;
+  }
+  return out === "" ? "(root)" : out;
+}
+
+async function readJson(file: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(file);
+  } catch (error) {
+    throw new CatalogError(`${file}: cannot be read (${(error as Error).message}).`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new CatalogError(`${file}: is not valid JSON (${(error as Error).message}).`);
+  }
+}
+
+function parseWith<S extends z.ZodType>(schema: S, file: string, data: unknown): z.output<S> {
+  const result = schema.safeParse(data);
+  if (result.success) return result.data;
+  const problems = result.error.issues.slice(0, 5).map((issue) =>
+    `${file}: at ${formatJsonPath(issue.path)}: ${issue.message}`
+  );
+  throw new CatalogError(problems.join("\n"));
+}
+
+/** Cross-file rules the schemas cannot see. */
+function checkReferences(
+  providers: Record<string, Provider>,
+  models: Model[],
+  modelsFile: string,
+): void {
+  const seen = new Set<string>();
+  models.forEach((model, i) => {
+    if (seen.has(model.id)) {
+      throw new CatalogError(`${modelsFile}: at models[${i}].id: duplicate model id '${model.id}'`);
+    }
+    seen.add(model.id);
+    model.routes.forEach((route, j) => {
+      if (!providers[route.provider]) {
+        throw new CatalogError(
+          `${modelsFile}: at models[${i}].routes[${j}].provider: unknown provider '${route.provider}'`,
+        );
+      }
+    });
+    if (model.kind === "speech" && !model.voices) {
+      throw new CatalogError(`${modelsFile}: at models[${i}].voices: speech models need voices`);
+    }
+  });
+}
+
+export async function loadCatalog(dir: string): Promise<Catalog> {
+  const providersPath = `${dir.replace(/\/$/, "")}/providers.json`;
+  const modelsPath = `${dir.replace(/\/$/, "")}/models.json`;
+  const providers = parseWith(ProvidersFile, providersPath, await readJson(providersPath));
+  const models = parseWith(ModelsFile, modelsPath, await readJson(modelsPath));
+  checkReferences(providers.providers, models.models, modelsPath);
+  return new Catalog(providers.providers, models.models);
+}

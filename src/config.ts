@@ -1,0 +1,70 @@
+/**
+ * Configuration from the environment: the only reader of `Deno.env` in the gateway.
+ * Variables and defaults are the operator contract's; the rest are documented additions.
+ */
+export type LogLevel = "debug" | "info" | "warn" | "error";
+
+export interface Config {
+  port: number;
+  dashboardPort: number;
+  host: string;
+  kvPath: string;
+  catalogDir: string;
+  logLevel: LogLevel;
+  /** Requests per minute for keys created without `--rpm`. */
+  defaultRpm: number;
+  /** Days request metadata is kept. */
+  retentionDays: number;
+  /** Seconds an API-key lookup may be cached (≤ 30 so revocation bites within 30 s). */
+  keyCacheSeconds: number;
+  /** Milliseconds of upstream silence after which a stream is cut. */
+  streamIdleMs: number;
+  /** Reads an upstream credential by the env var name the catalog gives. */
+  secret: (name: string) => string | undefined;
+}
+
+const LOG_LEVELS: readonly LogLevel[] = ["debug", "info", "warn", "error"];
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+function integer(env: Record<string, string>, name: string, fallback: number, min = 0): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) {
+    throw new ConfigError(`${name} must be an integer ≥ ${min}, got '${raw}'.`);
+  }
+  return value;
+}
+
+/** Builds the configuration from an environment map (tests pass their own). */
+export function configFromEnv(env: Record<string, string>): Config {
+  const logLevel = (env.SOVRA_LOG ?? "info") as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`SOVRA_LOG must be one of ${LOG_LEVELS.join(", ")}, got '${logLevel}'.`);
+  }
+  const keyCacheSeconds = integer(env, "SOVRA_KEY_CACHE_SECONDS", 30);
+  if (keyCacheSeconds > 30) {
+    throw new ConfigError("SOVRA_KEY_CACHE_SECONDS must be at most 30 (revocation within 30 s).");
+  }
+  return {
+    port: integer(env, "SOVRA_PORT", 8080),
+    dashboardPort: integer(env, "SOVRA_DASHBOARD_PORT", 8081),
+    host: env.SOVRA_HOST || "127.0.0.1",
+    kvPath: env.SOVRA_KV || "./data/sovra.kv",
+    catalogDir: env.SOVRA_CATALOG || "./catalog",
+    logLevel,
+    defaultRpm: integer(env, "SOVRA_DEFAULT_RPM", 600, 1),
+    retentionDays: integer(env, "SOVRA_RETENTION_DAYS", 30, 1),
+    keyCacheSeconds,
+    streamIdleMs: integer(env, "SOVRA_STREAM_IDLE_MS", 90_000, 1),
+    secret: (name) => env[name],
+  };
+}
+
+/** The process environment's configuration. */
+export function loadConfig(): Config {
+  return configFromEnv(Deno.env.toObject());
+}

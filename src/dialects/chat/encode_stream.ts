@@ -1,0 +1,81 @@
+/**
+ * Canonical events → chat-completion SSE (`data: <chunk>` … `data: [DONE]`). One pull-based
+ * stream: it reads one event only when the client wants the next bytes, so the upstream is
+ * never read ahead of the client. Reasoning is dropped here when the client asked `exclude`.
+ */
+import type { ChatStreamEvent } from "../../canonical/chat.ts";
+import type { Usage } from "../../canonical/usage.ts";
+import { type ChatEncodeContext, encodeUsage } from "./encode_response.ts";
+
+const encoder = new TextEncoder();
+const DONE = encoder.encode("data: [DONE]\n\n");
+
+export class ChatChunkEncoder {
+  readonly #prefix: string;
+  #roleSent = false;
+  #usage: Usage | undefined;
+
+  constructor(private readonly ctx: ChatEncodeContext) {
+    this.#prefix = `{"id":${JSON.stringify(ctx.id)},"object":"chat.completion.chunk","created":${ctx.created},"model":${
+      JSON.stringify(ctx.model)
+    },"choices":[{"index":0,"delta":`;
+  }
+
+  #chunk(delta: Record<string, unknown>, finishReason: string | null = null): Uint8Array {
+    if (!this.#roleSent) {
+      delta = { role: "assistant", ...delta };
+      this.#roleSent = true;
+    }
+    return encoder.encode(
+      `data: ${this.#prefix}${JSON.stringify(delta)},"finish_reason":${
+        finishReason === null ? "null" : JSON.stringify(finishReason)
+      },"logprobs":null}]}\n\n`,
+    );
+  }
+
+  /** The bytes for one event, or undefined when the event produces none. */
+  encode(event: ChatStreamEvent): Uint8Array | undefined {
+    switch (event.type) {
+      case "text-delta":
+        return this.#chunk({ content: event.text });
+      case "reasoning-delta":
+        return this.ctx.excludeReasoning ? undefined : this.#chunk({ reasoning: event.text });
+      case "reasoning-detail":
+        return this.ctx.excludeReasoning
+          ? undefined
+          : this.#chunk({ reasoning_details: [event.detail] });
+      case "tool-call-delta": {
+        const call: Record<string, unknown> = { index: event.index };
+        if (event.id !== undefined) call.id = event.id;
+        if (event.id !== undefined || event.name !== undefined) call.type = "function";
+        const fn: Record<string, unknown> = { arguments: event.arguments };
+        if (event.name !== undefined) fn.name = event.name;
+        call.function = fn;
+        return this.#chunk({ tool_calls: [call] });
+      }
+      case "finish":
+        return this.#chunk({}, event.reason);
+      case "usage":
+        this.#usage = { ...this.#usage, ...event.usage };
+        return undefined;
+      default:
+        event satisfies never;
+        return undefined;
+    }
+  }
+
+  /** The closing bytes: the usage chunk (where reported) then `[DONE]`. */
+  end(): Uint8Array[] {
+    const out: Uint8Array[] = [];
+    if (!this.#roleSent) out.push(this.#chunk({ content: "" }));
+    if (this.#usage) {
+      out.push(encoder.encode(
+        `data: {"id":${JSON.stringify(this.ctx.id)},"object":"chat.completion.chunk","created":${this.ctx.created},"model":${
+          JSON.stringify(this.ctx.model)
+        },"choices":[],"usage":${JSON.stringify(encodeUsage(this.#usage))}}\n\n`,
+      ));
+    }
+    out.push(DONE);
+    return out;
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * The one error type of the gateway. Everything that answers a client with an error throws
+ * a GatewayError; `app.onError` renders it as the spec's error object.
+ */
+export type ErrorType =
+  | "invalid_request_error"
+  | "authentication_error"
+  | "insufficient_quota"
+  | "not_found_error"
+  | "rate_limit_error"
+  | "upstream_error"
+  | "server_error"
+  | "service_unavailable";
+
+export class GatewayError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly type: ErrorType;
+  readonly param: string | undefined;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    status: number,
+    code: string,
+    message: string,
+    options: { type?: ErrorType; param?: string; headers?: Record<string, string> } = {},
+  ) {
+    super(message);
+    this.name = "GatewayError";
+    this.status = status;
+    this.code = code;
+    this.type = options.type ?? defaultType(status);
+    this.param = options.param;
+    this.headers = options.headers ?? {};
+  }
+
+  toJSON(): { error: { message: string; type: string; code: string; param?: string } } {
+    return {
+      error: {
+        message: this.message,
+        type: this.type,
+        code: this.code,
+        ...(this.param === undefined ? {} : { param: this.param }),
+      },
+    };
+  }
+
+  toResponse(extraHeaders: Record<string, string> = {}): Response {
+    return new Response(JSON.stringify(this.toJSON()), {
+      status: this.status,
+      headers: { "content-type": "application/json", ...this.headers, ...extraHeaders },
+    });
+  }
+}
+
+function defaultType(status: number): ErrorType {
+  switch (status) {
+    case 400:
+      return "invalid_request_error";
+    case 401:
+      return "authentication_error";
+    case 402:
+      return "insufficient_quota";
+    case 404:
+      return "not_found_error";
+    case 429:
+      return "rate_limit_error";
+    case 502:
+      return "upstream_error";
+    case 503:
+      return "service_unavailable";
+    default:
+      return "server_error";
+  }
+}
+
+/** 400 `invalid_request`. */
+export const invalidRequest = (message: string, param?: string) =>
+  new GatewayError(400, "invalid_request", message, param === undefined ? {} : { param });
+
+/** 400 naming the refused field in both `code` and `param` (rule 7 and friends). */
+export const refusedField = (field: string, message: string) =>
+  new GatewayError(400, field, message, { param: field });
+
+export const unauthorized = () =>
+  new GatewayError(401, "invalid_api_key", "Invalid or revoked API key.");
+
+export const modelNotFound = (id: string) =>
+  new GatewayError(404, "model_not_found", `Model '${id}' does not exist or is not available.`, {
+    param: "model",
+  });
+
+/** A model of another kind than the endpoint serves. */
+export const wrongModelKind = (id: string, kind: string, wanted: string) =>
+  new GatewayError(
+    400,
+    "model_kind_mismatch",
+    `Model '${id}' is a ${kind} model; this endpoint needs a ${wanted} model.`,
+    { param: "model" },
+  );
+
+export const internalError = () =>
+  new GatewayError(500, "internal_error", "The gateway failed to handle the request.");

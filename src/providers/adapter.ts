@@ -1,0 +1,75 @@
+/**
+ * What a provider adapter offers the routing loop. Each dialect folder
+ * (`openai/`, `bedrock/`, `vertex_anthropic/`) exports one `ProviderAdapter`.
+ *
+ * Every method throws an `UpstreamFailure` for a failure before the answer starts. A stream
+ * that breaks later errors its ReadableStream (with an `UpstreamFailure` as reason).
+ * `signal` aborts the upstream fetch (client disconnect, idle cut).
+ */
+import type { ChatRequest, ChatResult, ChatStreamEvent } from "../canonical/chat.ts";
+import type { Model, Provider, Route } from "../catalog/schema.ts";
+import type { Usage } from "../canonical/usage.ts";
+
+/** One route made concrete: the provider's settings and the model it serves. */
+export interface ResolvedRoute {
+  providerId: string;
+  provider: Provider;
+  route: Route;
+  /** The effective dialect (the route's override or the provider's). */
+  dialect: Provider["dialect"];
+  model: Model;
+}
+
+export interface UpstreamCall {
+  route: ResolvedRoute;
+  signal: AbortSignal;
+}
+
+export interface EmbeddingsRequest {
+  model: string;
+  /** The client's body minus `model`, forwarded unchanged (input, encoding_format, dimensions …). */
+  body: Record<string, unknown>;
+}
+
+export interface EmbeddingsResult {
+  /** The upstream's JSON body, `model` still the upstream's. */
+  body: Record<string, unknown>;
+  usage: Usage | undefined;
+}
+
+export interface TranscriptionRequest {
+  audio: Uint8Array;
+  /** A generated file name with a safe extension (never the client's). */
+  fileName: string;
+  mimeType: string;
+  fields: { language?: string; prompt?: string; temperature?: string; responseFormat: "json" | "text" };
+}
+
+export interface TranscriptionResult {
+  /** The upstream's answer as the client asked for it (`json` body text or plain text). */
+  body: string;
+  contentType: string;
+}
+
+export interface SpeechRequest {
+  input: string;
+  voice: string;
+  responseFormat: string;
+}
+
+export interface SpeechResult {
+  audio: ReadableStream<Uint8Array>;
+  contentType: string;
+}
+
+export interface ProviderAdapter {
+  chat(request: ChatRequest, call: UpstreamCall): Promise<ChatResult>;
+  /**
+   * Starts a stream. Resolves once the upstream accepted the request; the events follow.
+   * The stream is pull-based: the upstream is read no further ahead than its consumer.
+   */
+  chatStream(request: ChatRequest, call: UpstreamCall): Promise<ReadableStream<ChatStreamEvent>>;
+  embeddings?(request: EmbeddingsRequest, call: UpstreamCall): Promise<EmbeddingsResult>;
+  transcription?(request: TranscriptionRequest, call: UpstreamCall): Promise<TranscriptionResult>;
+  speech?(request: SpeechRequest, call: UpstreamCall): Promise<SpeechResult>;
+}

@@ -1,0 +1,51 @@
+/** `openai`-dialect completion → canonical result. */
+import type { ChatResult, ReasoningDetail, ToolCall } from "../../canonical/chat.ts";
+import { normalizeFinishReason } from "../../canonical/finish_reason.ts";
+import type { WireChatCompletion } from "./wire.ts";
+import { convertUsage } from "./convert_usage.ts";
+
+export function convertResponse(wire: WireChatCompletion): ChatResult {
+  const choice = wire.choices[0]!;
+  const message = choice.message;
+  let content: string | null = null;
+  let reasoning = message.reasoning ?? message.reasoning_content ?? undefined;
+  if (typeof message.content === "string") {
+    content = message.content;
+  } else if (Array.isArray(message.content)) {
+    // Mistral's thinking chunks.
+    let text = "";
+    let thinking = "";
+    for (const part of message.content) {
+      if (part.type === "text" && part.text) text += part.text;
+      if (part.type === "thinking" && part.thinking) {
+        for (const t of part.thinking) thinking += t.text ?? "";
+      }
+    }
+    content = text;
+    if (thinking) reasoning = (reasoning ?? "") + thinking;
+  }
+  const result: ChatResult = {
+    content,
+    finishReason: normalizeFinishReason(choice.finish_reason),
+    usage: convertUsage(wire.usage),
+  };
+  if (wire.id) result.id = wire.id;
+  if (reasoning) result.reasoning = reasoning;
+  if (message.reasoning_details && message.reasoning_details.length > 0) {
+    result.reasoningDetails = message.reasoning_details as ReasoningDetail[];
+  }
+  if (message.tool_calls && message.tool_calls.length > 0) {
+    result.toolCalls = message.tool_calls.map((c): ToolCall => ({
+      id: c.id,
+      type: "function",
+      function: {
+        name: c.function.name,
+        arguments: typeof c.function.arguments === "string"
+          ? c.function.arguments
+          : JSON.stringify(c.function.arguments),
+      },
+    }));
+    if (result.finishReason === "stop") result.finishReason = "tool_calls";
+  }
+  return result;
+}

@@ -1,0 +1,137 @@
+/**
+ * `openai`-dialect SSE → canonical events, as one pull-based stream: each `pull` reads the
+ * upstream only until it has something to hand on, so nothing is read ahead of the consumer.
+ */
+import { createParser, type EventSourceMessage } from "eventsource-parser";
+import type { ChatStreamEvent, ReasoningDetail } from "../../canonical/chat.ts";
+import { normalizeFinishReason } from "../../canonical/finish_reason.ts";
+import { UpstreamFailure } from "../upstream_failure.ts";
+import { convertUsage } from "./convert_usage.ts";
+
+type Json = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** The canonical events of one parsed chunk. */
+export function convertChunk(chunk: Json, out: ChatStreamEvent[]): void {
+  if (isObject(chunk.error)) {
+    throw new UpstreamFailure("unavailable", "The provider reported an error mid-stream.");
+  }
+  const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
+  for (const choice of choices) {
+    if (!isObject(choice) || (choice.index !== undefined && choice.index !== 0)) continue;
+    const delta = isObject(choice.delta) ? choice.delta : {};
+    const reasoning = delta.reasoning ?? delta.reasoning_content;
+    if (typeof reasoning === "string" && reasoning !== "") {
+      out.push({ type: "reasoning-delta", text: reasoning });
+    }
+    if (Array.isArray(delta.reasoning_details)) {
+      for (const detail of delta.reasoning_details) {
+        if (isObject(detail) && typeof detail.type === "string") {
+          out.push({ type: "reasoning-detail", detail: detail as unknown as ReasoningDetail });
+        }
+      }
+    }
+    const content = delta.content;
+    if (typeof content === "string") {
+      if (content !== "") out.push({ type: "text-delta", text: content });
+    } else if (Array.isArray(content)) {
+      for (const part of content) {
+        if (!isObject(part)) continue;
+        if (part.type === "text" && typeof part.text === "string" && part.text !== "") {
+          out.push({ type: "text-delta", text: part.text });
+        } else if (part.type === "thinking" && Array.isArray(part.thinking)) {
+          for (const t of part.thinking) {
+            if (isObject(t) && typeof t.text === "string" && t.text !== "") {
+              out.push({ type: "reasoning-delta", text: t.text });
+            }
+          }
+        }
+      }
+    }
+    if (Array.isArray(delta.tool_calls)) {
+      for (const call of delta.tool_calls) {
+        if (!isObject(call)) continue;
+        const fn = isObject(call.function) ? call.function : {};
+        const event: ChatStreamEvent = {
+          type: "tool-call-delta",
+          index: typeof call.index === "number" ? call.index : 0,
+          arguments: typeof fn.arguments === "string" ? fn.arguments : "",
+        };
+        if (typeof call.id === "string") event.id = call.id;
+        if (typeof fn.name === "string") event.name = fn.name;
+        out.push(event);
+      }
+    }
+    if (typeof choice.finish_reason === "string") {
+      out.push({ type: "finish", reason: normalizeFinishReason(choice.finish_reason) });
+    }
+  }
+  if (isObject(chunk.usage)) {
+    const usage = convertUsage(chunk.usage);
+    if (usage) out.push({ type: "usage", usage });
+  }
+}
+
+export function convertStream(body: ReadableStream<Uint8Array>): ReadableStream<ChatStreamEvent> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  const queue: ChatStreamEvent[] = [];
+  let done = false;
+  let failure: unknown;
+  const parser = createParser({
+    onEvent(message: EventSourceMessage) {
+      if (done || failure !== undefined) return;
+      if (message.data === "[DONE]") {
+        done = true;
+        return;
+      }
+      let chunk: unknown;
+      try {
+        chunk = JSON.parse(message.data);
+      } catch {
+        failure = new UpstreamFailure("unavailable", "The provider sent a malformed stream chunk.");
+        return;
+      }
+      try {
+        if (isObject(chunk)) convertChunk(chunk, queue);
+      } catch (error) {
+        failure = error;
+      }
+    },
+  });
+
+  return new ReadableStream<ChatStreamEvent>({
+    async pull(controller) {
+      while (queue.length === 0) {
+        if (failure !== undefined) throw failure;
+        if (done) {
+          reader.cancel().catch(() => {});
+          controller.close();
+          return;
+        }
+        let read: ReadableStreamReadResult<Uint8Array>;
+        try {
+          read = await reader.read();
+        } catch (error) {
+          throw new UpstreamFailure("unavailable", "The provider's stream broke off.", { cause: error });
+        }
+        if (read.done) {
+          // No [DONE]: the connection ended without the terminator.
+          if (queue.length === 0 && !done) {
+            throw new UpstreamFailure("unavailable", "The provider's stream ended without [DONE].");
+          }
+          done = true;
+          break;
+        }
+        parser.feed(decoder.decode(read.value, { stream: true }));
+      }
+      for (const event of queue) controller.enqueue(event);
+      queue.length = 0;
+      if (failure !== undefined) throw failure;
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  }, { highWaterMark: 0 });
+}

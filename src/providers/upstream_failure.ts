@@ -1,0 +1,60 @@
+/**
+ * Every upstream failure, normalised to one value. The fallback loop reads only
+ * `retryable`; the final client error is derived from `kind`.
+ */
+export type UpstreamFailureKind =
+  /** 429 or a provider's throttling error. */
+  | "rate_limited"
+  /** 5xx, overloaded, a connect error, a broken or silent stream. */
+  | "unavailable"
+  /** 401/403: the provider rejected the gateway's credentials. */
+  | "auth"
+  /** A 4xx in the spec's error shape: returned to the client unchanged. */
+  | "passthrough"
+  /** A provider validation error without the spec's shape: rendered as 400. */
+  | "invalid_request";
+
+export class UpstreamFailure extends Error {
+  readonly kind: UpstreamFailureKind;
+  /** The upstream HTTP status, where there was one. */
+  readonly status: number | undefined;
+  /** For `passthrough`: the provider's own body, returned unchanged. */
+  readonly body: string | undefined;
+
+  constructor(
+    kind: UpstreamFailureKind,
+    message: string,
+    options: { status?: number; body?: string; cause?: unknown } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "UpstreamFailure";
+    this.kind = kind;
+    this.status = options.status;
+    this.body = options.body;
+  }
+
+  get retryable(): boolean {
+    return this.kind === "rate_limited" || this.kind === "unavailable" || this.kind === "auth";
+  }
+}
+
+/** Classifies an HTTP status the way rule 4 does. */
+export function kindForStatus(status: number): UpstreamFailureKind {
+  if (status === 429) return "rate_limited";
+  if (status === 401 || status === 403) return "auth";
+  if (status >= 500) return "unavailable";
+  return "invalid_request";
+}
+
+/** True when a parsed JSON body has the spec's error shape `{error: {message, …}}`. */
+export function hasErrorShape(body: unknown): boolean {
+  if (typeof body !== "object" || body === null) return false;
+  const error = (body as { error?: unknown }).error;
+  return typeof error === "object" && error !== null &&
+    typeof (error as { message?: unknown }).message === "string";
+}
+
+/** Turns a failed fetch (no response) into an UpstreamFailure, keeping aborts as they are. */
+export function connectFailure(error: unknown): UpstreamFailure {
+  return new UpstreamFailure("unavailable", "Could not reach the provider.", { cause: error });
+}

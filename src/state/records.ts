@@ -1,0 +1,58 @@
+/** What the state layer stores and returns. Plain data; no prompts, no completions. */
+
+export interface OrgRecord {
+  id: string;
+  name: string;
+  created: string;
+}
+
+export interface OrgView extends OrgRecord {
+  balance_micro_eur: number;
+  granted_micro_eur: number;
+  spent_micro_eur: number;
+}
+
+export interface ApiKeyRecord {
+  id: string;
+  org: string;
+  name: string | null;
+  rpm: number;
+  /** SHA-256 of the key, hex. The key itself is never stored. */
+  hash: string;
+  /** The first characters of the key, for recognising it in listings. */
+  prefix: string;
+  created: string;
+  revoked: boolean;
+  revoked_at: string | null;
+}
+
+/** One line of `admin requests`: the contract's fields, nothing else. */
+export interface RequestRecord {
+  id: string;
+  created: string;
+  org: string;
+  key_id: string;
+  user: string | null;
+  endpoint: "chat" | "responses" | "embeddings" | "transcriptions" | "speech";
+  requested_model: string;
+  served_model: string | null;
+  provider: string | null;
+  status: number;
+  latency_ms: number;
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+  total_tokens: number | null;
+  audio_seconds: number | null;
+  characters: number | null;
+  cost_micro_eur: number;
+  estimated: boolean;
+  stream: boolean;
+  fallbacks: number;
+}
+
+/** What the gate reads before a request: one `getMany`. */
+export interface GateSnapshot {
+  rateCurrent: number;
+  ratePrevious: number;
+  balanceMicroEur: bigint;
+}
