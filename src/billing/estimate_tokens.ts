@@ -16,7 +16,8 @@ export function estimatePromptTokens(messages: readonly ChatMessage[]): number {
     total += 3 + estimateTextTokens(m.content ?? "");
     if (m.role === "assistant" && m.toolCalls) {
       for (const call of m.toolCalls) {
-        total += estimateTextTokens(call.function.name) + estimateTextTokens(call.function.arguments);
+        total += estimateTextTokens(call.function.name) +
+          estimateTextTokens(call.function.arguments);
       }
     }
   }

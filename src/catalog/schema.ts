@@ -7,7 +7,10 @@ import { z } from "zod";
 export const Dialect = z.enum(["openai", "bedrock", "vertex-anthropic"]);
 export type Dialect = z.infer<typeof Dialect>;
 
-const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable name");
+const envName = z.string().regex(
+  /^[A-Za-z_][A-Za-z0-9_]*$/,
+  "must be an environment variable name",
+);
 
 export const AwsSettings = z.strictObject({
   region: z.string().min(1),
@@ -38,7 +41,11 @@ export const Provider = z
   })
   .superRefine((p, ctx) => {
     if (p.aws && p.dialect !== "bedrock") {
-      ctx.addIssue({ code: "custom", path: ["aws"], message: "is only allowed for the 'bedrock' dialect" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["aws"],
+        message: "is only allowed for the 'bedrock' dialect",
+      });
     }
     if (p.vertex && p.dialect !== "vertex-anthropic") {
       ctx.addIssue({
@@ -48,7 +55,11 @@ export const Provider = z
       });
     }
     if (p.dialect === "bedrock" && !p.aws) {
-      ctx.addIssue({ code: "custom", path: ["aws"], message: "is required for the 'bedrock' dialect" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["aws"],
+        message: "is required for the 'bedrock' dialect",
+      });
     }
     if (p.dialect === "vertex-anthropic" && !p.vertex) {
       ctx.addIssue({
@@ -62,8 +73,12 @@ export type Provider = z.infer<typeof Provider>;
 
 export const ProvidersFile = z.strictObject({
   $schema: z.string().optional(),
+  $comment: z.string().optional(),
   version: z.literal(1),
-  providers: z.record(z.string().regex(/^[a-z0-9][a-z0-9-]*$/, "provider ids are lower-case"), Provider),
+  providers: z.record(
+    z.string().regex(/^[a-z0-9][a-z0-9-]*$/, "provider ids are lower-case"),
+    Provider,
+  ),
 });
 export type ProvidersFile = z.infer<typeof ProvidersFile>;
 
@@ -108,7 +123,10 @@ export type Route = z.infer<typeof Route>;
 
 export const Model = z.strictObject({
   $comment: z.string().optional(),
-  id: z.string().regex(/^[a-z0-9][a-z0-9-]*\/[A-Za-z0-9][A-Za-z0-9._:-]*$/, "must be '<provider>/<model>'"),
+  id: z.string().regex(
+    /^[a-z0-9][a-z0-9-]*\/[A-Za-z0-9][A-Za-z0-9._:-]*$/,
+    "must be '<provider>/<model>'",
+  ),
   kind: ModelKind,
   state: z.enum(["active", "disabled"]).default("active"),
   name: z.string().optional(),
@@ -125,6 +143,7 @@ export type Model = z.infer<typeof Model>;
 
 export const ModelsFile = z.strictObject({
   $schema: z.string().optional(),
+  $comment: z.string().optional(),
   version: z.literal(1),
   models: z.array(Model),
 });

@@ -18,12 +18,19 @@ export class GatewayError extends Error {
   readonly type: ErrorType;
   readonly param: string | undefined;
   readonly headers: Record<string, string>;
+  /** A provider's own error body, returned unchanged (passthrough 4xx). */
+  readonly rawBody: string | undefined;
 
   constructor(
     status: number,
     code: string,
     message: string,
-    options: { type?: ErrorType; param?: string; headers?: Record<string, string> } = {},
+    options: {
+      type?: ErrorType;
+      param?: string;
+      headers?: Record<string, string>;
+      rawBody?: string;
+    } = {},
   ) {
     super(message);
     this.name = "GatewayError";
@@ -32,6 +39,7 @@ export class GatewayError extends Error {
     this.type = options.type ?? defaultType(status);
     this.param = options.param;
     this.headers = options.headers ?? {};
+    this.rawBody = options.rawBody;
   }
 
   toJSON(): { error: { message: string; type: string; code: string; param?: string } } {
@@ -46,7 +54,7 @@ export class GatewayError extends Error {
   }
 
   toResponse(extraHeaders: Record<string, string> = {}): Response {
-    return new Response(JSON.stringify(this.toJSON()), {
+    return new Response(this.rawBody ?? JSON.stringify(this.toJSON()), {
       status: this.status,
       headers: { "content-type": "application/json", ...this.headers, ...extraHeaders },
     });

@@ -42,7 +42,12 @@ export interface TranscriptionRequest {
   /** A generated file name with a safe extension (never the client's). */
   fileName: string;
   mimeType: string;
-  fields: { language?: string; prompt?: string; temperature?: string; responseFormat: "json" | "text" };
+  fields: {
+    language?: string;
+    prompt?: string;
+    temperature?: string;
+    responseFormat: "json" | "text";
+  };
 }
 
 export interface TranscriptionResult {

@@ -203,7 +203,10 @@ export class KvStore implements Store {
     return out;
   }
 
-  async cleanup(before: Date, beforeMinute: number): Promise<{ requests: number; rateBuckets: number }> {
+  async cleanup(
+    before: Date,
+    beforeMinute: number,
+  ): Promise<{ requests: number; rateBuckets: number }> {
     let requests = 0;
     for await (const org of this.kv.list<OrgRecord>({ prefix: kvKeys.orgPrefix() })) {
       requests += await this.#deleteRange({

@@ -1,5 +1,10 @@
 /** Chat-completions body → canonical `ChatRequest`. */
-import type { ChatMessage, ChatRequest, FunctionTool, ReasoningDetail } from "../../canonical/chat.ts";
+import type {
+  ChatMessage,
+  ChatRequest,
+  FunctionTool,
+  ReasoningDetail,
+} from "../../canonical/chat.ts";
 import { invalidRequest } from "../../http/errors.ts";
 import type { ChatCompletionRequestBody } from "./request_schema.ts";
 import type { z } from "zod";
@@ -49,7 +54,12 @@ function decodeMessage(m: z.infer<typeof ChatMessageSchema>, index: number): Cha
     case "user":
       return { role: "user", content: text(m.content, index) ?? "", ...name };
     case "tool":
-      return { role: "tool", content: text(m.content, index) ?? "", toolCallId: m.tool_call_id, ...name };
+      return {
+        role: "tool",
+        content: text(m.content, index) ?? "",
+        toolCallId: m.tool_call_id,
+        ...name,
+      };
     case "assistant": {
       const out: ChatMessage = { role: "assistant", content: text(m.content, index), ...name };
       if (m.tool_calls && m.tool_calls.length > 0) {

@@ -25,7 +25,10 @@ export function encodeUsage(usage: Usage): Record<string, unknown> {
   return out;
 }
 
-export function encodeChatCompletion(result: ChatResult, ctx: ChatEncodeContext): Record<string, unknown> {
+export function encodeChatCompletion(
+  result: ChatResult,
+  ctx: ChatEncodeContext,
+): Record<string, unknown> {
   const message: Record<string, unknown> = { role: "assistant", content: result.content };
   if (result.toolCalls && result.toolCalls.length > 0) message.tool_calls = result.toolCalls;
   if (!ctx.excludeReasoning) {

@@ -16,7 +16,9 @@ export class ChatChunkEncoder {
   #usage: Usage | undefined;
 
   constructor(private readonly ctx: ChatEncodeContext) {
-    this.#prefix = `{"id":${JSON.stringify(ctx.id)},"object":"chat.completion.chunk","created":${ctx.created},"model":${
+    this.#prefix = `{"id":${
+      JSON.stringify(ctx.id)
+    },"object":"chat.completion.chunk","created":${ctx.created},"model":${
       JSON.stringify(ctx.model)
     },"choices":[{"index":0,"delta":`;
   }
@@ -70,7 +72,9 @@ export class ChatChunkEncoder {
     if (!this.#roleSent) out.push(this.#chunk({ content: "" }));
     if (this.#usage) {
       out.push(encoder.encode(
-        `data: {"id":${JSON.stringify(this.ctx.id)},"object":"chat.completion.chunk","created":${this.ctx.created},"model":${
+        `data: {"id":${
+          JSON.stringify(this.ctx.id)
+        },"object":"chat.completion.chunk","created":${this.ctx.created},"model":${
           JSON.stringify(this.ctx.model)
         },"choices":[],"usage":${JSON.stringify(encodeUsage(this.#usage))}}\n\n`,
       ));

@@ -6,7 +6,11 @@ import { z } from "zod";
 
 const TextPart = z.looseObject({ type: z.literal("text"), text: z.string() });
 const OtherPart = z.looseObject({ type: z.string() });
-export const MessageContent = z.union([z.string(), z.array(z.union([TextPart, OtherPart])), z.null()]);
+export const MessageContent = z.union([
+  z.string(),
+  z.array(z.union([TextPart, OtherPart])),
+  z.null(),
+]);
 
 export const ReasoningDetailSchema = z.looseObject({
   type: z.enum(["reasoning.text", "reasoning.summary", "reasoning.encrypted"]),
@@ -26,7 +30,11 @@ export const ToolCallSchema = z.looseObject({
 });
 
 export const ChatMessageSchema = z.discriminatedUnion("role", [
-  z.looseObject({ role: z.literal("system"), content: MessageContent, name: z.string().optional() }),
+  z.looseObject({
+    role: z.literal("system"),
+    content: MessageContent,
+    name: z.string().optional(),
+  }),
   z.looseObject({
     role: z.literal("developer"),
     content: MessageContent,

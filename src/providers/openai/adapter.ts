@@ -14,7 +14,10 @@ export interface OpenAIAdapterDeps {
   fetch?: typeof fetch;
 }
 
-export function authHeaders(route: ResolvedRoute, secret: OpenAIAdapterDeps["secret"]): Record<string, string> {
+export function authHeaders(
+  route: ResolvedRoute,
+  secret: OpenAIAdapterDeps["secret"],
+): Record<string, string> {
   const envName = route.provider.api_key_env;
   const key = envName ? secret(envName) : undefined;
   return key ? { authorization: `Bearer ${key}` } : {};
@@ -62,7 +65,9 @@ export function createOpenAIAdapter(deps: OpenAIAdapterDeps): ProviderAdapter {
         json = await response.json();
       } catch (error) {
         if (call.signal.aborted) throw error;
-        throw new UpstreamFailure("unavailable", "The provider sent a malformed answer.", { cause: error });
+        throw new UpstreamFailure("unavailable", "The provider sent a malformed answer.", {
+          cause: error,
+        });
       }
       const parsed = WireChatCompletion.safeParse(json);
       if (!parsed.success) {

@@ -6,7 +6,9 @@ function convertMessage(m: ChatMessage): Record<string, unknown> {
   switch (m.role) {
     case "system":
     case "user":
-      return m.name === undefined ? { role: m.role, content: m.content } : { role: m.role, content: m.content, name: m.name };
+      return m.name === undefined
+        ? { role: m.role, content: m.content }
+        : { role: m.role, content: m.content, name: m.name };
     case "tool":
       return { role: "tool", content: m.content, tool_call_id: m.toolCallId };
     case "assistant": {
@@ -18,7 +20,10 @@ function convertMessage(m: ChatMessage): Record<string, unknown> {
   }
 }
 
-export function convertRequest(request: ChatRequest, route: ResolvedRoute): Record<string, unknown> {
+export function convertRequest(
+  request: ChatRequest,
+  route: ResolvedRoute,
+): Record<string, unknown> {
   const body: Record<string, unknown> = {
     ...request.extra,
     model: route.route.upstream_model,

@@ -10,7 +10,8 @@ import { convertUsage } from "./convert_usage.ts";
 
 type Json = Record<string, unknown>;
 
-const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
+const isObject = (v: unknown): v is Json =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** The canonical events of one parsed chunk. */
 export function convertChunk(chunk: Json, out: ChatStreamEvent[]): void {
@@ -114,7 +115,9 @@ export function convertStream(body: ReadableStream<Uint8Array>): ReadableStream<
         try {
           read = await reader.read();
         } catch (error) {
-          throw new UpstreamFailure("unavailable", "The provider's stream broke off.", { cause: error });
+          throw new UpstreamFailure("unavailable", "The provider's stream broke off.", {
+            cause: error,
+          });
         }
         if (read.done) {
           // No [DONE]: the connection ended without the terminator.

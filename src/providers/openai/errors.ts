@@ -61,7 +61,9 @@ export async function failureFromResponse(response: Response): Promise<UpstreamF
     const message = providerMessage(parsed);
     return new UpstreamFailure(
       "invalid_request",
-      message ? `The provider rejected the request: ${message}` : "The provider rejected the request.",
+      message
+        ? `The provider rejected the request: ${message}`
+        : "The provider rejected the request.",
       { status },
     );
   }

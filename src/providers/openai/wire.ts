@@ -15,7 +15,10 @@ export type WireUsage = z.infer<typeof WireUsage>;
 const WireToolCall = z.looseObject({
   id: z.string(),
   type: z.string().nullish(),
-  function: z.looseObject({ name: z.string(), arguments: z.union([z.string(), z.record(z.string(), z.unknown())]) }),
+  function: z.looseObject({
+    name: z.string(),
+    arguments: z.union([z.string(), z.record(z.string(), z.unknown())]),
+  }),
 });
 
 /** Mistral's reasoning content: `[{type:"thinking", thinking:[{type:"text",text}]}, {type:"text",text}]`. */

@@ -1,0 +1,65 @@
+/**
+ * `deno task admin <command>`: works on the same KV as the running gateway (`SOVRA_KV`).
+ * Prints one JSON object, or JSON lines for listings; on failure a JSON `{"error": …}` on
+ * stderr and exit code 1.
+ */
+import { parseArgs } from "node:util";
+import { loadConfig } from "../src/config.ts";
+import { openKvStore } from "../src/state/kv_store.ts";
+import { AdminError, type Flags, runAdminCommand } from "../src/admin/commands.ts";
+
+function fail(message: string): never {
+  console.error(JSON.stringify({ error: message }));
+  Deno.exit(1);
+}
+
+let parsed;
+try {
+  parsed = parseArgs({
+    args: Deno.args,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      name: { type: "string" },
+      "credits-micro-eur": { type: "string" },
+      org: { type: "string" },
+      "micro-eur": { type: "string" },
+      rpm: { type: "string" },
+      id: { type: "string" },
+      limit: { type: "string" },
+      day: { type: "string" },
+    },
+  });
+} catch (error) {
+  fail((error as Error).message);
+}
+
+const config = (() => {
+  try {
+    return loadConfig();
+  } catch (error) {
+    fail((error as Error).message);
+  }
+})();
+const store = await openKvStore(config.kvPath).catch((error) =>
+  fail(`Cannot open the KV store: ${error.message}`)
+);
+try {
+  const result = await runAdminCommand(store, {
+    command: parsed.positionals,
+    flags: parsed.values as Flags,
+    defaultRpm: config.defaultRpm,
+  });
+  const lines = Array.isArray(result)
+    ? result.map((r) => JSON.stringify(r))
+    : [JSON.stringify(result)];
+  if (lines.length > 0) console.log(lines.join("\n"));
+  await store.close();
+} catch (error) {
+  await store.close().catch(() => {});
+  fail(
+    error instanceof AdminError
+      ? error.message
+      : `Admin command failed: ${(error as Error).message}`,
+  );
+}

@@ -1,0 +1,56 @@
+/**
+ * `deno task demo`: the gateway on its embedded default — the shipped catalog with every
+ * provider pointed at local simulators, KV under ./data, a demo organization with credit and
+ * a fresh API key, and the exact `curl` to try.
+ */
+import { configFromEnv } from "../src/config.ts";
+import { startGateway } from "../src/gateway.ts";
+import { createLogger } from "../src/log.ts";
+import { runAdminCommand } from "../src/admin/commands.ts";
+import { startOpenAISimulator } from "./simulator/openai/mod.ts";
+import { writeSimulatedCatalog } from "./simulated_catalog.ts";
+
+const env = Deno.env.toObject();
+const openai = await startOpenAISimulator({ recordRequests: false });
+const catalogDir = "./data/demo-catalog";
+await writeSimulatedCatalog(env.SOVRA_CATALOG || "./catalog", catalogDir, { openai: openai.url });
+
+const config = configFromEnv({ ...env, SOVRA_CATALOG: catalogDir });
+const log = createLogger(config.logLevel);
+const gateway = await startGateway(config, { log, signals: true });
+const store = gateway.deps.store;
+
+const existing = (await store.listOrgs()).find((o) => o.name === "Demo organization");
+const org = existing ?? await store.createOrg(
+  {
+    id: `org_demo${crypto.randomUUID().slice(0, 8)}`,
+    name: "Demo organization",
+    created: new Date().toISOString(),
+  },
+  100_000_000n, // 100 EUR
+);
+if (org.balance_micro_eur <= 0) await store.topUp(org.id, 100_000_000n);
+const key = await runAdminCommand(store, {
+  command: ["key", "create"],
+  flags: { org: org.id, name: "demo" },
+  defaultRpm: config.defaultRpm,
+}) as { id: string; key: string };
+
+const model = gateway.deps.catalog.current.activeModels().find((m) =>
+  m.kind === "chat" && m.sovereignty === "strict"
+);
+console.log(`
+Sovra demo is running.
+  API:          ${gateway.url}   (simulated upstream providers at ${openai.url})
+  Organization: ${org.id} (Demo organization)
+  API key:      ${key.key}   (shown once; id ${key.id})
+
+Try it:
+  curl -s ${gateway.url}/v1/chat/completions \\
+    -H "Authorization: Bearer ${key.key}" \\
+    -H "Content-Type: application/json" \\
+    -d '{"model": "${model?.id}", "messages": [{"role": "user", "content": "Hello from the EU"}]}'
+
+Then see it recorded:
+  SOVRA_KV=${config.kvPath} deno task admin requests --org ${org.id}
+`);

@@ -1,0 +1,38 @@
+/** `POST /v1/chat/completions`: validate, apply the scenario of the model name, answer. */
+
+import { behaviourOf } from "./behaviour.ts";
+import { planAnswer } from "./chat_answer.ts";
+import { chatCompletion, type CompletionIdentity } from "./chat_completion.ts";
+import { validateChatRequest } from "./chat_request.ts";
+import { streamEvents, streamResponse } from "./chat_stream.ts";
+import type { RequestContext } from "./context.ts";
+import { failureResponse, interruptedResponse, invalidRequest, jsonResponse } from "./responses.ts";
+import { sleep } from "./timing.ts";
+
+export async function handleChat(body: unknown, ctx: RequestContext): Promise<Response> {
+  const validated = validateChatRequest(body);
+  if (!validated.ok) return invalidRequest(validated.message, ctx.requestId, validated.param);
+  const request = validated.request;
+  const behaviour = behaviourOf(request.model);
+  const stream = request.stream === true;
+  if (behaviour.fail !== undefined) {
+    return failureResponse(behaviour.fail.status, behaviour.fail.raw, ctx.requestId);
+  }
+  if (behaviour.slowMs > 0) await sleep(behaviour.slowMs, ctx.signal());
+  if (!stream) {
+    const interrupted = await interruptedResponse(behaviour, ctx.signal, ctx.requestId);
+    if (interrupted !== undefined) return interrupted;
+  }
+  const answer = planAnswer(request, behaviour, ctx.seq);
+  const identity: CompletionIdentity = {
+    id: `chatcmpl-sim${ctx.seq.toString(36)}`,
+    created: Math.floor(Date.now() / 1000),
+    model: request.model,
+  };
+  if (!stream) {
+    return jsonResponse(chatCompletion(identity, answer, !behaviour.noUsage), ctx.requestId);
+  }
+  const includeUsage = request.stream_options?.include_usage === true && !behaviour.noUsage;
+  const events = streamEvents(identity, answer, includeUsage);
+  return streamResponse(events, behaviour, ctx.signal, ctx.requestId);
+}

@@ -1,0 +1,43 @@
+/**
+ * createApp(deps): middleware order and route mounting. No I/O at import; `main.ts` and the
+ * tests hand in the dependencies.
+ */
+import { Hono } from "hono";
+import type { AppDeps } from "./deps.ts";
+import type { AppEnv } from "./http/context.ts";
+import { GatewayError, internalError } from "./http/errors.ts";
+import { gate } from "./http/middleware/gate.ts";
+import { chatCompletionsHandler } from "./http/routes/chat_completions.ts";
+import { modelListBody } from "./http/routes/models.ts";
+import { buildOpenApiDocument } from "./http/openapi.ts";
+import { operations } from "./http/operations.ts";
+import { errorMessage } from "./log.ts";
+
+export function createApp(deps: AppDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const openApiBody = JSON.stringify(buildOpenApiDocument(operations));
+
+  app.onError((error, c) => {
+    if (error instanceof GatewayError) return error.toResponse();
+    deps.log.error("unhandled error", { path: c.req.path, reason: errorMessage(error) });
+    return internalError().toResponse();
+  });
+  app.notFound((c) =>
+    new GatewayError(404, "not_found", `No route for ${c.req.method} ${c.req.path}.`).toResponse()
+  );
+
+  app.get("/healthz", () => Response.json({ status: "ok" }));
+
+  const open = gate(deps, { billed: false });
+  const billed = gate(deps, { billed: true });
+  const json = { "content-type": "application/json" };
+
+  app.get("/openapi.json", open, () => new Response(openApiBody, { headers: json }));
+  app.get(
+    "/v1/models",
+    open,
+    () => new Response(modelListBody(deps.catalog.current), { headers: json }),
+  );
+  app.post("/v1/chat/completions", billed, chatCompletionsHandler(deps));
+  return app;
+}

@@ -1,0 +1,32 @@
+/** Everything the request path needs, built once by the composition root. */
+import type { Config } from "./config.ts";
+import type { Store } from "./state/store.ts";
+import type { CatalogHolder } from "./catalog/catalog_holder.ts";
+import type { ApiKeyAuthenticator } from "./auth/api_key_cache.ts";
+import type { ProviderAdapter } from "./providers/adapter.ts";
+import type { Dialect } from "./catalog/schema.ts";
+import type { Settler } from "./billing/settle.ts";
+import type { RouteMetrics } from "./routing/route_metrics.ts";
+import type { Logger } from "./log.ts";
+import type { PendingCounts } from "./limits/rate_limiter.ts";
+
+export type AdapterRegistry = Partial<Record<Dialect, ProviderAdapter>>;
+
+export interface GatewayCounters {
+  /** Requests let through because the store failed (rate limit fail-open). */
+  gateStoreFailures: number;
+}
+
+export interface AppDeps {
+  config: Config;
+  store: Store;
+  catalog: CatalogHolder;
+  auth: ApiKeyAuthenticator;
+  adapters: AdapterRegistry;
+  settler: Settler;
+  metrics: RouteMetrics;
+  log: Logger;
+  pending: PendingCounts;
+  counters: GatewayCounters;
+  now: () => number;
+}

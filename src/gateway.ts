@@ -1,0 +1,81 @@
+/**
+ * Builds a running gateway from a config: opens the store, loads the catalog, wires the
+ * adapters, serves. Used by `main.ts`, the demo and the tests.
+ */
+import type { Config } from "./config.ts";
+import type { AppDeps } from "./deps.ts";
+import { openKvStore } from "./state/kv_store.ts";
+import { loadCatalog } from "./catalog/load.ts";
+import { CatalogHolder } from "./catalog/catalog_holder.ts";
+import { ApiKeyAuthenticator } from "./auth/api_key_cache.ts";
+import { createOpenAIAdapter } from "./providers/openai/adapter.ts";
+import { Settler } from "./billing/settle.ts";
+import { RouteMetrics } from "./routing/route_metrics.ts";
+import { createLogger, type Logger } from "./log.ts";
+import { PendingCounts } from "./limits/rate_limiter.ts";
+import { createApp } from "./app.ts";
+import { startRetentionCleanup } from "./state/retention.ts";
+
+export interface Gateway {
+  deps: AppDeps;
+  url: string;
+  port: number;
+  /** Reloads the catalog from disk (SIGHUP). */
+  reloadCatalog(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export interface GatewayOptions {
+  log?: Logger;
+  now?: () => number;
+  fetch?: typeof fetch;
+  /** Handle SIGHUP (the real process only). */
+  signals?: boolean;
+}
+
+export async function startGateway(config: Config, options: GatewayOptions = {}): Promise<Gateway> {
+  const log = options.log ?? createLogger(config.logLevel);
+  const catalog = new CatalogHolder(await loadCatalog(config.catalogDir), config.catalogDir, log);
+  const store = await openKvStore(config.kvPath);
+  const now = options.now ?? Date.now;
+  const upstreamFetch = options.fetch ?? fetch;
+  const deps: AppDeps = {
+    config,
+    store,
+    catalog,
+    auth: new ApiKeyAuthenticator(store, config.keyCacheSeconds * 1000, now),
+    adapters: {
+      openai: createOpenAIAdapter({ secret: config.secret, fetch: upstreamFetch }),
+    },
+    settler: new Settler(store, log),
+    metrics: new RouteMetrics(),
+    log,
+    pending: new PendingCounts(),
+    counters: { gateStoreFailures: 0 },
+    now,
+  };
+  const app = createApp(deps);
+  const server = Deno.serve({
+    port: config.port,
+    hostname: config.host,
+    onListen: () => {},
+  }, app.fetch);
+  const port = server.addr.port;
+  const cleanup = startRetentionCleanup(store, config.retentionDays, log);
+
+  const onHup = () => void catalog.reload();
+  if (options.signals) Deno.addSignalListener("SIGHUP", onHup);
+
+  return {
+    deps,
+    port,
+    url: `http://${config.host}:${port}`,
+    reloadCatalog: () => catalog.reload(),
+    async close() {
+      if (options.signals) Deno.removeSignalListener("SIGHUP", onHup);
+      cleanup.stop();
+      await server.shutdown();
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,122 @@
+/** `POST /v1/chat/completions`: JSON answer or an SSE stream. */
+import type { Context } from "hono";
+import type { AppDeps } from "../../deps.ts";
+import type { AppEnv } from "../context.ts";
+import { readJsonBody } from "../body.ts";
+import { parseBody } from "../validation.ts";
+import { ChatCompletionRequestSchema } from "../../dialects/chat/request_schema.ts";
+import { decodeChatRequest } from "../../dialects/chat/decode_request.ts";
+import { encodeChatCompletion } from "../../dialects/chat/encode_response.ts";
+import { ChatChunkEncoder } from "../../dialects/chat/encode_stream.ts";
+import {
+  type ChatCallContext,
+  completeChat,
+  openChatStream,
+  type Served,
+  settleChat,
+} from "../../pipeline/chat_call.ts";
+import { billableUsage, resultText } from "../../pipeline/billable_usage.ts";
+import { GatewayError } from "../errors.ts";
+import type { ChatRequest } from "../../canonical/chat.ts";
+import type { Model } from "../../catalog/schema.ts";
+import { checkRouteCanExpress } from "../../routing/check_route.ts";
+
+/** Rule 6: tools on a model without `tools` support are refused. */
+export function checkToolSupport(request: ChatRequest, model: Model): void {
+  if ((request.tools || request.hostedTools) && !model.supported_parameters.includes("tools")) {
+    throw new GatewayError(
+      400,
+      "tools_not_supported",
+      `Model '${model.id}' does not support tool calling; remove 'tools'.`,
+      { param: "tools" },
+    );
+  }
+}
+
+export function servedHeaders(
+  state: { requestId: string },
+  served: Served,
+): Record<string, string> {
+  const headers: Record<string, string> = {
+    "x-sovra-request-id": state.requestId,
+    "x-sovra-provider": served.route.providerId,
+  };
+  if (served.dropped.length > 0) headers["x-sovra-dropped-params"] = served.dropped.join(",");
+  return headers;
+}
+
+export function chatCompletionsHandler(deps: AppDeps) {
+  return async (c: Context<AppEnv>) => {
+    const state = c.get("state");
+    const body = parseBody(ChatCompletionRequestSchema, await readJsonBody(c.req.raw));
+    const model = deps.catalog.current.requireModel(body.model, "chat");
+    const request = decodeChatRequest(body);
+    checkToolSupport(request, model);
+    const ctx: ChatCallContext = {
+      deps,
+      model,
+      state,
+      endpoint: "chat",
+      clientSignal: c.req.raw.signal,
+      checkRoute: checkRouteCanExpress,
+    };
+    const encodeCtx = {
+      id: `chatcmpl-${state.requestId.slice(4)}`,
+      created: Math.floor(state.startedAt / 1000),
+      model: model.id,
+      excludeReasoning: request.reasoning?.exclude === true,
+    };
+
+    if (!request.stream) {
+      const { result, served } = await completeChat(ctx, request);
+      settleChat(ctx, request, served, {
+        status: 200,
+        stream: false,
+        usage: billableUsage(request.messages, result.usage, () => resultText(result)),
+      });
+      return new Response(JSON.stringify(encodeChatCompletion(result, encodeCtx)), {
+        headers: { "content-type": "application/json", ...servedHeaders(state, served) },
+      });
+    }
+
+    const open = await openChatStream(ctx, request);
+    const encoder = new ChatChunkEncoder(encodeCtx);
+    const body$ = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        for (;;) {
+          let next: ReadableStreamReadResult<import("../../canonical/chat.ts").ChatStreamEvent>;
+          try {
+            next = await open.read();
+          } catch (error) {
+            // After the first byte a failure is a dropped connection: no error body.
+            open.finish("failed");
+            controller.error(error);
+            return;
+          }
+          if (next.done) {
+            for (const bytes of encoder.end()) controller.enqueue(bytes);
+            controller.close();
+            open.finish("completed");
+            return;
+          }
+          const bytes = encoder.encode(next.value);
+          if (bytes) {
+            controller.enqueue(bytes);
+            return;
+          }
+        }
+      },
+      cancel(reason) {
+        open.cancel(reason);
+        open.finish("cancelled");
+      },
+    }, { highWaterMark: 0 });
+    return new Response(body$, {
+      headers: {
+        "content-type": "text/event-stream; charset=utf-8",
+        "cache-control": "no-cache",
+        ...servedHeaders(state, open.served),
+      },
+    });
+  };
+}

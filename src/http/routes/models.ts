@@ -1,0 +1,61 @@
+/**
+ * `GET /v1/models`: every active model in OpenAI's list envelope, the same for every key.
+ * Each entry carries OpenAI's `id`/`object`/`created`/`owned_by` plus every field of the
+ * spec's Model table; zero prices are omitted.
+ */
+import type { Catalog } from "../../catalog/catalog.ts";
+import type { Model } from "../../catalog/schema.ts";
+
+const PRICE_FIELDS = [
+  "prompt_micro_eur_per_million",
+  "completion_micro_eur_per_million",
+  "audio_micro_eur_per_hour",
+  "character_micro_eur_per_million",
+] as const;
+
+export function modelEntry(model: Model, created: number): Record<string, unknown> {
+  const pricing: Record<string, number> = {};
+  for (const field of PRICE_FIELDS) {
+    const value = model.pricing[field];
+    if (value) pricing[field] = value;
+  }
+  const entry: Record<string, unknown> = {
+    id: model.id,
+    object: "model",
+    created,
+    owned_by: model.id.split("/", 1)[0],
+    kind: model.kind,
+    sovereignty: model.sovereignty,
+    pricing,
+    supported_parameters: model.supported_parameters,
+  };
+  if (model.name) entry.name = model.name;
+  if (model.context_length !== undefined) entry.context_length = model.context_length;
+  if (model.reasoning) entry.reasoning = model.reasoning;
+  if (model.voices) entry.voices = model.voices;
+  if (model.limits?.max_input_characters !== undefined || model.limits?.response_formats) {
+    const limits: Record<string, unknown> = {};
+    if (model.limits.max_input_characters !== undefined) {
+      limits.max_input_characters = model.limits.max_input_characters;
+    }
+    if (model.limits.response_formats) limits.response_formats = model.limits.response_formats;
+    entry.limits = limits;
+  }
+  return entry;
+}
+
+const rendered = new WeakMap<Catalog, string>();
+
+/** The list body, rendered once per catalog version. */
+export function modelListBody(catalog: Catalog): string {
+  let body = rendered.get(catalog);
+  if (body === undefined) {
+    const created = Math.floor(Date.now() / 1000);
+    body = JSON.stringify({
+      object: "list",
+      data: catalog.activeModels().map((m) => modelEntry(m, created)),
+    });
+    rendered.set(catalog, body);
+  }
+  return body;
+}

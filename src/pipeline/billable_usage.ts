@@ -1,0 +1,40 @@
+/** Reported usage where the provider gave it; a tokenizer estimate (flagged) where not. */
+import type { ChatMessage, ChatResult } from "../canonical/chat.ts";
+import type { Usage } from "../canonical/usage.ts";
+import { estimatePromptTokens, estimateTextTokens } from "../billing/estimate_tokens.ts";
+
+export interface BillableUsage {
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+  estimated: boolean;
+}
+
+export function billableUsage(
+  messages: readonly ChatMessage[],
+  usage: Usage | undefined,
+  generatedText: () => string,
+): BillableUsage {
+  let estimated = false;
+  let promptTokens = usage?.promptTokens;
+  if (promptTokens === undefined) {
+    promptTokens = estimatePromptTokens(messages);
+    estimated = true;
+  }
+  let completionTokens = usage?.completionTokens;
+  if (completionTokens === undefined) {
+    completionTokens = estimateTextTokens(generatedText());
+    estimated = true;
+  }
+  const totalTokens = !estimated && usage?.totalTokens !== undefined
+    ? usage.totalTokens
+    : promptTokens + completionTokens;
+  return { promptTokens, completionTokens, totalTokens, estimated };
+}
+
+/** The generated text of a whole result, for estimates. */
+export function resultText(result: ChatResult): string {
+  let text = (result.reasoning ?? "") + (result.content ?? "");
+  for (const call of result.toolCalls ?? []) text += call.function.name + call.function.arguments;
+  return text;
+}

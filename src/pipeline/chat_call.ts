@@ -1,0 +1,254 @@
+/**
+ * A chat call through the model's routes, shared by `/v1/chat/completions` and
+ * `/v1/responses`: route checks, parameter filtering, the fallback loop, the idle watchdog
+ * for streams, live route metrics, and settling (billing + metadata) at the end.
+ */
+import type { ChatRequest, ChatResult, ChatStreamEvent } from "../canonical/chat.ts";
+import type { Model } from "../catalog/schema.ts";
+import type { AppDeps } from "../deps.ts";
+import type { RequestState } from "../http/context.ts";
+import type { ProviderAdapter, ResolvedRoute } from "../providers/adapter.ts";
+import { UpstreamFailure } from "../providers/upstream_failure.ts";
+import { filterParameters } from "../routing/filter_parameters.ts";
+import { RouteMetrics } from "../routing/route_metrics.ts";
+import { type RouteSuccess, tryRoutes } from "../routing/try_routes.ts";
+import { IdleWatchdog } from "../streaming/idle_watchdog.ts";
+import { StreamAccounting } from "../canonical/stream_accounting.ts";
+import { billableUsage } from "./billable_usage.ts";
+import type { RequestRecord } from "../state/records.ts";
+import { GatewayError } from "../http/errors.ts";
+
+export interface ChatCallContext {
+  deps: AppDeps;
+  model: Model;
+  state: RequestState;
+  endpoint: RequestRecord["endpoint"];
+  /** Aborts when the client goes away. */
+  clientSignal: AbortSignal;
+  /** Rule-7 refusals for rebuilding routes, decided before any upstream call. */
+  checkRoute?: (request: ChatRequest, route: ResolvedRoute) => void;
+}
+
+export interface Served {
+  route: ResolvedRoute;
+  fallbacks: number;
+  dropped: string[];
+}
+
+function adapterFor(deps: AppDeps, route: ResolvedRoute): ProviderAdapter {
+  const adapter = deps.adapters[route.dialect];
+  if (!adapter) {
+    throw new UpstreamFailure("unavailable", `No adapter for the '${route.dialect}' dialect.`);
+  }
+  return adapter;
+}
+
+function linkedController(signal: AbortSignal): AbortController {
+  const controller = new AbortController();
+  if (signal.aborted) controller.abort(signal.reason);
+  else signal.addEventListener("abort", () => controller.abort(signal.reason), { once: true });
+  return controller;
+}
+
+function routeOptions(ctx: ChatCallContext, request: ChatRequest) {
+  const check = ctx.checkRoute;
+  return {
+    signal: ctx.clientSignal,
+    metrics: ctx.deps.metrics,
+    ...(check ? { check: (route: ResolvedRoute) => check(request, route) } : {}),
+  };
+}
+
+/** A whole (non-streamed) answer. */
+export async function completeChat(
+  ctx: ChatCallContext,
+  request: ChatRequest,
+): Promise<{ result: ChatResult; served: Served }> {
+  let dropped: string[] = [];
+  const started = performance.now();
+  let success: RouteSuccess<ChatResult>;
+  try {
+    success = await tryRoutes(ctx.deps.catalog.current.routesOf(ctx.model), (route) => {
+      const filtered = filterParameters(request, route);
+      dropped = filtered.dropped;
+      return adapterFor(ctx.deps, route).chat(filtered.request, {
+        route,
+        signal: ctx.clientSignal,
+      });
+    }, routeOptions(ctx, request));
+  } catch (error) {
+    recordFailure(ctx, request, error);
+    throw error;
+  }
+  ctx.deps.metrics.recordSuccess(
+    RouteMetrics.key(success.route.providerId, success.route.route.upstream_model),
+    {
+      latencyMs: performance.now() - started,
+      completionTokens: success.value.usage?.completionTokens,
+    },
+  );
+  return {
+    result: success.value,
+    served: { route: success.route, fallbacks: success.fallbacks, dropped },
+  };
+}
+
+export interface OpenChatStream {
+  served: Served;
+  /** The next canonical event; waiting on the upstream is guarded by the idle watchdog. */
+  read(): Promise<ReadableStreamReadResult<ChatStreamEvent>>;
+  /** Client left: abort the upstream. */
+  cancel(reason?: unknown): void;
+  accounting: StreamAccounting;
+  /** Call once when the stream ended (any way); settles billing and metadata. */
+  finish(outcome: "completed" | "failed" | "cancelled"): void;
+}
+
+/** Opens a stream; resolves after the first event, so a failure before it can fall back. */
+export async function openChatStream(
+  ctx: ChatCallContext,
+  request: ChatRequest,
+): Promise<OpenChatStream> {
+  const { deps } = ctx;
+  let dropped: string[] = [];
+  let watchdog: IdleWatchdog | undefined;
+  let upstream: AbortController | undefined;
+  const started = performance.now();
+  let success: RouteSuccess<{
+    reader: ReadableStreamDefaultReader<ChatStreamEvent>;
+    first: ReadableStreamReadResult<ChatStreamEvent>;
+  }>;
+  try {
+    success = await tryRoutes(deps.catalog.current.routesOf(ctx.model), async (route) => {
+      const filtered = filterParameters(request, route);
+      dropped = filtered.dropped;
+      const controller = linkedController(ctx.clientSignal);
+      const dog = new IdleWatchdog(
+        deps.config.streamIdleMs,
+        () => controller.abort(new UpstreamFailure("unavailable", "The provider went silent.")),
+      );
+      try {
+        const stream = await dog.guard(
+          adapterFor(deps, route).chatStream(filtered.request, {
+            route,
+            signal: controller.signal,
+          }),
+        );
+        const reader = stream.getReader();
+        const first = await dog.guard(reader.read()).catch((error) => {
+          throw controller.signal.aborted && !(error instanceof UpstreamFailure)
+            ? controller.signal.reason ?? error
+            : error;
+        });
+        watchdog = dog;
+        upstream = controller;
+        return { reader, first };
+      } catch (error) {
+        dog.stop();
+        controller.abort();
+        if (
+          !(error instanceof UpstreamFailure) && controller.signal.reason instanceof UpstreamFailure
+        ) {
+          throw controller.signal.reason;
+        }
+        throw error;
+      }
+    }, routeOptions(ctx, request));
+  } catch (error) {
+    recordFailure(ctx, request, error);
+    throw error;
+  }
+
+  const { reader, first } = success.value;
+  const route = success.route;
+  const accounting = new StreamAccounting();
+  const metricsKey = RouteMetrics.key(route.providerId, route.route.upstream_model);
+  const ttft = performance.now() - started;
+  let pendingFirst: ReadableStreamReadResult<ChatStreamEvent> | undefined = first;
+  let finished = false;
+  const served: Served = { route, fallbacks: success.fallbacks, dropped };
+
+  return {
+    served,
+    accounting,
+    async read() {
+      let result: ReadableStreamReadResult<ChatStreamEvent>;
+      if (pendingFirst) {
+        result = pendingFirst;
+        pendingFirst = undefined;
+      } else {
+        try {
+          result = await watchdog!.guard(reader.read());
+        } catch (error) {
+          const reason = upstream!.signal.reason;
+          throw reason instanceof UpstreamFailure ? reason : error;
+        }
+      }
+      if (!result.done) accounting.observe(result.value);
+      return result;
+    },
+    cancel(reason) {
+      upstream!.abort(reason);
+      reader.cancel(reason).catch(() => {});
+    },
+    finish(outcome) {
+      if (finished) return;
+      finished = true;
+      watchdog!.stop();
+      if (outcome === "completed") {
+        deps.metrics.recordSuccess(metricsKey, {
+          latencyMs: performance.now() - started,
+          ttftMs: ttft,
+          completionTokens: accounting.usage?.completionTokens,
+        });
+      } else if (outcome === "failed") {
+        deps.metrics.recordFailure(metricsKey);
+      }
+      settleChat(ctx, request, served, {
+        status: 200,
+        stream: true,
+        usage: billableUsage(request.messages, accounting.usage, () => accounting.generatedText()),
+      });
+    },
+  };
+}
+
+export function settleChat(
+  ctx: ChatCallContext,
+  request: ChatRequest,
+  served: Served | undefined,
+  outcome: { status: number; stream: boolean; usage?: ReturnType<typeof billableUsage> },
+): void {
+  const { state } = ctx;
+  ctx.deps.settler.settle({
+    id: state.requestId,
+    startedAt: state.startedAt,
+    org: state.apiKey.org,
+    keyId: state.apiKey.id,
+    user: request.user,
+    endpoint: ctx.endpoint,
+    requestedModel: ctx.model.id,
+    model: served ? ctx.model : undefined,
+    servedModel: served?.route.route.upstream_model,
+    provider: served?.route.providerId,
+    status: outcome.status,
+    stream: outcome.stream,
+    fallbacks: served?.fallbacks ?? 0,
+    promptTokens: outcome.usage?.promptTokens,
+    completionTokens: outcome.usage?.completionTokens,
+    totalTokens: outcome.usage?.totalTokens,
+    estimated: outcome.usage?.estimated ?? false,
+  });
+}
+
+/** Upstream failures leave metadata too (cost 0); request errors (400s) do not. */
+function recordFailure(ctx: ChatCallContext, request: ChatRequest, error: unknown): void {
+  if (
+    error instanceof GatewayError && error.status >= 400 && error.status < 500 &&
+    error.status !== 429 && error.rawBody === undefined
+  ) {
+    return;
+  }
+  const status = error instanceof GatewayError ? error.status : 500;
+  settleChat(ctx, request, undefined, { status, stream: request.stream });
+}
