@@ -12,6 +12,10 @@ import { modelListBody } from "./http/routes/models.ts";
 import { buildOpenApiDocument } from "./http/openapi.ts";
 import { operations } from "./http/operations.ts";
 import { errorMessage } from "./log.ts";
+import { embeddingsHandler } from "./http/routes/embeddings.ts";
+import { transcriptionsHandler } from "./http/routes/audio_transcriptions.ts";
+import { speechHandler } from "./http/routes/audio_speech.ts";
+import { createTranscriptionSlots } from "./dialects/audio/transcription_slots.ts";
 
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -39,5 +43,12 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     () => new Response(modelListBody(deps.catalog.current), { headers: json }),
   );
   app.post("/v1/chat/completions", billed, chatCompletionsHandler(deps));
+  app.post("/v1/embeddings", billed, embeddingsHandler(deps));
+  const slots = createTranscriptionSlots({
+    max: deps.config.transcriptionSlots,
+    waitMs: deps.config.transcriptionWaitMs,
+  });
+  app.post("/v1/audio/transcriptions", billed, transcriptionsHandler(deps, slots));
+  app.post("/v1/audio/speech", billed, speechHandler(deps));
   return app;
 }

@@ -19,6 +19,11 @@ export interface Config {
   keyCacheSeconds: number;
   /** Milliseconds of upstream silence after which a stream is cut. */
   streamIdleMs: number;
+  /** Concurrent transcriptions per instance, and how long a request waits for a slot. */
+  transcriptionSlots: number;
+  transcriptionWaitMs: number;
+  /** Milliseconds a whole transcription upload may take. */
+  uploadDeadlineMs: number;
   /** Reads an upstream credential by the env var name the catalog gives. */
   secret: (name: string) => string | undefined;
 }
@@ -60,6 +65,9 @@ export function configFromEnv(env: Record<string, string>): Config {
     retentionDays: integer(env, "SOVRA_RETENTION_DAYS", 30, 1),
     keyCacheSeconds,
     streamIdleMs: integer(env, "SOVRA_STREAM_IDLE_MS", 90_000, 1),
+    transcriptionSlots: integer(env, "SOVRA_TRANSCRIPTION_SLOTS", 4, 1),
+    transcriptionWaitMs: integer(env, "SOVRA_TRANSCRIPTION_WAIT_MS", 10_000),
+    uploadDeadlineMs: integer(env, "SOVRA_UPLOAD_DEADLINE_MS", 300_000, 1),
     secret: (name) => env[name],
   };
 }

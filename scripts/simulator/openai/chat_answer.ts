@@ -10,8 +10,8 @@ import {
   countWords,
   REASONING_TEXT,
   splitEvenly,
-  textPlan,
   type TextPlan,
+  textPlan,
   truncatePlan,
 } from "./text_plan.ts";
 import { argumentsFromSchema, splitArguments, valueFromSchema } from "./tool_arguments.ts";
@@ -112,7 +112,8 @@ function contentPlan(request: ChatRequest, chunks: number): TextPlan {
 
 function planReasoning(request: ChatRequest, behaviour: Behaviour): ReasoningPlan | undefined {
   const asked = request.reasoning;
-  const enabledByRequest = asked != null && asked.enabled !== false && asked.effort !== "none";
+  const enabledByRequest = (asked != null && asked.enabled !== false && asked.effort !== "none") ||
+    (request.reasoning_effort != null && request.reasoning_effort !== "none");
   if (!behaviour.reasoning && !enabledByRequest) return undefined;
   return {
     text: REASONING_PLAN.text,

@@ -1,10 +1,6 @@
 /** The non-streamed `chat.completion` object. */
 
-import {
-  type ChatAnswer,
-  REASONING_FORMAT,
-  type UsageCounts,
-} from "./chat_answer.ts";
+import { type ChatAnswer, REASONING_FORMAT, type UsageCounts } from "./chat_answer.ts";
 
 export interface CompletionIdentity {
   readonly id: string;

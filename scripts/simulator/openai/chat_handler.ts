@@ -15,10 +15,10 @@ export async function handleChat(body: unknown, ctx: RequestContext): Promise<Re
   const request = validated.request;
   const behaviour = behaviourOf(request.model);
   const stream = request.stream === true;
+  if (behaviour.slowMs > 0) await sleep(behaviour.slowMs, ctx.signal());
   if (behaviour.fail !== undefined) {
     return failureResponse(behaviour.fail.status, behaviour.fail.raw, ctx.requestId);
   }
-  if (behaviour.slowMs > 0) await sleep(behaviour.slowMs, ctx.signal());
   if (!stream) {
     const interrupted = await interruptedResponse(behaviour, ctx.signal, ctx.requestId);
     if (interrupted !== undefined) return interrupted;

@@ -44,6 +44,8 @@ export const ChatRequest = z.looseObject({
   tools: z.array(Tool).nullish(),
   tool_choice: ToolChoice.nullish(),
   parallel_tool_calls: z.boolean().nullish(),
+  /** The form vLLM-based EU providers and Mistral take. */
+  reasoning_effort: z.string().nullish(),
   reasoning: z.looseObject({
     effort: z.string().nullish(),
     max_tokens: z.number().nullish(),
@@ -84,7 +86,10 @@ export function validateChatRequest(body: unknown): Validated {
   if (typeof choice === "object" && choice !== null && choice.function != null) {
     const name = choice.function.name;
     if (!(request.tools ?? []).some((t) => t.function.name === name)) {
-      return fail(`Invalid value for 'tool_choice': function '${name}' not found in 'tools'.`, "tool_choice");
+      return fail(
+        `Invalid value for 'tool_choice': function '${name}' not found in 'tools'.`,
+        "tool_choice",
+      );
     }
   }
   return { ok: true, request };
@@ -116,9 +121,10 @@ function checkToolLoop(messages: readonly ChatMessage[]): Validated | undefined 
     }
     const missing = unanswered(open, answered);
     if (missing !== undefined) return missing;
-    open = message.role === "assistant" && message.tool_calls != null && message.tool_calls.length > 0
-      ? new Set(message.tool_calls.map((c) => c.id))
-      : undefined;
+    open =
+      message.role === "assistant" && message.tool_calls != null && message.tool_calls.length > 0
+        ? new Set(message.tool_calls.map((c) => c.id))
+        : undefined;
     answered = new Set();
   }
   return unanswered(open, answered);
@@ -130,7 +136,9 @@ function unanswered(open: Set<string> | undefined, answered: Set<string>): Valid
   if (missing.length === 0) return undefined;
   return fail(
     "An assistant message with 'tool_calls' must be followed by tool messages responding to each " +
-      `'tool_call_id'. The following tool_call_ids did not have response messages: ${missing.join(", ")}`,
+      `'tool_call_id'. The following tool_call_ids did not have response messages: ${
+        missing.join(", ")
+      }`,
     "messages",
   );
 }

@@ -23,9 +23,10 @@ export function streamEvents(
   answer: ChatAnswer,
   includeUsage: boolean,
 ): string[] {
-  const head = `data: {"id":"${identity.id}","object":"chat.completion.chunk","created":${identity.created},"model":${
-    JSON.stringify(identity.model)
-  },"service_tier":"default","choices":[`;
+  const head =
+    `data: {"id":"${identity.id}","object":"chat.completion.chunk","created":${identity.created},"model":${
+      JSON.stringify(identity.model)
+    },"service_tier":"default","choices":[`;
   const tail = includeUsage ? '],"usage":null}\n\n' : "]}\n\n";
   const event = (delta: string, finish = "null") =>
     `${head}{"index":0,"delta":${delta},"logprobs":null,"finish_reason":${finish}}${tail}`;
@@ -92,7 +93,8 @@ export function streamResponse(
     return new Response(events.join(""), { headers });
   }
   const chunkCount = events.length - 1; // `[DONE]` is not a chunk
-  const stopAt = Math.min(dropAfter ?? silentAfter ?? Infinity, chunkCount);
+  const cutAt = dropAfter ?? silentAfter;
+  const stopAt = cutAt === undefined ? Infinity : Math.min(cutAt, chunkCount);
   const encoded = events.map((e) => encoder.encode(e));
   if (dropAfter !== undefined) {
     headers["content-length"] = String(encoded.reduce((sum, b) => sum + b.length, 0));

@@ -31,15 +31,27 @@ export async function handleEmbeddings(body: unknown, ctx: RequestContext): Prom
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const param = issue?.path.map(String).join(".") || "body";
-    return invalidRequest(`Invalid '${param}': ${issue?.message ?? "invalid body"}.`, ctx.requestId, param);
+    return invalidRequest(
+      `Invalid '${param}': ${issue?.message ?? "invalid body"}.`,
+      ctx.requestId,
+      param,
+    );
   }
   const request = parsed.data;
   const inputs = normaliseInput(request.input);
   if (inputs.length === 0 || inputs.length > MAX_INPUTS) {
-    return invalidRequest(`'input' must hold between 1 and ${MAX_INPUTS} items.`, ctx.requestId, "input");
+    return invalidRequest(
+      `'input' must hold between 1 and ${MAX_INPUTS} items.`,
+      ctx.requestId,
+      "input",
+    );
   }
   if (inputs.some((item) => item.length === 0)) {
-    return invalidRequest("'input' cannot contain an empty string or an empty token array.", ctx.requestId, "input");
+    return invalidRequest(
+      "'input' cannot contain an empty string or an empty token array.",
+      ctx.requestId,
+      "input",
+    );
   }
   const behaviour = behaviourOf(request.model);
   if (behaviour.slowMs > 0) await sleep(behaviour.slowMs, ctx.signal());
@@ -50,7 +62,11 @@ export async function handleEmbeddings(body: unknown, ctx: RequestContext): Prom
   const base64 = request.encoding_format === "base64";
   const data = inputs.map((item, index) => {
     const vector = embeddingOf(item, dims);
-    return { object: "embedding", index, embedding: base64 ? toBase64(vector) : Array.from(vector) };
+    return {
+      object: "embedding",
+      index,
+      embedding: base64 ? toBase64(vector) : Array.from(vector),
+    };
   });
   const tokens = inputs.reduce(
     (sum, item) => sum + (typeof item === "string" ? Math.max(1, countWords(item)) : item.length),
@@ -64,8 +80,12 @@ export async function handleEmbeddings(body: unknown, ctx: RequestContext): Prom
 /** One item per embedding: a string or a token array. */
 function normaliseInput(input: string | string[] | number[] | number[][]): (string | number[])[] {
   if (typeof input === "string") return [input];
-  if (input.length > 0 && typeof input[0] === "number") return [input as number[]];
-  return input as (string | number[])[];
+  if (isTokenArray(input)) return [input];
+  return input;
+}
+
+function isTokenArray(input: string[] | number[] | number[][]): input is number[] {
+  return input.length > 0 && typeof input[0] === "number";
 }
 
 /** A unit vector whose components are exact float32 values, so float and base64 agree. */

@@ -1,11 +1,19 @@
 /**
  * Upstream simulator for the `openai` dialect: stands in for EU OpenAI-compatible providers
  * (Mistral, Scaleway, OVHcloud, IONOS, STACKIT) in tests, the demo and the benchmark.
+ * Endpoints under /v1: chat/completions (JSON and SSE), embeddings, audio/transcriptions
+ * (multipart), audio/speech, models.
  *
  * Behaviour is picked by the upstream model name, split on `+` (see behaviour.ts):
- * `fail-<status>[-raw]`, `drop-after-<n>`, `silent`, `silent-after-<n>`, `no-usage`,
- * `slow-<ms>`, `chunks-<n>`, `reasoning`, `parallel`, `16k`.
- * Token counts are whitespace-separated words (see text_plan.ts).
+ * - `fail-<status>`: that status in OpenAI's error shape (429 adds `retry-after: 1`);
+ *   `fail-<status>-raw`: that status with an HTML body.
+ * - `drop-after-<n>`: stream: n chunks (every `data:` event counts, the role chunk first),
+ *   then the connection is cut (no `[DONE]`). Non-stream: headers, then a cut body.
+ * - `silent` / `silent-after-<n>`: headers (and n chunks), then nothing until the client leaves;
+ *   non-stream: no answer at all.
+ * - `no-usage`, `slow-<ms>` (before answering and between chunks), `chunks-<n>` (content
+ *   chunks, default 8), `reasoning`, `parallel` (two tool calls), `16k` (speech sample rate).
+ * Token counts are whitespace-separated words (see text_plan.ts), not a real tokenizer.
  */
 
 import { handleChat } from "./chat_handler.ts";

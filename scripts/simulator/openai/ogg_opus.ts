@@ -43,7 +43,12 @@ export function oggOpusFile(samples: number, inputRate: number): Uint8Array<Arra
 }
 
 /** One Ogg page holding whole packets (each shorter than 255 bytes). */
-function page(packets: Uint8Array[], granule: bigint, sequence: number, flags: number): Uint8Array<ArrayBuffer> {
+function page(
+  packets: Uint8Array[],
+  granule: bigint,
+  sequence: number,
+  flags: number,
+): Uint8Array<ArrayBuffer> {
   const lacing = packets.flatMap((p) => segments(p.length));
   const dataLength = packets.reduce((sum, p) => sum + p.length, 0);
   const out = new Uint8Array(27 + lacing.length + dataLength);

@@ -41,7 +41,11 @@ export async function handleSpeech(body: unknown, ctx: RequestContext): Promise<
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const param = issue?.path.map(String).join(".") || "body";
-    return invalidRequest(`Invalid '${param}': ${issue?.message ?? "invalid body"}.`, ctx.requestId, param);
+    return invalidRequest(
+      `Invalid '${param}': ${issue?.message ?? "invalid body"}.`,
+      ctx.requestId,
+      param,
+    );
   }
   const request = parsed.data;
   const behaviour = behaviourOf(request.model);
@@ -66,7 +70,11 @@ export async function handleSpeech(body: unknown, ctx: RequestContext): Promise<
   });
 }
 
-function encode(format: SpeechFormat, samples: number, rate: 24000 | 16000): Uint8Array<ArrayBuffer> {
+function encode(
+  format: SpeechFormat,
+  samples: number,
+  rate: 24000 | 16000,
+): Uint8Array<ArrayBuffer> {
   switch (format) {
     case "wav":
       return wavFile(pcm16Tone(samples, rate), rate);

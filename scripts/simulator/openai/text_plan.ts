@@ -38,7 +38,11 @@ export function textPlan(text: string, chunks: number): TextPlan {
 }
 
 /** Keeps the first `maxTokens` words; undefined when the plan already fits. */
-export function truncatePlan(plan: TextPlan, maxTokens: number, chunks: number): TextPlan | undefined {
+export function truncatePlan(
+  plan: TextPlan,
+  maxTokens: number,
+  chunks: number,
+): TextPlan | undefined {
   if (plan.tokens <= maxTokens) return undefined;
   return planOf(plan.text.split(" ").slice(0, Math.max(maxTokens, 0)), chunks);
 }

@@ -19,5 +19,7 @@ export function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
 /** Resolves when `signal` aborts (the client left or the simulator is closing). */
 export function waitForAbort(signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+  return new Promise((resolve) =>
+    signal.addEventListener("abort", () => resolve(), { once: true })
+  );
 }

@@ -8,14 +8,14 @@ type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 const MAX_DEPTH = 5;
 
 /** A value that satisfies the simple cases of `schema` (enum, const, type, required). */
-export function valueFromSchema(schema: unknown, key = "value", depth = 0): Json {
+export function valueFromSchema(schema: unknown, depth = 0): Json {
   if (!isRecord(schema) || depth > MAX_DEPTH) return "Paris";
   if ("const" in schema) return toJson(schema.const);
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return toJson(schema.enum[0]);
   for (const union of ["anyOf", "oneOf", "allOf"]) {
     const options = schema[union];
     if (Array.isArray(options) && options.length > 0) {
-      return valueFromSchema(options[0], key, depth + 1);
+      return valueFromSchema(options[0], depth + 1);
     }
   }
   const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
@@ -58,7 +58,7 @@ function objectFromSchema(schema: Record<string, unknown>, depth: number): { [ke
     ? schema.required.filter((k): k is string => typeof k === "string")
     : [];
   const out: { [key: string]: Json } = {};
-  for (const key of required) out[key] = valueFromSchema(properties[key], key, depth + 1);
+  for (const key of required) out[key] = valueFromSchema(properties[key], depth + 1);
   return out;
 }
 

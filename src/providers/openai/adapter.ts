@@ -7,6 +7,9 @@ import { convertResponse } from "./convert_response.ts";
 import { convertStream } from "./convert_stream.ts";
 import { failureFromResponse } from "./errors.ts";
 import { WireChatCompletion } from "./wire.ts";
+import { openaiEmbeddings } from "./embeddings.ts";
+import { openaiTranscription } from "./transcription.ts";
+import { openaiSpeech } from "./speech.ts";
 
 export interface OpenAIAdapterDeps {
   /** Reads a credential by env var name (never Deno.env directly). */
@@ -50,6 +53,7 @@ export async function postJson(
 export function createOpenAIAdapter(deps: OpenAIAdapterDeps): ProviderAdapter {
   const doFetch = deps.fetch ?? fetch;
   const url = (call: UpstreamCall, path: string) => `${call.route.provider.base_url}${path}`;
+  const nonChat = { env: deps.secret, fetch: doFetch };
 
   return {
     async chat(request: ChatRequest, call: UpstreamCall) {
@@ -87,5 +91,9 @@ export function createOpenAIAdapter(deps: OpenAIAdapterDeps): ProviderAdapter {
       if (!response.body) throw new UpstreamFailure("unavailable", "The provider sent no stream.");
       return convertStream(response.body);
     },
+
+    embeddings: (request, call) => openaiEmbeddings(request, call, nonChat),
+    transcription: (request, call) => openaiTranscription(request, call, nonChat),
+    speech: (request, call) => openaiSpeech(request, call, nonChat),
   };
 }

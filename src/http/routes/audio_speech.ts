@@ -1,0 +1,58 @@
+/**
+ * `POST /v1/audio/speech`: voice and limits checked against the catalog before any provider
+ * call; the primary route only (speech never falls back); the audio streamed through; billed
+ * per Unicode code point of `input`.
+ */
+import type { Context } from "hono";
+import type { AppDeps } from "../../deps.ts";
+import type { AppEnv } from "../context.ts";
+import { readJsonBody } from "../body.ts";
+import { parseSpeechRequest, validateSpeechRequest } from "../../dialects/audio/speech_request.ts";
+import { callNonChat, settleNonChat } from "../../pipeline/non_chat_call.ts";
+import { invalidRequest } from "../errors.ts";
+
+export function speechHandler(deps: AppDeps) {
+  return async (c: Context<AppEnv>) => {
+    const state = c.get("state");
+    const raw = await readJsonBody(c.req.raw);
+    if (
+      typeof raw !== "object" || raw === null ||
+      typeof (raw as { model?: unknown }).model !== "string"
+    ) {
+      throw invalidRequest(
+        "Missing 'model': name a speech model as '<provider>/<model>'.",
+        "model",
+      );
+    }
+    const body = parseSpeechRequest(raw);
+    const model = deps.catalog.current.requireModel(body.model, "speech");
+    const speech = validateSpeechRequest(body, model);
+    const ctx = {
+      deps,
+      model,
+      state,
+      endpoint: "speech" as const,
+      clientSignal: c.req.raw.signal,
+      user: body.user,
+    };
+    const served = await callNonChat(
+      ctx,
+      "speech",
+      (adapter, call) =>
+        adapter.speech!({
+          input: speech.input,
+          voice: speech.voice,
+          responseFormat: speech.responseFormat,
+        }, call),
+      { fallback: false },
+    );
+    settleNonChat(ctx, served, { status: 200, characters: speech.characters });
+    return new Response(served.value.audio, {
+      headers: {
+        "content-type": served.value.contentType,
+        "x-sovra-request-id": state.requestId,
+        "x-sovra-provider": served.route.providerId,
+      },
+    });
+  };
+}

@@ -1,0 +1,64 @@
+/**
+ * `POST /v1/audio/transcriptions`: a transcription slot first (at most N per instance), then
+ * the multipart upload read as a stream under its limits, the audio measured by Sovra, the
+ * file forwarded under a generated name, billed per started second.
+ */
+import type { Context } from "hono";
+import type { AppDeps } from "../../deps.ts";
+import type { AppEnv } from "../context.ts";
+import { parseMultipartForm } from "../../dialects/audio/multipart.ts";
+import {
+  toTranscriptionRequest,
+  validateTranscriptionForm,
+} from "../../dialects/audio/transcription_request.ts";
+import { billableSeconds, measureAudioSeconds } from "../../dialects/audio/audio_duration.ts";
+import type { TranscriptionSlots } from "../../dialects/audio/transcription_slots.ts";
+import { callNonChat, settleNonChat } from "../../pipeline/non_chat_call.ts";
+
+export function transcriptionsHandler(deps: AppDeps, slots: TranscriptionSlots) {
+  return async (c: Context<AppEnv>) => {
+    const state = c.get("state");
+    const request = c.req.raw;
+    const release = await slots.acquire(request.signal).catch(async (error) => {
+      await request.body?.cancel().catch(() => {});
+      throw error;
+    });
+    try {
+      const form = validateTranscriptionForm(
+        await parseMultipartForm(request.body, request.headers.get("content-type"), {
+          contentLength: request.headers.get("content-length"),
+          signal: request.signal,
+          limits: { deadlineMs: deps.config.uploadDeadlineMs },
+        }),
+      );
+      const model = deps.catalog.current.requireModel(form.model, "transcription");
+      const measured = await measureAudioSeconds(form.file.bytes, form.file.contentType);
+      const seconds = billableSeconds(measured.seconds);
+      const ctx = {
+        deps,
+        model,
+        state,
+        endpoint: "transcriptions" as const,
+        clientSignal: request.signal,
+        user: form.user,
+      };
+      const upstream = toTranscriptionRequest(form, measured);
+      const served = await callNonChat(
+        ctx,
+        "transcription",
+        (adapter, call) => adapter.transcription!(upstream, call),
+        { fallback: true },
+      );
+      settleNonChat(ctx, served, { status: 200, audioSeconds: seconds });
+      return new Response(served.value.body, {
+        headers: {
+          "content-type": served.value.contentType,
+          "x-sovra-request-id": state.requestId,
+          "x-sovra-provider": served.route.providerId,
+        },
+      });
+    } finally {
+      release();
+    }
+  };
+}

@@ -1,0 +1,57 @@
+/** `POST /v1/embeddings`: forwarded unchanged but for `model`; billed by prompt tokens. */
+import type { Context } from "hono";
+import type { AppDeps } from "../../deps.ts";
+import type { AppEnv } from "../context.ts";
+import { readJsonBody } from "../body.ts";
+import { parseEmbeddingsRequest } from "../../dialects/embeddings/request_schema.ts";
+import { estimateEmbeddingTokens } from "../../dialects/embeddings/estimate_embedding_tokens.ts";
+import { callNonChat, settleNonChat } from "../../pipeline/non_chat_call.ts";
+import { invalidRequest } from "../errors.ts";
+
+export function embeddingsHandler(deps: AppDeps) {
+  return async (c: Context<AppEnv>) => {
+    const state = c.get("state");
+    const raw = await readJsonBody(c.req.raw);
+    if (
+      typeof raw !== "object" || raw === null ||
+      typeof (raw as { model?: unknown }).model !== "string"
+    ) {
+      throw invalidRequest(
+        "Missing 'model': name an embedding model as '<provider>/<model>'.",
+        "model",
+      );
+    }
+    const parsed = parseEmbeddingsRequest(raw);
+    const model = deps.catalog.current.requireModel(parsed.model, "embedding");
+    const ctx = {
+      deps,
+      model,
+      state,
+      endpoint: "embeddings" as const,
+      clientSignal: c.req.raw.signal,
+      user: parsed.user,
+    };
+    const served = await callNonChat(
+      ctx,
+      "embeddings",
+      (adapter, call) => adapter.embeddings!(parsed.upstream, call),
+      { fallback: true },
+    );
+    const reported = served.value.usage?.promptTokens;
+    const promptTokens = reported ?? estimateEmbeddingTokens(parsed.input);
+    settleNonChat(ctx, served, {
+      status: 200,
+      promptTokens,
+      totalTokens: promptTokens,
+      estimated: reported === undefined,
+    });
+    const body = { ...served.value.body, model: model.id };
+    return new Response(JSON.stringify(body), {
+      headers: {
+        "content-type": "application/json",
+        "x-sovra-request-id": state.requestId,
+        "x-sovra-provider": served.route.providerId,
+      },
+    });
+  };
+}
