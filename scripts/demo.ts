@@ -8,14 +8,35 @@ import { startGateway } from "../src/gateway.ts";
 import { createLogger } from "../src/log.ts";
 import { runAdminCommand } from "../src/admin/commands.ts";
 import { startOpenAISimulator } from "./simulator/openai/mod.ts";
+import { startBedrockSimulator } from "./simulator/bedrock/mod.ts";
+import { startVertexSimulator } from "./simulator/vertex/mod.ts";
 import { writeSimulatedCatalog } from "./simulated_catalog.ts";
 
 const env = Deno.env.toObject();
 const openai = await startOpenAISimulator({ recordRequests: false });
+// Simulated platform credentials: the simulators verify SigV4 and the JWT grant for real.
+const aws = {
+  accessKeyId: "AKIDDEMO00000000SOVRA",
+  secretAccessKey: "demo-secret-access-key",
+  region: "eu-central-1",
+};
+const bedrock = startBedrockSimulator(aws);
+const vertex = await startVertexSimulator();
 const catalogDir = "./data/demo-catalog";
-await writeSimulatedCatalog(env.SOVRA_CATALOG || "./catalog", catalogDir, { openai: openai.url });
+await writeSimulatedCatalog(env.SOVRA_CATALOG || "./catalog", catalogDir, {
+  openai: openai.url,
+  bedrock: bedrock.url,
+  vertex: { url: vertex.url, tokenUrl: vertex.tokenUrl },
+});
 
-const config = configFromEnv({ ...env, SOVRA_CATALOG: catalogDir });
+const config = configFromEnv({
+  ...env,
+  SOVRA_CATALOG: catalogDir,
+  AWS_ACCESS_KEY_ID: aws.accessKeyId,
+  AWS_SECRET_ACCESS_KEY: aws.secretAccessKey,
+  AWS_SESSION_TOKEN: "",
+  GOOGLE_VERTEX_SERVICE_ACCOUNT_JSON: vertex.serviceAccountJson,
+});
 const log = createLogger(config.logLevel);
 const gateway = await startGateway(config, { log, signals: true });
 const store = gateway.deps.store;

@@ -12,6 +12,7 @@ import { modelListBody } from "./http/routes/models.ts";
 import { buildOpenApiDocument } from "./http/openapi.ts";
 import { operations } from "./http/operations.ts";
 import { errorMessage } from "./log.ts";
+import { responsesHandler } from "./http/routes/responses.ts";
 import { embeddingsHandler } from "./http/routes/embeddings.ts";
 import { transcriptionsHandler } from "./http/routes/audio_transcriptions.ts";
 import { speechHandler } from "./http/routes/audio_speech.ts";
@@ -43,6 +44,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     () => new Response(modelListBody(deps.catalog.current), { headers: json }),
   );
   app.post("/v1/chat/completions", billed, chatCompletionsHandler(deps));
+  app.post("/v1/responses", billed, responsesHandler(deps));
   app.post("/v1/embeddings", billed, embeddingsHandler(deps));
   const slots = createTranscriptionSlots({
     max: deps.config.transcriptionSlots,

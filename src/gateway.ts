@@ -9,6 +9,8 @@ import { loadCatalog } from "./catalog/load.ts";
 import { CatalogHolder } from "./catalog/catalog_holder.ts";
 import { ApiKeyAuthenticator } from "./auth/api_key_cache.ts";
 import { createOpenAIAdapter } from "./providers/openai/adapter.ts";
+import { createBedrockAdapter } from "./providers/bedrock/adapter.ts";
+import { createVertexAnthropicAdapter } from "./providers/vertex_anthropic/adapter.ts";
 import { Settler } from "./billing/settle.ts";
 import { RouteMetrics } from "./routing/route_metrics.ts";
 import { createLogger, type Logger } from "./log.ts";
@@ -46,6 +48,11 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     auth: new ApiKeyAuthenticator(store, config.keyCacheSeconds * 1000, now),
     adapters: {
       openai: createOpenAIAdapter({ secret: config.secret, fetch: upstreamFetch }),
+      bedrock: createBedrockAdapter({ env: config.secret, fetch: upstreamFetch }),
+      "vertex-anthropic": createVertexAnthropicAdapter({
+        env: config.secret,
+        fetch: upstreamFetch,
+      }),
     },
     settler: new Settler(store, log),
     metrics: new RouteMetrics(),

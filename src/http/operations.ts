@@ -1,6 +1,7 @@
 /** The API's operations for `/openapi.json`, each tied to the zod schema that validates it. */
 import type { OperationSpec } from "./openapi.ts";
 import { ChatCompletionRequestSchema } from "../dialects/chat/request_schema.ts";
+import { ResponsesRequestSchema } from "../dialects/responses/request_schema.ts";
 import { EmbeddingsRequestSchema } from "../dialects/embeddings/request_schema.ts";
 import { SpeechRequestSchema } from "../dialects/audio/speech_request.ts";
 
@@ -13,6 +14,18 @@ export const operations: OperationSpec[] = [
     responses: {
       "200": {
         description: "A chat completion object, or `text/event-stream` chunks",
+        contentType: "application/json",
+      },
+    },
+  },
+  {
+    path: "/v1/responses",
+    method: "post",
+    summary: "Create a response (stateless Responses API; named SSE events when `stream` is true)",
+    body: { schema: ResponsesRequestSchema },
+    responses: {
+      "200": {
+        description: "A `response` object, or `text/event-stream` named events",
         contentType: "application/json",
       },
     },

@@ -4,17 +4,9 @@
  */
 import type { ChatRequest } from "../canonical/chat.ts";
 import type { ResolvedRoute } from "../providers/adapter.ts";
-
-type RouteCheck = (request: ChatRequest, route: ResolvedRoute) => void;
-
-const rebuildingChecks: RouteCheck[] = [];
-
-/** Registers the rebuilding adapters' refusal rules (composition root). */
-export function registerRebuildingCheck(check: RouteCheck): void {
-  rebuildingChecks.push(check);
-}
+import { checkRebuildingRefusals } from "../providers/rebuilding_refusals.ts";
 
 export function checkRouteCanExpress(request: ChatRequest, route: ResolvedRoute): void {
   if (route.dialect === "openai") return;
-  for (const check of rebuildingChecks) check(request, route);
+  checkRebuildingRefusals(request, route);
 }

@@ -1,0 +1,90 @@
+/**
+ * `POST /v1/responses`: the stateless Responses API on every chat model, translated to the
+ * canonical request (a rebuilding route: rule 7 refusals apply) and back; streamed as named
+ * events with `sequence_number`, failures after the first byte as `response.failed`.
+ */
+import type { Context } from "hono";
+import type { AppDeps } from "../../deps.ts";
+import type { AppEnv } from "../context.ts";
+import { readJsonBody } from "../body.ts";
+import { parseBody } from "../validation.ts";
+import { ResponsesRequestSchema } from "../../dialects/responses/request_schema.ts";
+import { decodeResponsesRequest } from "../../dialects/responses/decode_request.ts";
+import { encodeResponse } from "../../dialects/responses/encode_response.ts";
+import { createResponsesEventStream } from "../../dialects/responses/encode_stream.ts";
+import { newResponseId } from "../../dialects/responses/response_object.ts";
+import { responseEcho } from "../../dialects/responses/response_echo.ts";
+import {
+  type ChatCallContext,
+  completeChat,
+  openChatStream,
+  settleChat,
+} from "../../pipeline/chat_call.ts";
+import { billableUsage, resultText } from "../../pipeline/billable_usage.ts";
+import { checkRouteCanExpress } from "../../routing/check_route.ts";
+import { checkToolSupport, servedHeaders } from "./chat_completions.ts";
+import type { ChatStreamEvent } from "../../canonical/chat.ts";
+
+export function responsesHandler(deps: AppDeps) {
+  return async (c: Context<AppEnv>) => {
+    const state = c.get("state");
+    const body = parseBody(ResponsesRequestSchema, await readJsonBody(c.req.raw));
+    const model = deps.catalog.current.requireModel(body.model, "chat");
+    const request = decodeResponsesRequest(body, model);
+    checkToolSupport(request, model);
+    const ctx: ChatCallContext = {
+      deps,
+      model,
+      state,
+      endpoint: "responses",
+      clientSignal: c.req.raw.signal,
+      checkRoute: checkRouteCanExpress,
+    };
+    const encodeCtx = {
+      id: newResponseId(),
+      createdAt: Math.floor(state.startedAt / 1000),
+      model: model.id,
+      excludeReasoning: request.reasoning?.exclude === true,
+      reasoningModel: model.reasoning !== undefined,
+      echo: responseEcho(body),
+    };
+
+    if (!request.stream) {
+      const { result, served } = await completeChat(ctx, request);
+      settleChat(ctx, request, served, {
+        status: 200,
+        stream: false,
+        usage: billableUsage(request.messages, result.usage, () => resultText(result)),
+      });
+      return new Response(
+        JSON.stringify(
+          encodeResponse(result, { ...encodeCtx, completedAt: Math.floor(Date.now() / 1000) }),
+        ),
+        { headers: { "content-type": "application/json", ...servedHeaders(state, served) } },
+      );
+    }
+
+    const open = await openChatStream(ctx, request);
+    const events = new ReadableStream<ChatStreamEvent>({
+      async pull(controller) {
+        const next = await open.read();
+        if (next.done) controller.close();
+        else controller.enqueue(next.value);
+      },
+      cancel(reason) {
+        open.cancel(reason);
+      },
+    }, { highWaterMark: 0 });
+    const stream = createResponsesEventStream(events, {
+      ...encodeCtx,
+      onFinish: (outcome) => open.finish(outcome.status),
+    });
+    return new Response(stream.body, {
+      headers: {
+        "content-type": "text/event-stream; charset=utf-8",
+        "cache-control": "no-cache",
+        ...servedHeaders(state, open.served),
+      },
+    });
+  };
+}

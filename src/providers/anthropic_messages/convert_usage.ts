@@ -1,0 +1,41 @@
+import type { Usage } from "../../canonical/usage.ts";
+import { compact } from "./compact_usage.ts";
+import type { AnthropicUsage } from "./wire.ts";
+
+/**
+ * Anthropic usage → canonical. Anthropic's `input_tokens` excludes cache reads and cache
+ * writes; the canonical prompt count includes both (as OpenAI's does), with the cache parts
+ * reported apart. Undefined when the upstream reported neither input nor output.
+ */
+export function convertAnthropicUsage(usage: AnthropicUsage | null | undefined): Usage | undefined {
+  if (usage === null || usage === undefined) return undefined;
+  const input = usage.input_tokens ?? undefined;
+  const output = usage.output_tokens ?? undefined;
+  if (input === undefined && output === undefined) return undefined;
+  const cacheRead = usage.cache_read_input_tokens ?? undefined;
+  const cacheWrite = usage.cache_creation_input_tokens ?? undefined;
+  const prompt = input === undefined ? undefined : input + (cacheRead ?? 0) + (cacheWrite ?? 0);
+  return compact({
+    promptTokens: prompt,
+    completionTokens: output,
+    totalTokens: prompt !== undefined && output !== undefined ? prompt + output : undefined,
+    cachedPromptTokens: cacheRead,
+    cacheWritePromptTokens: cacheWrite,
+  });
+}
+
+/** Merges a later (cumulative) usage report into an earlier one; non-null later values win. */
+export function mergeAnthropicUsage(
+  earlier: AnthropicUsage | undefined,
+  later: AnthropicUsage | null | undefined,
+): AnthropicUsage | undefined {
+  if (later === null || later === undefined) return earlier;
+  if (earlier === undefined) return later;
+  return {
+    input_tokens: later.input_tokens ?? earlier.input_tokens,
+    output_tokens: later.output_tokens ?? earlier.output_tokens,
+    cache_creation_input_tokens: later.cache_creation_input_tokens ??
+      earlier.cache_creation_input_tokens,
+    cache_read_input_tokens: later.cache_read_input_tokens ?? earlier.cache_read_input_tokens,
+  };
+}

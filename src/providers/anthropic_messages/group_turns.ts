@@ -1,0 +1,165 @@
+/**
+ * Canonical chat messages → strictly alternating user/assistant turns, the shape both
+ * Anthropic Messages and Bedrock Converse need. System messages are collected apart;
+ * consecutive tool results (and a user message that follows them) merge into one user turn;
+ * an assistant turn's `reasoningDetails` become thinking parts placed first, with signatures
+ * and data unchanged.
+ */
+import type { ChatMessage, ReasoningDetail, ToolCall } from "../../canonical/chat.ts";
+import { invalidRequest } from "../../http/errors.ts";
+
+export type TurnPart =
+  | { kind: "text"; text: string }
+  | { kind: "thinking"; text: string; signature: string }
+  | { kind: "redacted-thinking"; data: string }
+  | { kind: "tool-use"; id: string; name: string; input: Record<string, unknown> }
+  | { kind: "tool-result"; toolUseId: string; content: string };
+
+export interface Turn {
+  role: "user" | "assistant";
+  parts: TurnPart[];
+}
+
+export interface Conversation {
+  system: string[];
+  turns: Turn[];
+}
+
+/** The reasoning format this family emits and accepts back. */
+export const ANTHROPIC_REASONING_FORMAT = "anthropic-claude-v1";
+
+export function groupTurns(messages: readonly ChatMessage[]): Conversation {
+  const system: string[] = [];
+  const turns: Turn[] = [];
+  const push = (role: Turn["role"], parts: TurnPart[]) => {
+    if (parts.length === 0) return;
+    const last = turns.at(-1);
+    if (last?.role === role) last.parts.push(...parts);
+    else turns.push({ role, parts });
+  };
+  for (const message of messages) {
+    switch (message.role) {
+      case "system":
+        if (message.content.trim() !== "") system.push(message.content);
+        break;
+      case "user":
+        push("user", textParts(message.content));
+        break;
+      case "tool":
+        push("user", [{
+          kind: "tool-result",
+          toolUseId: message.toolCallId,
+          content: message.content,
+        }]);
+        break;
+      case "assistant":
+        push("assistant", [
+          ...thinkingParts(message.reasoningDetails ?? []),
+          ...textParts(message.content ?? ""),
+          ...(message.toolCalls ?? []).map(toolUsePart),
+        ]);
+        break;
+      default:
+        message satisfies never;
+    }
+  }
+  for (const turn of turns) turn.parts.sort((a, b) => rank(turn.role, a) - rank(turn.role, b));
+  return { system, turns };
+}
+
+/** Names of tools used in the history, for a placeholder tool list when the request has none. */
+export function toolNamesInHistory(turns: readonly Turn[]): string[] {
+  const names = new Set<string>();
+  for (const turn of turns) {
+    for (const part of turn.parts) if (part.kind === "tool-use") names.add(part.name);
+  }
+  return [...names];
+}
+
+/** True when any turn holds a tool use or tool result. */
+export function historyHasTools(turns: readonly Turn[]): boolean {
+  return turns.some((t) => t.parts.some((p) => p.kind === "tool-use" || p.kind === "tool-result"));
+}
+
+function textParts(text: string): TurnPart[] {
+  return text === "" ? [] : [{ kind: "text", text }];
+}
+
+function toolUsePart(call: ToolCall): TurnPart {
+  let input: unknown;
+  try {
+    input = call.function.arguments.trim() === "" ? {} : JSON.parse(call.function.arguments);
+  } catch {
+    input = undefined;
+  }
+  if (typeof input !== "object" || input === null || Array.isArray(input)) {
+    throw invalidRequest(
+      `Tool call '${call.id}' has arguments that are not a JSON object; this route needs one.`,
+      "messages",
+    );
+  }
+  return {
+    kind: "tool-use",
+    id: call.id,
+    name: call.function.name,
+    input: input as Record<string, unknown>,
+  };
+}
+
+/**
+ * Reasoning details of this family (format `anthropic-claude-v1` or none given) back to
+ * thinking parts. Fragments that share an `index` (a streamed answer the client did not
+ * merge) are joined: texts concatenated, the last non-empty signature kept. Text without a
+ * signature and other formats cannot be verified upstream and are left out.
+ */
+function thinkingParts(details: readonly ReasoningDetail[]): TurnPart[] {
+  const parts: TurnPart[] = [];
+  const byIndex = new Map<number, { kind: "thinking"; text: string; signature: string }>();
+  for (const detail of details) {
+    if (
+      detail.format !== undefined && detail.format !== null &&
+      detail.format !== ANTHROPIC_REASONING_FORMAT
+    ) {
+      continue;
+    }
+    switch (detail.type) {
+      case "reasoning.text": {
+        const existing = detail.index === undefined ? undefined : byIndex.get(detail.index);
+        if (existing !== undefined) {
+          existing.text += detail.text ?? "";
+          if (detail.signature) existing.signature = detail.signature;
+          break;
+        }
+        const part = {
+          kind: "thinking" as const,
+          text: detail.text ?? "",
+          signature: detail.signature ?? "",
+        };
+        if (detail.index !== undefined) byIndex.set(detail.index, part);
+        parts.push(part);
+        break;
+      }
+      case "reasoning.encrypted":
+        parts.push({ kind: "redacted-thinking", data: detail.data });
+        break;
+      case "reasoning.summary":
+        break;
+      default:
+        detail satisfies never;
+    }
+  }
+  return parts.filter((p) => p.kind !== "thinking" || p.signature !== "");
+}
+
+function rank(role: Turn["role"], part: TurnPart): number {
+  if (role === "user") return part.kind === "tool-result" ? 0 : 1;
+  switch (part.kind) {
+    case "thinking":
+    case "redacted-thinking":
+      return 0;
+    case "tool-use":
+      return 2;
+    default:
+      return 1;
+  }
+}

@@ -1,0 +1,122 @@
+/**
+ * Bedrock Runtime adapter: Converse and ConverseStream with SigV4. Credentials come from the
+ * environment variables the catalog names (`provider.aws.*_env`), read through `deps.env`.
+ */
+import type { ChatRequest, ChatResult, ChatStreamEvent } from "../../canonical/chat.ts";
+import type { ProviderAdapter, ResolvedRoute, UpstreamCall } from "../adapter.ts";
+import { isAnthropicFamily } from "../anthropic_messages/family.ts";
+import { eventStream } from "../anthropic_messages/event_stream.ts";
+import { connectFailure, UpstreamFailure } from "../upstream_failure.ts";
+import { toConverseBody } from "./convert_request.ts";
+import { fromConverseResponse } from "./convert_response.ts";
+import { BedrockStreamConverter } from "./convert_stream.ts";
+import { bedrockHttpFailure } from "./errors.ts";
+import { EventStreamDecoder } from "./eventstream_decoder.ts";
+import { type AwsCredentials, signBedrockRequest } from "./sign.ts";
+import { ConverseResponse } from "./wire.ts";
+
+export interface BedrockDeps {
+  env: (name: string) => string | undefined;
+  fetch?: typeof fetch;
+}
+
+export function createBedrockAdapter(deps: BedrockDeps): ProviderAdapter {
+  const doFetch = deps.fetch ?? fetch;
+
+  async function send(
+    request: ChatRequest,
+    call: UpstreamCall,
+    stream: boolean,
+  ): Promise<Response> {
+    const { route } = call;
+    const aws = route.provider.aws;
+    if (aws === undefined) {
+      throw new UpstreamFailure("auth", `Provider '${route.providerId}' has no AWS settings.`);
+    }
+    const credentials = credentialsFrom(aws, deps.env);
+    const url =
+      `${route.provider.base_url}/model/${encodeURIComponent(route.route.upstream_model)}/` +
+      (stream ? "converse-stream" : "converse");
+    const body = JSON.stringify(toConverseBody(request, route));
+    const headers = await signBedrockRequest({
+      url,
+      body,
+      region: aws.region,
+      credentials,
+      headers: {
+        "content-type": "application/json",
+        accept: stream ? "application/vnd.amazon.eventstream" : "application/json",
+      },
+    });
+    let response: Response;
+    try {
+      response = await doFetch(url, { method: "POST", headers, body, signal: call.signal });
+    } catch (error) {
+      if (call.signal.aborted) throw call.signal.reason;
+      throw connectFailure(error);
+    }
+    if (!response.ok) {
+      const text = await response.text().catch(() => "");
+      throw bedrockHttpFailure(response.status, response.headers.get("x-amzn-errortype"), text);
+    }
+    return response;
+  }
+
+  return {
+    async chat(request: ChatRequest, call: UpstreamCall): Promise<ChatResult> {
+      const response = await send(request, call, false);
+      let parsed;
+      try {
+        parsed = ConverseResponse.parse(await response.json());
+      } catch (error) {
+        if (call.signal.aborted) throw call.signal.reason;
+        throw new UpstreamFailure("unavailable", "Bedrock sent an unreadable answer.", {
+          cause: error,
+        });
+      }
+      return fromConverseResponse(parsed, isAnthropicFamily(call.route.route.upstream_model));
+    },
+
+    async chatStream(
+      request: ChatRequest,
+      call: UpstreamCall,
+    ): Promise<ReadableStream<ChatStreamEvent>> {
+      const response = await send(request, call, true);
+      if (response.body === null) {
+        throw new UpstreamFailure("unavailable", "Bedrock sent an empty stream.");
+      }
+      const frames = new EventStreamDecoder();
+      const converter = new BedrockStreamConverter(
+        isAnthropicFamily(call.route.route.upstream_model),
+      );
+      return eventStream(response.body, call.signal, {
+        *push(chunk) {
+          for (const frame of frames.push(chunk)) yield* converter.push(frame);
+        },
+        end() {
+          frames.end();
+          converter.end();
+          return [];
+        },
+      });
+    },
+  };
+}
+
+function credentialsFrom(
+  aws: NonNullable<ResolvedRoute["provider"]["aws"]>,
+  env: (name: string) => string | undefined,
+): AwsCredentials {
+  const accessKeyId = env(aws.access_key_id_env);
+  const secretAccessKey = env(aws.secret_access_key_env);
+  if (!accessKeyId || !secretAccessKey) {
+    throw new UpstreamFailure(
+      "auth",
+      `AWS credentials are not set ('${aws.access_key_id_env}', '${aws.secret_access_key_env}').`,
+    );
+  }
+  const sessionToken = aws.session_token_env === undefined ? undefined : env(aws.session_token_env);
+  return sessionToken
+    ? { accessKeyId, secretAccessKey, sessionToken }
+    : { accessKeyId, secretAccessKey };
+}

@@ -1,0 +1,143 @@
+/**
+ * Canonical chat request → Bedrock Converse body (`modelId` goes in the path). Thinking goes
+ * through `additionalModelRequestFields`: `thinking` for Anthropic models, `reasoningConfig`
+ * for Amazon Nova; other families get no reasoning field (rule 1). Bedrock has no
+ * `toolChoice` `none` and no parallel switch: those are refused before (rebuilding_refusals.ts).
+ */
+import type { ChatRequest, FunctionTool } from "../../canonical/chat.ts";
+import type { ResolvedRoute } from "../adapter.ts";
+import { isAnthropicFamily } from "../anthropic_messages/family.ts";
+import {
+  groupTurns,
+  historyHasTools,
+  toolNamesInHistory,
+  type Turn,
+  type TurnPart,
+} from "../anthropic_messages/group_turns.ts";
+import {
+  effectiveReasoning,
+  novaEffort,
+  planTokens,
+} from "../anthropic_messages/reasoning_budget.ts";
+
+export interface ConverseBody {
+  messages: Array<{ role: "user" | "assistant"; content: Array<Record<string, unknown>> }>;
+  system?: Array<{ text: string }>;
+  inferenceConfig?: {
+    maxTokens?: number;
+    temperature?: number;
+    topP?: number;
+    stopSequences?: string[];
+  };
+  toolConfig?: {
+    tools: Array<
+      {
+        toolSpec: {
+          name: string;
+          description?: string;
+          inputSchema: { json: Record<string, unknown> };
+        };
+      }
+    >;
+    toolChoice?: Record<string, unknown>;
+  };
+  additionalModelRequestFields?: Record<string, unknown>;
+}
+
+export function toConverseBody(request: ChatRequest, route: ResolvedRoute): ConverseBody {
+  const anthropic = isAnthropicFamily(route.route.upstream_model);
+  const nova = route.route.upstream_model.toLowerCase().includes("nova");
+  const { system, turns } = groupTurns(request.messages);
+  const body: ConverseBody = { messages: turns.map(toMessage) };
+  if (system.length > 0) body.system = system.map((text) => ({ text }));
+
+  const reasoning = anthropic || nova ? effectiveReasoning(request, route) : undefined;
+  const inference: NonNullable<ConverseBody["inferenceConfig"]> = {};
+  if (anthropic) {
+    // Anthropic requires max_tokens; the plan also fits the thinking budget below it.
+    const plan = planTokens(request, route, reasoning);
+    inference.maxTokens = plan.maxTokens;
+    if (plan.thinkingBudget !== undefined) {
+      body.additionalModelRequestFields = {
+        thinking: { type: "enabled", budget_tokens: plan.thinkingBudget },
+      };
+    }
+  } else {
+    if (request.maxTokens !== undefined) inference.maxTokens = request.maxTokens;
+    if (reasoning !== undefined) {
+      body.additionalModelRequestFields = {
+        reasoningConfig: { type: "enabled", maxReasoningEffort: novaEffort(reasoning) },
+      };
+    }
+  }
+  // Anthropic thinking forbids a changed temperature and top_p outside 0.95–1: left out then.
+  if (!(anthropic && reasoning !== undefined)) {
+    if (request.temperature !== undefined) inference.temperature = Math.min(request.temperature, 1);
+    if (request.topP !== undefined) inference.topP = request.topP;
+  }
+  const stop = (request.stop ?? []).filter((s) => s !== "");
+  if (stop.length > 0) inference.stopSequences = stop;
+  if (Object.keys(inference).length > 0) body.inferenceConfig = inference;
+
+  const tools = request.tools ?? [];
+  if (tools.length > 0) {
+    body.toolConfig = { tools: tools.map(toToolSpec) };
+    const choice = toolChoice(request);
+    if (choice !== undefined) body.toolConfig.toolChoice = choice;
+  } else if (historyHasTools(turns)) {
+    // Bedrock rejects tool blocks in the history without a toolConfig: placeholders stand in.
+    body.toolConfig = {
+      tools: toolNamesInHistory(turns).map((name) => ({
+        toolSpec: { name, inputSchema: { json: { type: "object" } } },
+      })),
+    };
+  }
+  return body;
+}
+
+function toToolSpec(tool: FunctionTool): NonNullable<ConverseBody["toolConfig"]>["tools"][number] {
+  const { name, description, parameters } = tool.function;
+  return {
+    toolSpec: {
+      name,
+      ...(description === undefined ? {} : { description }),
+      inputSchema: { json: { type: "object", ...(parameters ?? {}) } },
+    },
+  };
+}
+
+function toolChoice(request: ChatRequest): Record<string, unknown> | undefined {
+  const choice = request.toolChoice;
+  if (choice === undefined || choice === "none") return undefined;
+  if (choice === "auto") return { auto: {} };
+  if (choice === "required") return { any: {} };
+  return { tool: { name: choice.function.name } };
+}
+
+function toMessage(turn: Turn): ConverseBody["messages"][number] {
+  return { role: turn.role, content: turn.parts.map(toBlock) };
+}
+
+function toBlock(part: TurnPart): Record<string, unknown> {
+  switch (part.kind) {
+    case "text":
+      return { text: part.text };
+    case "thinking":
+      return {
+        reasoningContent: { reasoningText: { text: part.text, signature: part.signature } },
+      };
+    case "redacted-thinking":
+      return { reasoningContent: { redactedContent: part.data } };
+    case "tool-use":
+      return { toolUse: { toolUseId: part.id, name: part.name, input: part.input } };
+    case "tool-result":
+      return {
+        toolResult: {
+          toolUseId: part.toolUseId,
+          content: part.content === "" ? [] : [{ text: part.content }],
+        },
+      };
+    default:
+      return part satisfies never;
+  }
+}

@@ -1,0 +1,27 @@
+import type { Usage } from "../../canonical/usage.ts";
+import { compact } from "../anthropic_messages/compact_usage.ts";
+import type { BedrockUsage } from "./wire.ts";
+
+/**
+ * Bedrock usage → canonical. `inputTokens` excludes cache reads and writes (AWS prompt-caching
+ * docs: total input = inputTokens + cacheReadInputTokens + cacheWriteInputTokens); the
+ * canonical prompt count includes both. `totalTokens` is taken as reported (it already counts
+ * the cache parts), else computed.
+ */
+export function convertBedrockUsage(usage: BedrockUsage | null | undefined): Usage | undefined {
+  if (usage === null || usage === undefined) return undefined;
+  const input = usage.inputTokens ?? undefined;
+  const output = usage.outputTokens ?? undefined;
+  if (input === undefined && output === undefined) return undefined;
+  const cacheRead = usage.cacheReadInputTokens ?? undefined;
+  const cacheWrite = usage.cacheWriteInputTokens ?? undefined;
+  const prompt = input === undefined ? undefined : input + (cacheRead ?? 0) + (cacheWrite ?? 0);
+  const computed = prompt !== undefined && output !== undefined ? prompt + output : undefined;
+  return compact({
+    promptTokens: prompt,
+    completionTokens: output,
+    totalTokens: usage.totalTokens ?? computed,
+    cachedPromptTokens: cacheRead,
+    cacheWritePromptTokens: cacheWrite,
+  });
+}
