@@ -12,6 +12,7 @@ export type Mutation =
 interface Pending {
   mutations: Mutation[];
   bytes: number;
+  onSent: (() => void) | undefined;
   resolve: () => void;
   reject: (error: unknown) => void;
 }
@@ -29,11 +30,15 @@ export class GroupCommitter {
 
   constructor(private readonly kv: Deno.Kv) {}
 
-  /** Queues mutations that must commit together; resolves when they are durable. */
-  write(mutations: Mutation[], approxBytes: number): Promise<void> {
+  /**
+   * Queues mutations that must commit together; resolves when they are durable. `onSent` runs
+   * synchronously when the commit carrying them is handed to the KV handle: the handle is
+   * serial, so every read issued after that moment sees them.
+   */
+  write(mutations: Mutation[], approxBytes: number, onSent?: () => void): Promise<void> {
     if (this.#closed) return Promise.reject(new Error("The store is closed."));
     return new Promise<void>((resolve, reject) => {
-      this.#queue.push({ mutations, bytes: approxBytes, resolve, reject });
+      this.#queue.push({ mutations, bytes: approxBytes, onSent, resolve, reject });
       if (!this.#running) {
         this.#running = true;
         queueMicrotask(() => this.#drain());
@@ -91,8 +96,12 @@ export class GroupCommitter {
           else op.set(m.key, m.value);
         }
       }
+      const committed = op.commit();
+      if (attempt === 0) {
+        for (const p of batch) p.onSent?.();
+      }
       try {
-        await op.commit();
+        await committed;
         return;
       } catch (error) {
         // Another process (the admin CLI) may hold the SQLite lock for a moment.

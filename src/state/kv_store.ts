@@ -150,8 +150,12 @@ export class KvStore implements Store {
     };
   }
 
-  countRequest(keyId: string, minute: number): Promise<void> {
-    return this.#writer.write([{ type: "sum", key: kvKeys.rate(minute, keyId), value: 1n }], 64);
+  countRequest(keyId: string, minute: number, onSent?: () => void): Promise<void> {
+    return this.#writer.write(
+      [{ type: "sum", key: kvKeys.rate(minute, keyId), value: 1n }],
+      64,
+      onSent,
+    );
   }
 
   settle(record: RequestRecord): Promise<void> {

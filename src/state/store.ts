@@ -28,8 +28,11 @@ export interface Store {
 
   // Hot path: one read before, one (group-committed) write after.
   readGate(keyId: string, orgId: string, minute: number): Promise<GateSnapshot>;
-  /** Counts a request in a rate bucket; resolves when durable. */
-  countRequest(keyId: string, minute: number): Promise<void>;
+  /**
+   * Counts a request in a rate bucket; resolves when durable. `onSent` runs once a read issued
+   * afterwards is sure to include the increment (until then callers count it from memory).
+   */
+  countRequest(keyId: string, minute: number, onSent?: () => void): Promise<void>;
   /** Debit + metadata + daily aggregates in one atomic commit; resolves when durable. */
   settle(record: RequestRecord): Promise<void>;
 

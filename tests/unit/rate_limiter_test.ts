@@ -1,12 +1,16 @@
 import assert from "node:assert/strict";
 import { decideRate, PendingCounts } from "../../src/limits/rate_limiter.ts";
 
-Deno.test("decideRate — allows up to the limit within one minute, then refuses until rollover", () => {
+Deno.test("decideRate — a full minute is refused until its count has decayed after rollover", () => {
   const minuteStart = 1_800_000_000_000 - (1_800_000_000_000 % 60_000);
   assert.equal(decideRate(3, 2, 0, minuteStart + 1000).allowed, true);
   const refused = decideRate(3, 3, 0, minuteStart + 15_000);
   assert.equal(refused.allowed, false);
-  assert.equal(refused.retryAfterSeconds, 45);
+  // 45 s to the rollover, then 3 × (1 − e) + 1 ≤ 3 needs e ≥ 1/3: 20 s more.
+  assert.equal(refused.retryAfterSeconds, 65);
+  // And at that moment the request is indeed allowed.
+  assert.equal(decideRate(3, 0, 3, minuteStart + 80_000).allowed, true);
+  assert.equal(decideRate(3, 0, 3, minuteStart + 79_000).allowed, false);
 });
 
 Deno.test("decideRate — the previous minute's bucket decays linearly", () => {
@@ -19,12 +23,16 @@ Deno.test("decideRate — the previous minute's bucket decays linearly", () => {
   assert.equal(refused.retryAfterSeconds, 6);
 });
 
-Deno.test("PendingCounts — counts until released", () => {
+Deno.test("PendingCounts — a read sees sent increments; the rest are counted from memory", () => {
   const pending = new PendingCounts();
-  const release = pending.add("k", 1);
-  pending.add("k", 1);
-  assert.equal(pending.get("k", 1), 2);
-  release();
-  assert.equal(pending.get("k", 1), 1);
-  assert.equal(pending.get("k", 2), 0);
+  const sentA = pending.admit("k", 1);
+  const markBeforeSend = pending.sentMark("k", 1);
+  sentA();
+  const markAfterSend = pending.sentMark("k", 1);
+  pending.admit("k", 1); // admitted while a read is in flight
+  // A read issued before A was sent contains neither increment.
+  assert.equal(pending.unsentSince("k", 1, markBeforeSend), 2);
+  // A read issued after A was sent contains A only.
+  assert.equal(pending.unsentSince("k", 1, markAfterSend), 1);
+  assert.equal(pending.unsentSince("k", 2, 0), 0);
 });

@@ -19,6 +19,9 @@ export function gate(deps: AppDeps, options: { billed: boolean }): MiddlewareHan
     if (!apiKey) throw unauthorized();
 
     const minute = minuteOf(startedAt);
+    // Increments not yet sent to the store are invisible to the read below: count them from
+    // memory (a sent increment is in the read; see PendingCounts).
+    const mark = deps.pending.sentMark(apiKey.id, minute);
     let snapshot: GateSnapshot | undefined;
     try {
       snapshot = await deps.store.readGate(apiKey.id, apiKey.org, minute);
@@ -30,7 +33,7 @@ export function gate(deps: AppDeps, options: { billed: boolean }): MiddlewareHan
       });
     }
     if (snapshot) {
-      const current = snapshot.rateCurrent + deps.pending.get(apiKey.id, minute);
+      const current = snapshot.rateCurrent + deps.pending.unsentSince(apiKey.id, minute, mark);
       const rate = decideRate(apiKey.rpm, current, snapshot.ratePrevious, startedAt);
       if (!rate.allowed) {
         throw new GatewayError(
@@ -48,9 +51,9 @@ export function gate(deps: AppDeps, options: { billed: boolean }): MiddlewareHan
         );
       }
     }
-    const release = deps.pending.add(apiKey.id, minute);
-    deps.store.countRequest(apiKey.id, minute).then(release, (error) => {
-      release();
+    const markSent = deps.pending.admit(apiKey.id, minute);
+    deps.store.countRequest(apiKey.id, minute, markSent).catch((error) => {
+      markSent();
       deps.counters.gateStoreFailures++;
       deps.log.warn("rate bucket write failed", { key_id: apiKey.id, reason: errorMessage(error) });
     });
