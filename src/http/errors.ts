@@ -20,6 +20,8 @@ export class GatewayError extends Error {
   readonly headers: Record<string, string>;
   /** A provider's own error body, returned unchanged (passthrough 4xx). */
   readonly rawBody: string | undefined;
+  /** True when the error stands for an upstream's answer (the request reached a provider). */
+  readonly fromUpstream: boolean;
 
   constructor(
     status: number,
@@ -30,6 +32,7 @@ export class GatewayError extends Error {
       param?: string;
       headers?: Record<string, string>;
       rawBody?: string;
+      fromUpstream?: boolean;
     } = {},
   ) {
     super(message);
@@ -40,6 +43,7 @@ export class GatewayError extends Error {
     this.param = options.param;
     this.headers = options.headers ?? {};
     this.rawBody = options.rawBody;
+    this.fromUpstream = options.fromUpstream ?? false;
   }
 
   toJSON(): { error: { message: string; type: string; code: string; param?: string } } {

@@ -241,14 +241,9 @@ export function settleChat(
   });
 }
 
-/** Upstream failures leave metadata too (cost 0); request errors (400s) do not. */
+/** Failures that reached a provider leave metadata too (cost 0); request errors do not. */
 function recordFailure(ctx: ChatCallContext, request: ChatRequest, error: unknown): void {
-  if (
-    error instanceof GatewayError && error.status >= 400 && error.status < 500 &&
-    error.status !== 429 && error.rawBody === undefined
-  ) {
-    return;
-  }
+  if (error instanceof GatewayError && !error.fromUpstream) return;
   const status = error instanceof GatewayError ? error.status : 500;
   settleChat(ctx, request, undefined, { status, stream: request.stream });
 }

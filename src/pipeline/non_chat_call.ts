@@ -42,8 +42,8 @@ export async function callNonChat<T>(
       return run(adapter, { route, signal: ctx.clientSignal });
     }, { signal: ctx.clientSignal, metrics: ctx.deps.metrics });
   } catch (error) {
-    if (error instanceof GatewayError && (error.status >= 500 || error.status === 429)) {
-      settleNonChat(ctx, undefined, { status: error.status });
+    if (!(error instanceof GatewayError) || error.fromUpstream) {
+      settleNonChat(ctx, undefined, { status: error instanceof GatewayError ? error.status : 500 });
     }
     throw error;
   }

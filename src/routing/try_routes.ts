@@ -29,6 +29,16 @@ export interface TryRoutesOptions {
 
 /** The client-facing error for the last upstream failure (rule 4's table). */
 export function failureToGatewayError(failure: UpstreamFailure): GatewayError {
+  const error = clientError(failure);
+  return new GatewayError(error.status, error.code, error.message, {
+    type: error.type,
+    headers: error.headers,
+    ...(error.rawBody === undefined ? {} : { rawBody: error.rawBody }),
+    fromUpstream: true,
+  });
+}
+
+function clientError(failure: UpstreamFailure): GatewayError {
   switch (failure.kind) {
     case "rate_limited":
       return new GatewayError(

@@ -88,9 +88,17 @@ export function chatCompletionsHandler(deps: AppDeps) {
           try {
             next = await open.read();
           } catch (error) {
-            // After the first byte a failure is a dropped connection: no error body.
+            // After the first byte a failure is a dropped connection: no error body. Deno prints
+            // the reason a body stream errors with, verbatim, so it is our JSON log line.
             open.finish("failed");
-            controller.error(error);
+            controller.error(JSON.stringify({
+              time: new Date().toISOString(),
+              level: "warn",
+              msg: "stream dropped after an upstream failure",
+              request_id: state.requestId,
+              provider: open.served.route.providerId,
+              reason: error instanceof Error ? error.message : String(error),
+            }));
             return;
           }
           if (next.done) {
