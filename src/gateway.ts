@@ -82,6 +82,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       if (options.signals) Deno.removeSignalListener("SIGHUP", onHup);
       cleanup.stop();
       await server.shutdown();
+      await deps.settler.idle();
       await store.close();
     },
   };

@@ -3,21 +3,21 @@
  * `estimated` in the metadata. Chat messages get OpenAI's per-message overhead of 3 tokens
  * plus 3 for the reply priming.
  */
-import { countTokens } from "gpt-tokenizer";
 import type { ChatMessage } from "../canonical/chat.ts";
+import { countTextTokens } from "./tokenizer.ts";
 
-export function estimateTextTokens(text: string): number {
-  return text === "" ? 0 : countTokens(text);
+export function estimateTextTokens(text: string): Promise<number> {
+  return countTextTokens(text);
 }
 
-export function estimatePromptTokens(messages: readonly ChatMessage[]): number {
+export async function estimatePromptTokens(messages: readonly ChatMessage[]): Promise<number> {
   let total = 3;
   for (const m of messages) {
-    total += 3 + estimateTextTokens(m.content ?? "");
+    total += 3 + await estimateTextTokens(m.content ?? "");
     if (m.role === "assistant" && m.toolCalls) {
       for (const call of m.toolCalls) {
-        total += estimateTextTokens(call.function.name) +
-          estimateTextTokens(call.function.arguments);
+        total += await estimateTextTokens(call.function.name) +
+          await estimateTextTokens(call.function.arguments);
       }
     }
   }

@@ -62,10 +62,30 @@ export function buildRequestRecord(input: SettleInput, now = Date.now()): Reques
 }
 
 export class Settler {
+  #inFlight = new Set<Promise<unknown>>();
+
   constructor(private readonly store: Pick<Store, "settle">, private readonly log: Logger) {}
 
-  /** Settles in the background; a failure is logged with the request id, never thrown. */
-  settle(input: SettleInput): Promise<RequestRecord> {
+  /**
+   * Settles once `input` is known (a usage estimate may still be running); a failure is logged
+   * with the request id, never thrown.
+   */
+  settle(input: SettleInput | Promise<SettleInput>): Promise<RequestRecord | undefined> {
+    const done = Promise.resolve(input).then((i) => this.#write(i), (error) => {
+      this.log.error("settle input failed", { reason: errorMessage(error) });
+      return undefined;
+    });
+    this.#inFlight.add(done);
+    done.finally(() => this.#inFlight.delete(done));
+    return done;
+  }
+
+  /** Resolves when every settle started so far has been written (tests, shutdown). */
+  async idle(): Promise<void> {
+    while (this.#inFlight.size > 0) await Promise.all([...this.#inFlight]);
+  }
+
+  #write(input: SettleInput): Promise<RequestRecord> {
     const record = buildRequestRecord(input);
     return this.store.settle(record).then(
       () => record,

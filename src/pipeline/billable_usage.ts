@@ -10,20 +10,21 @@ export interface BillableUsage {
   estimated: boolean;
 }
 
-export function billableUsage(
+/** Resolves at once when the provider reported both counts; estimates load the tokenizer. */
+export async function billableUsage(
   messages: readonly ChatMessage[],
   usage: Usage | undefined,
   generatedText: () => string,
-): BillableUsage {
+): Promise<BillableUsage> {
   let estimated = false;
   let promptTokens = usage?.promptTokens;
   if (promptTokens === undefined) {
-    promptTokens = estimatePromptTokens(messages);
+    promptTokens = await estimatePromptTokens(messages);
     estimated = true;
   }
   let completionTokens = usage?.completionTokens;
   if (completionTokens === undefined) {
-    completionTokens = estimateTextTokens(generatedText());
+    completionTokens = await estimateTextTokens(generatedText());
     estimated = true;
   }
   const totalTokens = !estimated && usage?.totalTokens !== undefined

@@ -14,7 +14,8 @@ import { RouteMetrics } from "../routing/route_metrics.ts";
 import { type RouteSuccess, tryRoutes } from "../routing/try_routes.ts";
 import { IdleWatchdog } from "../streaming/idle_watchdog.ts";
 import { StreamAccounting } from "../canonical/stream_accounting.ts";
-import { billableUsage } from "./billable_usage.ts";
+import { type BillableUsage, billableUsage } from "./billable_usage.ts";
+import type { SettleInput } from "../billing/settle.ts";
 import type { RequestRecord } from "../state/records.ts";
 import { GatewayError } from "../http/errors.ts";
 
@@ -217,10 +218,10 @@ export function settleChat(
   ctx: ChatCallContext,
   request: ChatRequest,
   served: Served | undefined,
-  outcome: { status: number; stream: boolean; usage?: ReturnType<typeof billableUsage> },
+  outcome: { status: number; stream: boolean; usage?: Promise<BillableUsage> },
 ): void {
   const { state } = ctx;
-  ctx.deps.settler.settle({
+  const input = (usage: BillableUsage | undefined): SettleInput => ({
     id: state.requestId,
     startedAt: state.startedAt,
     org: state.apiKey.org,
@@ -234,11 +235,14 @@ export function settleChat(
     status: outcome.status,
     stream: outcome.stream,
     fallbacks: served?.fallbacks ?? 0,
-    promptTokens: outcome.usage?.promptTokens,
-    completionTokens: outcome.usage?.completionTokens,
-    totalTokens: outcome.usage?.totalTokens,
-    estimated: outcome.usage?.estimated ?? false,
+    promptTokens: usage?.promptTokens,
+    completionTokens: usage?.completionTokens,
+    totalTokens: usage?.totalTokens,
+    estimated: usage?.estimated ?? false,
   });
+  void ctx.deps.settler.settle(
+    outcome.usage ? outcome.usage.then(input) : input(undefined),
+  );
 }
 
 /** Failures that reached a provider leave metadata too (cost 0); request errors do not. */

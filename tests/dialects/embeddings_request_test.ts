@@ -85,10 +85,13 @@ Deno.test("EmbeddingsRequestSchema — converts to JSON Schema for /openapi.json
   assert.notEqual(schema.additionalProperties, false);
 });
 
-Deno.test("estimateEmbeddingTokens — tokenizes text and counts token arrays", () => {
-  const one = estimateEmbeddingTokens("The quick brown fox jumps over the lazy dog.");
+Deno.test("estimateEmbeddingTokens — tokenizes text and counts token arrays", async () => {
+  const one = await estimateEmbeddingTokens("The quick brown fox jumps over the lazy dog.");
   assert.ok(one >= 9 && one <= 12, `got ${one}`);
-  assert.equal(estimateEmbeddingTokens(["hello", "hello"]), 2 * estimateEmbeddingTokens("hello"));
-  assert.equal(estimateEmbeddingTokens([1, 2, 3]), 3);
-  assert.equal(estimateEmbeddingTokens([[1, 2], [3, 4, 5]]), 5);
+  assert.equal(
+    await estimateEmbeddingTokens(["hello", "hello"]),
+    2 * await estimateEmbeddingTokens("hello"),
+  );
+  assert.equal(await estimateEmbeddingTokens([1, 2, 3]), 3);
+  assert.equal(await estimateEmbeddingTokens([[1, 2], [3, 4, 5]]), 5);
 });

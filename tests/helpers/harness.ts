@@ -157,7 +157,10 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
         body: typeof body === "string" ? body : JSON.stringify(body),
       }),
     admin,
-    flushed: () => store.flushed(),
+    flushed: async () => {
+      await gateway.deps.settler.idle();
+      await store.flushed();
+    },
     async close() {
       await gateway.close();
       await sim.close();

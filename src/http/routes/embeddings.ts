@@ -38,7 +38,7 @@ export function embeddingsHandler(deps: AppDeps) {
       { fallback: true },
     );
     const reported = served.value.usage?.promptTokens;
-    const promptTokens = reported ?? estimateEmbeddingTokens(parsed.input);
+    const promptTokens = reported ?? await estimateEmbeddingTokens(parsed.input);
     settleNonChat(ctx, served, {
       status: 200,
       promptTokens,
