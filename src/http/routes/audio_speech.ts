@@ -9,21 +9,12 @@ import type { AppEnv } from "../context.ts";
 import { readJsonBody } from "../body.ts";
 import { parseSpeechRequest, validateSpeechRequest } from "../../dialects/audio/speech_request.ts";
 import { callNonChat, settleNonChat } from "../../pipeline/non_chat_call.ts";
-import { invalidRequest } from "../errors.ts";
+import { requireModelField } from "../validation.ts";
 
 export function speechHandler(deps: AppDeps) {
   return async (c: Context<AppEnv>) => {
     const state = c.get("state");
-    const raw = await readJsonBody(c.req.raw);
-    if (
-      typeof raw !== "object" || raw === null ||
-      typeof (raw as { model?: unknown }).model !== "string"
-    ) {
-      throw invalidRequest(
-        "Missing 'model': name a speech model as '<provider>/<model>'.",
-        "model",
-      );
-    }
+    const raw = requireModelField(await readJsonBody(c.req.raw));
     const body = parseSpeechRequest(raw);
     const model = deps.catalog.current.requireModel(body.model, "speech");
     const speech = validateSpeechRequest(body, model);

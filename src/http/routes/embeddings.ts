@@ -6,21 +6,12 @@ import { readJsonBody } from "../body.ts";
 import { parseEmbeddingsRequest } from "../../dialects/embeddings/request_schema.ts";
 import { estimateEmbeddingTokens } from "../../dialects/embeddings/estimate_embedding_tokens.ts";
 import { callNonChat, settleNonChat } from "../../pipeline/non_chat_call.ts";
-import { invalidRequest } from "../errors.ts";
+import { requireModelField } from "../validation.ts";
 
 export function embeddingsHandler(deps: AppDeps) {
   return async (c: Context<AppEnv>) => {
     const state = c.get("state");
-    const raw = await readJsonBody(c.req.raw);
-    if (
-      typeof raw !== "object" || raw === null ||
-      typeof (raw as { model?: unknown }).model !== "string"
-    ) {
-      throw invalidRequest(
-        "Missing 'model': name an embedding model as '<provider>/<model>'.",
-        "model",
-      );
-    }
+    const raw = requireModelField(await readJsonBody(c.req.raw));
     const parsed = parseEmbeddingsRequest(raw);
     const model = deps.catalog.current.requireModel(parsed.model, "embedding");
     const ctx = {

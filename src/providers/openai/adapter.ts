@@ -1,11 +1,11 @@
 /** The `openai`-dialect adapter: Mistral, Scaleway, OVHcloud, IONOS, STACKIT, … */
-import type { ProviderAdapter, ResolvedRoute, UpstreamCall } from "../adapter.ts";
+import type { ProviderAdapter, UpstreamCall } from "../adapter.ts";
 import type { ChatRequest } from "../../canonical/chat.ts";
-import { connectFailure, UpstreamFailure } from "../upstream_failure.ts";
+import { UpstreamFailure } from "../upstream_failure.ts";
 import { convertRequest } from "./convert_request.ts";
 import { convertResponse } from "./convert_response.ts";
 import { convertStream } from "./convert_stream.ts";
-import { failureFromResponse } from "./errors.ts";
+import { authHeaders, endpointUrl, sendUpstream } from "./http.ts";
 import { WireChatCompletion } from "./wire.ts";
 import { openaiEmbeddings } from "./embeddings.ts";
 import { openaiTranscription } from "./transcription.ts";
@@ -17,52 +17,20 @@ export interface OpenAIAdapterDeps {
   fetch?: typeof fetch;
 }
 
-export function authHeaders(
-  route: ResolvedRoute,
-  secret: OpenAIAdapterDeps["secret"],
-): Record<string, string> {
-  const envName = route.provider.api_key_env;
-  const key = envName ? secret(envName) : undefined;
-  return key ? { authorization: `Bearer ${key}` } : {};
-}
-
-/** POSTs JSON upstream; a non-2xx answer or a connect error becomes an UpstreamFailure. */
-export async function postJson(
-  doFetch: typeof fetch,
-  url: string,
-  body: unknown,
-  headers: Record<string, string>,
-  signal: AbortSignal,
-): Promise<Response> {
-  let response: Response;
-  try {
-    response = await doFetch(url, {
-      method: "POST",
-      headers: { "content-type": "application/json", ...headers },
-      body: JSON.stringify(body),
-      signal,
-    });
-  } catch (error) {
-    if (signal.aborted) throw error;
-    throw connectFailure(error);
-  }
-  if (!response.ok) throw await failureFromResponse(response);
-  return response;
-}
-
 export function createOpenAIAdapter(deps: OpenAIAdapterDeps): ProviderAdapter {
-  const doFetch = deps.fetch ?? fetch;
-  const url = (call: UpstreamCall, path: string) => `${call.route.provider.base_url}${path}`;
-  const nonChat = { env: deps.secret, fetch: doFetch };
+  const http = { env: deps.secret, ...(deps.fetch ? { fetch: deps.fetch } : {}) };
+  const postChat = (call: UpstreamCall, body: unknown, accept: string) =>
+    sendUpstream(call, http, endpointUrl(call, "/chat/completions"), {
+      headers: { ...authHeaders(call, http), "content-type": "application/json", accept },
+      body: JSON.stringify(body),
+    });
 
   return {
     async chat(request: ChatRequest, call: UpstreamCall) {
-      const response = await postJson(
-        doFetch,
-        url(call, "/chat/completions"),
+      const response = await postChat(
+        call,
         convertRequest({ ...request, stream: false }, call.route),
-        authHeaders(call.route, deps.secret),
-        call.signal,
+        "application/json",
       );
       let json: unknown;
       try {
@@ -81,19 +49,17 @@ export function createOpenAIAdapter(deps: OpenAIAdapterDeps): ProviderAdapter {
     },
 
     async chatStream(request: ChatRequest, call: UpstreamCall) {
-      const response = await postJson(
-        doFetch,
-        url(call, "/chat/completions"),
+      const response = await postChat(
+        call,
         convertRequest({ ...request, stream: true }, call.route),
-        { ...authHeaders(call.route, deps.secret), accept: "text/event-stream" },
-        call.signal,
+        "text/event-stream",
       );
       if (!response.body) throw new UpstreamFailure("unavailable", "The provider sent no stream.");
       return convertStream(response.body);
     },
 
-    embeddings: (request, call) => openaiEmbeddings(request, call, nonChat),
-    transcription: (request, call) => openaiTranscription(request, call, nonChat),
-    speech: (request, call) => openaiSpeech(request, call, nonChat),
+    embeddings: (request, call) => openaiEmbeddings(request, call, http),
+    transcription: (request, call) => openaiTranscription(request, call, http),
+    speech: (request, call) => openaiSpeech(request, call, http),
   };
 }

@@ -13,7 +13,7 @@ import {
   readBodyText,
   sendUpstream,
   unreadableAnswer,
-} from "./non_chat_http.ts";
+} from "./http.ts";
 
 const count = z.number().int().nonnegative().nullish().catch(undefined);
 

@@ -14,7 +14,7 @@ import {
   readBodyText,
   sendUpstream,
   unreadableAnswer,
-} from "./non_chat_http.ts";
+} from "./http.ts";
 
 const CONTENT_TYPES: Record<string, string> = {
   mp3: "audio/mpeg",

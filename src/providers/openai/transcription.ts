@@ -15,7 +15,7 @@ import {
   readBodyText,
   sendUpstream,
   unreadableAnswer,
-} from "./non_chat_http.ts";
+} from "./http.ts";
 
 export async function openaiTranscription(
   request: TranscriptionRequest,

@@ -1,7 +1,7 @@
 /**
- * The transport shared by the `openai`-dialect embeddings, transcription and speech calls:
+ * The transport of every `openai`-dialect call (chat, embeddings, transcription, speech):
  * the Bearer key from the environment, the fetch with the call's abort signal; a failed
- * answer is mapped by the chat adapter's `errors.ts`, so all four endpoints classify alike.
+ * answer is mapped by `errors.ts`, so all four endpoints classify alike.
  */
 import type { UpstreamCall } from "../adapter.ts";
 import { connectFailure, UpstreamFailure } from "../upstream_failure.ts";
@@ -87,9 +87,4 @@ export function parseJson(text: string): unknown {
   }
 }
 
-/** True for `application/json` and `application/*+json` content types. */
-export function isJsonContentType(contentType: string | null): boolean {
-  if (contentType === null) return false;
-  const essence = contentType.split(";")[0]?.trim().toLowerCase() ?? "";
-  return essence === "application/json" || /^application\/[a-z0-9.+-]*\+json$/.test(essence);
-}
+export { isJsonContentType } from "../../http/body.ts";
