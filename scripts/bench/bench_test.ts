@@ -1,0 +1,185 @@
+import assert from "node:assert/strict";
+import { percentile, summarise } from "./latency_stats.ts";
+import { luaString, parseWrkOutput, wrkScript } from "./wrk.ts";
+import { parseProcStatus } from "./processes.ts";
+import { BEGIN, type BenchResults, checks, END, renderMarkdown, replaceSection } from "./report.ts";
+import { runPaced } from "./paced_load.ts";
+import { runClosed } from "./closed_load.ts";
+import { chatRequest } from "./workload.ts";
+import { summariseProfile } from "./profile_summary.ts";
+
+Deno.test("percentile — nearest rank on sorted samples", () => {
+  const sorted = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+  assert.equal(percentile(sorted, 50), 5);
+  assert.equal(percentile(sorted, 99), 10);
+  assert.equal(percentile(sorted, 0), 1);
+  assert.ok(Number.isNaN(percentile([], 50)));
+  assert.deepEqual(summarise([3, 1, 2]), { count: 3, p50: 2, p90: 3, p99: 3, max: 3 });
+});
+
+Deno.test("luaString — escapes quotes, backslashes and non-ASCII bytes", () => {
+  assert.equal(luaString('a"b\\c'), '"a\\34b\\92c"');
+  assert.equal(luaString("é\n"), '"\\195\\169\\10"');
+});
+
+Deno.test("wrkScript — posts the spec's body and headers", () => {
+  const script = wrkScript({
+    url: "http://127.0.0.1:1/v1/chat/completions",
+    headers: { authorization: "Bearer k" },
+    body: '{"a":1}',
+  });
+  assert.match(script, /^wrk\.method = "POST"$/m);
+  assert.match(script, /^wrk\.body = "\{\\34a\\34:1\}"$/m);
+  assert.match(script, /^wrk\.headers\["authorization"\] = "Bearer k"$/m);
+  assert.match(script, /^done = function\(summary, latency, requests\)$/m);
+});
+
+Deno.test("parseWrkOutput — reads the JSON line of done()", () => {
+  const out = "Running 10s test\n" +
+    'WRK_JSON {"requests":5000,"duration_us":2000000,"p50_us":1500,"p99_us":4000,' +
+    '"connect":0,"read":1,"write":0,"status":2,"timeout":0}\n';
+  assert.deepEqual(parseWrkOutput(out), {
+    tool: "wrk",
+    requestsPerSecond: 2500,
+    requests: 5000,
+    errors: 3,
+    p50Ms: 1.5,
+    p99Ms: 4,
+  });
+  assert.equal(parseWrkOutput("no summary"), undefined);
+});
+
+Deno.test("parseProcStatus — VmRSS and VmHWM in KiB", () => {
+  const status = "Name:\tdeno\nVmHWM:\t  204180 kB\nVmRSS:\t  198000 kB\n";
+  assert.deepEqual(parseProcStatus(status), { rssKb: 198000, hwmKb: 204180 });
+});
+
+Deno.test("replaceSection — replaces the marked block and keeps the rest", () => {
+  const first = replaceSection("# Performance\n\nNotes.\n", "table 1\n");
+  assert.equal(first, `# Performance\n\nNotes.\n\n${BEGIN}\ntable 1\n${END}\n`);
+  const second = replaceSection(first + "\nAfter.\n", "table 2\n");
+  assert.equal(second, `# Performance\n\nNotes.\n\n${BEGIN}\ntable 2\n${END}\n\nAfter.\n`);
+});
+
+function sampleResults(sovraP50: number, sovraRps: number, streamsKb: number): BenchResults {
+  const target = (p50: number, rps: number) => ({
+    closed: {
+      tool: "wrk" as const,
+      requestsPerSecond: rps,
+      requests: rps,
+      errors: 0,
+      p50Ms: 1,
+      p99Ms: 2,
+    },
+    paced: {
+      rate: 500,
+      durationSeconds: 10,
+      sent: 5000,
+      ok: 5000,
+      errors: 0,
+      latency: { count: 5000, p50, p90: p50, p99: p50 + 1, max: p50 + 2 },
+      service: { count: 5000, p50, p90: p50, p99: p50 + 1, max: p50 + 2 },
+      sendLag: { count: 5000, p50: 0, p90: 0, p99: 0, max: 0 },
+      maxInFlight: 3,
+    },
+  });
+  return {
+    date: "2026-01-01 00:00 UTC",
+    machine: { nproc: 2, cpu: "CPU", kernel: "6", loadAverage: "0 0 0" },
+    settings: {
+      connections: 32,
+      warmupSeconds: 3,
+      closedSeconds: 10,
+      pacedRate: 500,
+      pacedSeconds: 10,
+      closedTool: "wrk",
+      sovraKv: "file",
+    },
+    scenarios: {
+      "non-stream": {
+        direct: target(0.5, 40_000),
+        "bare-proxy": target(0.8, 18_000),
+        sovra: target(sovraP50, sovraRps),
+      },
+    },
+    sovraPeakKb: 100 * 1024,
+    openStreams: {
+      sovra: {
+        requested: 1000,
+        open: 1000,
+        completed: 1000,
+        errors: 0,
+        beforeKb: 80 * 1024,
+        whileOpenKb: streamsKb,
+      },
+    },
+  };
+}
+
+Deno.test("checks — PASS within the limits, MISS outside them", () => {
+  const good = checks(sampleResults(1.2, 10_000, 120 * 1024));
+  assert.equal(good.length, 4);
+  assert.ok(good.every((c) => c.pass), JSON.stringify(good));
+  const bad = checks(sampleResults(2.0, 8_000, 200 * 1024));
+  assert.deepEqual(bad.map((c) => c.pass), [false, true, false, false]);
+  const markdown = renderMarkdown(sampleResults(2.0, 8_000, 200 * 1024));
+  assert.match(markdown, /\| non-stream \| sovra \| 8,000 \| 2\.00 ms \|.*\| 44 % \| – \| 0 \|/);
+  assert.match(markdown, /\| MISS \|/);
+});
+
+Deno.test("summariseProfile — self and inclusive time per file", () => {
+  const frame = (functionName: string, url: string) => ({ functionName, url, lineNumber: 0 });
+  const summary = summariseProfile({
+    nodes: [
+      { id: 1, callFrame: frame("(root)", ""), children: [2] },
+      { id: 2, callFrame: frame("handler", "file:///work/main/src/a.ts"), children: [3] },
+      { id: 3, callFrame: frame("parse", "file:///work/main/src/b.ts") },
+    ],
+    samples: [3, 3, 2],
+    timeDeltas: [1000, 1000, 2000],
+  });
+  assert.equal(summary.totalMs, 4);
+  assert.deepEqual(new Map(summary.selfByFile), new Map([["src/a.ts", 2], ["src/b.ts", 2]]));
+  assert.deepEqual(summary.inclusiveByFile[0], ["src/a.ts", 4]);
+});
+
+async function withServer(fn: (url: string) => Promise<void>): Promise<void> {
+  let hits = 0;
+  const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, async (req) => {
+    await req.text();
+    hits++;
+    return new Response(hits % 5 === 0 ? "fail" : "ok", { status: hits % 5 === 0 ? 500 : 200 });
+  });
+  try {
+    await fn(`http://127.0.0.1:${server.addr.port}`);
+  } finally {
+    await server.shutdown();
+  }
+}
+
+Deno.test("runPaced — sends rate × duration requests and counts failures", async () => {
+  await withServer(async (url) => {
+    const spec = chatRequest({ base: url, key: "k", catalog: false }, { stream: false });
+    const result = await runPaced(spec, {
+      rate: 200,
+      durationSeconds: 0.25,
+      warmupSeconds: 0,
+      connections: 4,
+    });
+    assert.equal(result.sent, 50);
+    assert.equal(result.ok + result.errors, 50);
+    assert.equal(result.errors, 10);
+    assert.equal(result.latency.count, 50);
+    assert.ok(result.latency.p50 >= result.service.p50 - 1e-9);
+  });
+});
+
+Deno.test("runClosed — counts every completed request and the failures", async () => {
+  await withServer(async (url) => {
+    const spec = chatRequest({ base: url, key: "k", catalog: false }, { stream: true });
+    const result = await runClosed(spec, { connections: 2, durationSeconds: 0.2 });
+    assert.equal(result.tool, "deno");
+    assert.ok(result.requests > 0);
+    assert.equal(result.errors, Math.floor(result.requests / 5));
+  });
+});

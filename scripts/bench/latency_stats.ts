@@ -1,0 +1,28 @@
+/** Latency percentiles over recorded samples (milliseconds). */
+
+export interface LatencySummary {
+  count: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+}
+
+/** Nearest-rank percentile of an ascending-sorted array; NaN when empty. */
+export function percentile(sorted: ArrayLike<number>, p: number): number {
+  if (sorted.length === 0) return NaN;
+  const rank = Math.ceil((p / 100) * sorted.length);
+  const index = Math.min(Math.max(rank, 1), sorted.length) - 1;
+  return sorted[index] ?? NaN;
+}
+
+export function summarise(samples: ArrayLike<number>): LatencySummary {
+  const sorted = Float64Array.from(samples).sort();
+  return {
+    count: sorted.length,
+    p50: percentile(sorted, 50),
+    p90: percentile(sorted, 90),
+    p99: percentile(sorted, 99),
+    max: sorted.length === 0 ? NaN : sorted[sorted.length - 1] ?? NaN,
+  };
+}

@@ -1,0 +1,241 @@
+/**
+ * `deno task bench`: direct-to-simulator, a bare Deno pass-through proxy and Sovra (auth,
+ * rate limit, credits, metadata on) in one run, on 127.0.0.1, bounded in time. The proxy
+ * under test is pinned to core 0; the simulator and every load generator to core 1.
+ * Prints a markdown table and writes it into docs/performance.md (unless --no-write).
+ *
+ * Options: --warmup 3 --duration 10 --paced-seconds 10 --rate 500 --connections 32
+ *   --streams 1000 --kv <path|:memory:> --cpu-prof <dir> --scenarios non-stream,stream
+ *   --no-write --json <file> --doc <file (default docs/performance.md)>
+ */
+import { parseArgs } from "node:util";
+import { closedLoop, type Layout, openStreams, pacedLoop } from "./measure.ts";
+import { type BenchProcess, readCpuSeconds, readMemory, spawnDeno } from "./processes.ts";
+import { type BenchResults, checks, renderMarkdown, replaceSection } from "./report.ts";
+import { chatRequest, type Endpoint, type ScenarioName, SCENARIOS, TARGETS } from "./workload.ts";
+import { ensureLoadTools } from "./tools.ts";
+
+const RUN_LIMIT_MS = 8 * 60_000;
+const { values } = parseArgs({
+  args: Deno.args,
+  options: {
+    warmup: { type: "string", default: "3" },
+    duration: { type: "string", default: "10" },
+    "paced-seconds": { type: "string", default: "10" },
+    rate: { type: "string", default: "500" },
+    connections: { type: "string", default: "32" },
+    streams: { type: "string", default: "1000" },
+    kv: { type: "string" },
+    "cpu-prof": { type: "string" },
+    scenarios: { type: "string", default: SCENARIOS.join(",") },
+    "no-write": { type: "boolean", default: false },
+    json: { type: "string" },
+    doc: { type: "string" },
+  },
+});
+const num = (name: string, raw: string) => {
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`--${name} must be a number, got '${raw}'.`);
+  return n;
+};
+const warmupSeconds = num("warmup", values.warmup);
+const closedSeconds = num("duration", values.duration);
+const pacedSeconds = num("paced-seconds", values["paced-seconds"]);
+const rate = num("rate", values.rate);
+const connections = num("connections", values.connections);
+const streamCount = num("streams", values.streams);
+const scenarios = values.scenarios.split(",").filter((s): s is ScenarioName =>
+  (SCENARIOS as readonly string[]).includes(s)
+);
+
+const root = new URL("../../", import.meta.url).pathname.replace(/\/$/, "");
+const layout: Layout = {
+  proxyCpu: 0,
+  loadCpu: 1,
+  config: `${root}/deno.json`,
+  scriptDir: `${root}/scripts/bench`,
+  tempDir: await Deno.makeTempDir({ prefix: "sovra-bench-run-" }),
+};
+const log = (msg: string) => console.error(`[bench] ${msg}`);
+const children: BenchProcess[] = [];
+const stopAll = async () => {
+  await Promise.all(children.map((c) => c.stop()));
+  await Deno.remove(layout.tempDir, { recursive: true }).catch(() => {});
+};
+const watchdog = setTimeout(async () => {
+  log(`run exceeded ${RUN_LIMIT_MS / 1000} s; stopping`);
+  await stopAll();
+  Deno.exit(1);
+}, RUN_LIMIT_MS);
+
+try {
+  const tools = await ensureLoadTools({ pinCpu: layout.loadCpu, streams: streamCount, log });
+  const cpu = (await Deno.readTextFile("/proc/cpuinfo")).match(/^model name\s*:\s*(.+)$/m)?.[1];
+  const results: BenchResults = {
+    date: new Date().toISOString().slice(0, 16).replace("T", " ") + " UTC",
+    machine: {
+      nproc: navigator.hardwareConcurrency,
+      cpu: cpu ?? "unknown CPU",
+      kernel: Deno.osRelease(),
+      loadAverage: Deno.loadavg().map((n) => n.toFixed(2)).join(" "),
+    },
+    settings: {
+      connections,
+      warmupSeconds,
+      closedSeconds,
+      pacedRate: rate,
+      pacedSeconds,
+      closedTool: tools.closed,
+      sovraKv: values.kv === undefined ? "file in a temp dir" : values.kv,
+    },
+    scenarios: {},
+    sovraPeakKb: undefined,
+    openStreams: {},
+  };
+
+  const sim = await spawnDeno("simulator", `${root}/scripts/simulator/openai/main.ts`, [
+    "--port",
+    "0",
+  ], { cpu: layout.loadCpu, config: layout.config });
+  children.push(sim);
+  const simV1 = String(sim.hello.line);
+  const simOrigin = simV1.replace(/\/v1\/?$/, "");
+  const profDir = values["cpu-prof"];
+  const startBare = () =>
+    spawnDeno("bare proxy", `${layout.scriptDir}/bare_proxy.ts`, ["--upstream", simOrigin], {
+      cpu: layout.proxyCpu,
+      config: layout.config,
+    });
+  const startSovra = (profile: boolean) =>
+    spawnDeno("sovra", `${layout.scriptDir}/sovra_server.ts`, [
+      "--upstream",
+      simV1,
+      ...(values.kv === undefined ? [] : ["--kv", values.kv]),
+    ], {
+      cpu: layout.proxyCpu,
+      config: layout.config,
+      ...(profile && profDir !== undefined
+        ? { denoFlags: ["--cpu-prof", `--cpu-prof-dir=${profDir}`] }
+        : {}),
+    });
+  const bare = await startBare();
+  children.push(bare);
+  const sovra = await startSovra(true);
+  children.push(sovra);
+  log(`simulator ${simOrigin}, bare proxy ${bare.hello.url}, sovra ${sovra.hello.url}`);
+
+  const endpoints: Record<(typeof TARGETS)[number], Endpoint> = {
+    direct: { base: simOrigin, key: "bench", catalog: false },
+    "bare-proxy": { base: String(bare.hello.url), key: "bench", catalog: false },
+    sovra: { base: String(sovra.hello.url), key: String(sovra.hello.key), catalog: true },
+  };
+
+  for (const scenario of scenarios) {
+    const stream = scenario === "stream";
+    const perTarget: NonNullable<BenchResults["scenarios"][ScenarioName]> = {};
+    results.scenarios[scenario] = perTarget;
+    for (const target of TARGETS) {
+      const spec = chatRequest(endpoints[target], { stream });
+      await smokeTest(spec, `${scenario} ${target}`);
+      log(`${scenario} ${target}: warm-up ${warmupSeconds} s, closed loop ${closedSeconds} s`);
+      if (warmupSeconds > 0) {
+        await closedLoop(layout, spec, {
+          tool: tools.closed,
+          connections,
+          durationSeconds: warmupSeconds,
+        });
+      }
+      const proxy = target === "sovra" ? sovra : target === "bare-proxy" ? bare : undefined;
+      const cpuBefore = proxy ? await readCpuSeconds(proxy.pid) : 0;
+      const closed = await closedLoop(layout, spec, {
+        tool: tools.closed,
+        connections,
+        durationSeconds: closedSeconds,
+      });
+      const proxyCpuUsPerRequest = proxy
+        ? ((await readCpuSeconds(proxy.pid)) - cpuBefore) * 1e6 / closed.requests
+        : undefined;
+      log(`${scenario} ${target}: ${Math.round(closed.requestsPerSecond)} req/s; paced ${rate}/s`);
+      const paced = await pacedLoop(layout, spec, {
+        rate,
+        durationSeconds: pacedSeconds,
+        warmupSeconds: 1,
+        connections,
+      });
+      log(
+        `${scenario} ${target}: p50 ${paced.latency.p50.toFixed(2)} ms, ` +
+          `p99 ${paced.latency.p99.toFixed(2)} ms (generator lag p99 ` +
+          `${paced.sendLag.p99.toFixed(2)} ms, ${paced.errors} errors)`,
+      );
+      perTarget[target] = {
+        closed,
+        paced,
+        ...(proxyCpuUsPerRequest === undefined ? {} : { proxyCpuUsPerRequest }),
+      };
+    }
+  }
+  results.sovraPeakKb = (await readMemory(sovra.pid)).hwmKb;
+
+  // Memory per open stream is measured on fresh processes: what a long run leaves in the
+  // heap is reported above as the peak and would blur the per-stream cost.
+  await sovra.stop();
+  await bare.stop();
+  if (streamCount > 0) {
+    for (const name of ["sovra", "bare-proxy"] as const) {
+      const proxy = name === "sovra" ? await startSovra(false) : await startBare();
+      children.push(proxy);
+      const endpoint: Endpoint = name === "sovra"
+        ? { base: String(proxy.hello.url), key: String(proxy.hello.key), catalog: true }
+        : { base: String(proxy.hello.url), key: "bench", catalog: false };
+      log(`${name} (fresh process): ${streamCount} open streams`);
+      const spec = chatRequest(endpoint, { stream: true, slow: true });
+      results.openStreams[name] = await openStreams(layout, proxy, spec, streamCount);
+      await proxy.stop();
+    }
+  }
+
+  const markdown = renderMarkdown(results);
+  console.log(markdown);
+  if (values.json !== undefined) {
+    await Deno.writeTextFile(values.json, JSON.stringify(results, null, 2) + "\n");
+  }
+  if (!values["no-write"]) {
+    const docPath = values.doc ?? `${root}/docs/performance.md`;
+    const doc = await Deno.readTextFile(docPath).catch(() => "# Performance\n");
+    await Deno.mkdir(docPath.replace(/[^/]*$/, "") || ".", { recursive: true });
+    await Deno.writeTextFile(docPath, replaceSection(doc, markdown));
+    // Keep the page as `deno fmt --check` (the check task) wants it.
+    await new Deno.Command(Deno.execPath(), {
+      args: ["fmt", `--config=${layout.config}`, docPath],
+      stdout: "null",
+      stderr: "null",
+    }).output();
+    log(`wrote ${docPath}`);
+  }
+  const missed = checks(results).filter((c) => !c.pass).length;
+  log(missed === 0 ? "every target met" : `${missed} target(s) missed`);
+} catch (error) {
+  log(`failed: ${error instanceof Error ? error.message : String(error)}`);
+  for (const child of children) {
+    const tail = child.stderrTail().trim();
+    if (tail) log(`${child.name} stderr (tail):\n${tail.slice(-1500)}`);
+  }
+  Deno.exitCode = 1;
+} finally {
+  clearTimeout(watchdog);
+  await stopAll();
+}
+
+/** One request per target and scenario before measuring: a 200 with a complete body. */
+async function smokeTest(spec: ReturnType<typeof chatRequest>, label: string): Promise<void> {
+  const res = await fetch(spec.url, {
+    method: "POST",
+    headers: spec.headers,
+    body: spec.body,
+    signal: AbortSignal.timeout(10_000),
+  });
+  const text = await res.text();
+  if (res.status !== 200) {
+    throw new Error(`Smoke test '${label}' answered ${res.status}: ${text.slice(0, 300)}`);
+  }
+}

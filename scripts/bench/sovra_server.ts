@@ -1,0 +1,93 @@
+/**
+ * Sovra as the benchmark serves it: the real gateway (auth, rate limit, credits, request
+ * metadata all on) in front of the openai simulator, with a catalog written for the run,
+ * a real KV file in a temp dir, an org with plenty of credit and a key with a huge rpm.
+ *
+ *   deno run -A scripts/bench/sovra_server.ts --upstream http://127.0.0.1:PORT/v1 [--kv PATH|:memory:]
+ *
+ * Prints one JSON line on stdout: `{"url", "key", "pid", "models"}`. Stops on SIGTERM/SIGINT
+ * and removes what it created.
+ */
+import { parseArgs } from "node:util";
+import { configFromEnv } from "../../src/config.ts";
+import { startGateway } from "../../src/gateway.ts";
+import { createLogger } from "../../src/log.ts";
+import { runAdminCommand } from "../../src/admin/commands.ts";
+import { BENCH_MODELS } from "./workload.ts";
+
+const { values } = parseArgs({
+  args: Deno.args,
+  options: {
+    upstream: { type: "string" },
+    kv: { type: "string" },
+    port: { type: "string", default: "0" },
+  },
+});
+if (values.upstream === undefined) {
+  console.error("Missing --upstream (the simulator's base URL ending in /v1).");
+  Deno.exit(2);
+}
+
+const UPSTREAM_KEY_ENV = "BENCH_UPSTREAM_KEY";
+const tempDir = await Deno.makeTempDir({ prefix: "sovra-bench-" });
+const catalogDir = `${tempDir}/catalog`;
+await Deno.mkdir(catalogDir);
+const providers = {
+  version: 1,
+  providers: {
+    sim: { dialect: "openai", base_url: values.upstream, api_key_env: UPSTREAM_KEY_ENV },
+  },
+};
+const models = {
+  version: 1,
+  models: BENCH_MODELS.map((m) => ({
+    id: m.id,
+    kind: "chat",
+    sovereignty: "strict",
+    pricing: {
+      prompt_micro_eur_per_million: 1_000_000,
+      completion_micro_eur_per_million: 3_000_000,
+    },
+    supported_parameters: ["temperature", "max_tokens"],
+    routes: [{ provider: "sim", upstream_model: m.upstream }],
+  })),
+};
+await Deno.writeTextFile(`${catalogDir}/providers.json`, JSON.stringify(providers));
+await Deno.writeTextFile(`${catalogDir}/models.json`, JSON.stringify(models));
+
+const config = configFromEnv({
+  SOVRA_PORT: values.port,
+  SOVRA_KV: values.kv ?? `${tempDir}/sovra.kv`,
+  SOVRA_CATALOG: catalogDir,
+  SOVRA_LOG: "warn",
+  [UPSTREAM_KEY_ENV]: "bench-upstream-secret",
+});
+const gateway = await startGateway(config, { log: createLogger("warn") });
+const admin = async (command: string[], flags: Record<string, string>) => {
+  const result = await runAdminCommand(gateway.deps.store, { command, flags, defaultRpm: 600 });
+  if (Array.isArray(result)) throw new Error("Expected one object from the admin command.");
+  return result;
+};
+const org = await admin(["org", "create"], {
+  name: "Bench org",
+  "credits-micro-eur": "1000000000000000",
+});
+const key = await admin(["key", "create"], { org: String(org.id), rpm: "1000000000" });
+
+console.log(JSON.stringify({
+  url: gateway.url,
+  key: String(key.key),
+  pid: Deno.pid,
+  models: BENCH_MODELS.map((m) => m.id),
+}));
+
+let stopping = false;
+const stop = async () => {
+  if (stopping) return;
+  stopping = true;
+  await gateway.close();
+  await Deno.remove(tempDir, { recursive: true }).catch(() => {});
+  Deno.exit(0);
+};
+Deno.addSignalListener("SIGTERM", stop);
+Deno.addSignalListener("SIGINT", stop);

@@ -1,0 +1,73 @@
+/**
+ * What the benchmark sends: the catalog models Sovra serves, the upstream model names the
+ * simulator reads its behaviour from, and one request body per scenario. Every target gets
+ * the same body; only the `model` differs (catalog id for Sovra, upstream name otherwise).
+ */
+
+export type ScenarioName = "non-stream" | "stream";
+export type TargetName = "direct" | "bare-proxy" | "sovra";
+
+export const SCENARIOS: readonly ScenarioName[] = ["non-stream", "stream"];
+export const TARGETS: readonly TargetName[] = ["direct", "bare-proxy", "sovra"];
+
+/** Exactly 50 streamed content chunks (the simulator's `chunks-50`). */
+export const CHAT_UPSTREAM = "bench+chunks-50";
+/** One second before the answer and between chunks: ~6 s per stream. */
+export const SLOW_UPSTREAM = "bench+slow-1000+chunks-5";
+
+export const BENCH_MODELS = [
+  { id: "bench/chat", upstream: CHAT_UPSTREAM },
+  { id: "bench/slow", upstream: SLOW_UPSTREAM },
+] as const;
+
+/** One HTTP request as a load generator replays it. */
+export interface RequestSpec {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Where a target listens and how it is addressed. */
+export interface Endpoint {
+  /** Base URL without `/v1`, e.g. `http://127.0.0.1:1234`. */
+  base: string;
+  /** Bearer token to send (the simulator and bare proxy accept any). */
+  key: string;
+  /** Sovra takes catalog ids; the others take the upstream model name. */
+  catalog: boolean;
+}
+
+const MESSAGES = [
+  { role: "system", content: "You are a concise assistant for a European logistics company." },
+  {
+    role: "user",
+    content: "Summarise in two sentences what the harbour master reported about the weather " +
+      "this morning, and whether the boats left on schedule.",
+  },
+];
+
+/** The chat request a scenario sends to an endpoint. */
+export function chatRequest(
+  endpoint: Endpoint,
+  options: { stream: boolean; slow?: boolean },
+): RequestSpec {
+  const model = BENCH_MODELS[options.slow ? 1 : 0];
+  const body: Record<string, unknown> = {
+    model: endpoint.catalog ? model.id : model.upstream,
+    messages: MESSAGES,
+    max_tokens: 256,
+    temperature: 0.2,
+  };
+  if (options.stream) {
+    body.stream = true;
+    body.stream_options = { include_usage: true };
+  }
+  return {
+    url: `${endpoint.base}/v1/chat/completions`,
+    headers: {
+      "content-type": "application/json",
+      authorization: `Bearer ${endpoint.key}`,
+    },
+    body: JSON.stringify(body),
+  };
+}
