@@ -24,6 +24,11 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
 
   app.onError((error, c) => {
     if (error instanceof GatewayError) return error.toResponse();
+    if (c.req.raw.signal.aborted) {
+      // The client left while the request was handled (its upstream fetch was aborted).
+      deps.log.debug("client disconnected", { path: c.req.path });
+      return new GatewayError(499, "client_closed", "The client closed the request.").toResponse();
+    }
     deps.log.error("unhandled error", { path: c.req.path, reason: errorMessage(error) });
     return internalError().toResponse();
   });

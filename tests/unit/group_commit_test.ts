@@ -30,3 +30,19 @@ Deno.test("GroupCommitter — concurrent writes land exactly, in few commits", a
   assert.ok(commits >= 5 && commits < 50, `commits: ${commits}`);
   await writer.close();
 });
+
+Deno.test("GroupCommitter — sums to one key are merged, distinct keys stay apart, wrap-around holds", async () => {
+  using kv = await Deno.openKv(":memory:");
+  const writer = new GroupCommitter(kv);
+  const max = (1n << 64n) - 1n;
+  await Promise.all([
+    writer.write([{ type: "sum", key: ["a"], value: max }], 8),
+    writer.write([{ type: "sum", key: ["a"], value: 2n }], 8),
+    writer.write([{ type: "sum", key: ["b", 1n], value: 5n }], 8),
+    writer.write([{ type: "sum", key: ["b", 1], value: 7n }], 8),
+  ]);
+  assert.equal((await kv.get<Deno.KvU64>(["a"])).value?.value, 1n);
+  assert.equal((await kv.get<Deno.KvU64>(["b", 1n])).value?.value, 5n);
+  assert.equal((await kv.get<Deno.KvU64>(["b", 1])).value?.value, 7n);
+  await writer.close();
+});
