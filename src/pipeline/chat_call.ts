@@ -96,8 +96,11 @@ export async function completeChat(
 
 export interface OpenChatStream {
   served: Served;
-  /** The next canonical event; waiting on the upstream is guarded by the idle watchdog. */
-  read(): Promise<ReadableStreamReadResult<ChatStreamEvent>>;
+  /**
+   * The next batch of canonical events (one upstream read); waiting on the upstream is
+   * guarded by the idle watchdog.
+   */
+  read(): Promise<ReadableStreamReadResult<ChatStreamEvent[]>>;
   /** Client left: abort the upstream. */
   cancel(reason?: unknown): void;
   accounting: StreamAccounting;
@@ -116,8 +119,8 @@ export async function openChatStream(
   let upstream: AbortController | undefined;
   const started = performance.now();
   let success: RouteSuccess<{
-    reader: ReadableStreamDefaultReader<ChatStreamEvent>;
-    first: ReadableStreamReadResult<ChatStreamEvent>;
+    reader: ReadableStreamDefaultReader<ChatStreamEvent[]>;
+    first: ReadableStreamReadResult<ChatStreamEvent[]>;
   }>;
   try {
     success = await tryRoutes(deps.catalog.current.routesOf(ctx.model), async (route) => {
@@ -165,7 +168,7 @@ export async function openChatStream(
   const accounting = new StreamAccounting();
   const metricsKey = RouteMetrics.key(route.providerId, route.route.upstream_model);
   const ttft = performance.now() - started;
-  let pendingFirst: ReadableStreamReadResult<ChatStreamEvent> | undefined = first;
+  let pendingFirst: ReadableStreamReadResult<ChatStreamEvent[]> | undefined = first;
   let finished = false;
   const served: Served = { route, fallbacks: success.fallbacks, dropped };
 
@@ -173,7 +176,7 @@ export async function openChatStream(
     served,
     accounting,
     async read() {
-      let result: ReadableStreamReadResult<ChatStreamEvent>;
+      let result: ReadableStreamReadResult<ChatStreamEvent[]>;
       if (pendingFirst) {
         result = pendingFirst;
         pendingFirst = undefined;
@@ -185,7 +188,7 @@ export async function openChatStream(
           throw reason instanceof UpstreamFailure ? reason : error;
         }
       }
-      if (!result.done) accounting.observe(result.value);
+      if (!result.done) { for (const event of result.value) accounting.observe(event); }
       return result;
     },
     cancel(reason) {

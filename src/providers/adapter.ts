@@ -70,10 +70,11 @@ export interface SpeechResult {
 export interface ProviderAdapter {
   chat(request: ChatRequest, call: UpstreamCall): Promise<ChatResult>;
   /**
-   * Starts a stream. Resolves once the upstream accepted the request; the events follow.
-   * The stream is pull-based: the upstream is read no further ahead than its consumer.
+   * Starts a stream. Resolves once the upstream accepted the request; the events follow in
+   * batches, one per upstream read (see `streaming/event_batches.ts`). The stream is
+   * pull-based: the upstream is read no further ahead than its consumer.
    */
-  chatStream(request: ChatRequest, call: UpstreamCall): Promise<ReadableStream<ChatStreamEvent>>;
+  chatStream(request: ChatRequest, call: UpstreamCall): Promise<ReadableStream<ChatStreamEvent[]>>;
   embeddings?(request: EmbeddingsRequest, call: UpstreamCall): Promise<EmbeddingsResult>;
   transcription?(request: TranscriptionRequest, call: UpstreamCall): Promise<TranscriptionResult>;
   speech?(request: SpeechRequest, call: UpstreamCall): Promise<SpeechResult>;

@@ -74,9 +74,9 @@ function chat(extra: Partial<ChatRequest> = {}): ChatRequest {
   };
 }
 
-async function collect(stream: ReadableStream<ChatStreamEvent>): Promise<ChatStreamEvent[]> {
+async function collect(stream: ReadableStream<ChatStreamEvent[]>): Promise<ChatStreamEvent[]> {
   const events: ChatStreamEvent[] = [];
-  for await (const event of stream) events.push(event);
+  for await (const batch of stream) events.push(...batch);
   return events;
 }
 
@@ -461,7 +461,7 @@ Deno.test("createBedrockAdapter — text, tools, reasoning and errors against th
         const seen: ChatStreamEvent[] = [];
         await assert.rejects(
           (async () => {
-            for await (const e of stream) seen.push(e);
+            for await (const batch of stream) seen.push(...batch);
           })(),
           (e) => e instanceof UpstreamFailure && e.kind === "unavailable",
         );

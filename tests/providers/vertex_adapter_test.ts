@@ -57,9 +57,9 @@ const chat = (extra: Partial<ChatRequest> = {}): ChatRequest => ({
 });
 const call = (route: ResolvedRoute) => ({ route, signal: new AbortController().signal });
 
-async function collect(stream: ReadableStream<ChatStreamEvent>): Promise<ChatStreamEvent[]> {
+async function collect(stream: ReadableStream<ChatStreamEvent[]>): Promise<ChatStreamEvent[]> {
   const events: ChatStreamEvent[] = [];
-  for await (const event of stream) events.push(event);
+  for await (const batch of stream) events.push(...batch);
   return events;
 }
 
@@ -295,7 +295,7 @@ Deno.test("createVertexAnthropicAdapter — messages, tools, thinking and errors
       const seen: ChatStreamEvent[] = [];
       await assert.rejects(
         (async () => {
-          for await (const e of stream) seen.push(e);
+          for await (const batch of stream) seen.push(...batch);
         })(),
         (e) => e instanceof UpstreamFailure && e.kind === "unavailable",
       );

@@ -1,14 +1,14 @@
 /**
- * Canonical events → chat-completion SSE (`data: <chunk>` … `data: [DONE]`). One pull-based
- * stream: it reads one event only when the client wants the next bytes, so the upstream is
- * never read ahead of the client. Reasoning is dropped here when the client asked `exclude`.
+ * Canonical events → chat-completion SSE (`data: <chunk>` … `data: [DONE]`). A batch of events
+ * (one upstream read) becomes one write. Reasoning is dropped here when the client asked
+ * `exclude`.
  */
 import type { ChatStreamEvent } from "../../canonical/chat.ts";
 import type { Usage } from "../../canonical/usage.ts";
 import { type ChatEncodeContext, encodeUsage } from "./encode_response.ts";
 
 const encoder = new TextEncoder();
-const DONE = encoder.encode("data: [DONE]\n\n");
+const DONE = "data: [DONE]\n\n";
 
 export class ChatChunkEncoder {
   readonly #prefix: string;
@@ -23,20 +23,25 @@ export class ChatChunkEncoder {
     },"choices":[{"index":0,"delta":`;
   }
 
-  #chunk(delta: Record<string, unknown>, finishReason: string | null = null): Uint8Array {
+  #chunk(delta: Record<string, unknown>, finishReason: string | null = null): string {
     if (!this.#roleSent) {
       delta = { role: "assistant", ...delta };
       this.#roleSent = true;
     }
-    return encoder.encode(
-      `data: ${this.#prefix}${JSON.stringify(delta)},"finish_reason":${
-        finishReason === null ? "null" : JSON.stringify(finishReason)
-      },"logprobs":null}]}\n\n`,
-    );
+    return `data: ${this.#prefix}${JSON.stringify(delta)},"finish_reason":${
+      finishReason === null ? "null" : JSON.stringify(finishReason)
+    },"logprobs":null}]}\n\n`;
   }
 
-  /** The bytes for one event, or undefined when the event produces none. */
-  encode(event: ChatStreamEvent): Uint8Array | undefined {
+  /** The bytes for a batch of events (one upstream read), or undefined when there are none. */
+  encodeBatch(events: readonly ChatStreamEvent[]): Uint8Array | undefined {
+    let text = "";
+    for (const event of events) text += this.encode(event) ?? "";
+    return text === "" ? undefined : encoder.encode(text);
+  }
+
+  /** The SSE text for one event, or undefined when the event produces none. */
+  encode(event: ChatStreamEvent): string | undefined {
     switch (event.type) {
       case "text-delta":
         return this.#chunk({ content: event.text });
@@ -67,19 +72,13 @@ export class ChatChunkEncoder {
   }
 
   /** The closing bytes: the usage chunk (where reported) then `[DONE]`. */
-  end(): Uint8Array[] {
-    const out: Uint8Array[] = [];
-    if (!this.#roleSent) out.push(this.#chunk({ content: "" }));
+  end(): Uint8Array {
+    let text = this.#roleSent ? "" : this.#chunk({ content: "" });
     if (this.#usage) {
-      out.push(encoder.encode(
-        `data: {"id":${
-          JSON.stringify(this.ctx.id)
-        },"object":"chat.completion.chunk","created":${this.ctx.created},"model":${
-          JSON.stringify(this.ctx.model)
-        },"choices":[],"usage":${JSON.stringify(encodeUsage(this.#usage))}}\n\n`,
-      ));
+      text += `data: {"id":${JSON.stringify(this.ctx.id)},"object":"chat.completion.chunk",` +
+        `"created":${this.ctx.created},"model":${JSON.stringify(this.ctx.model)},"choices":[],` +
+        `"usage":${JSON.stringify(encodeUsage(this.#usage))}}\n\n`;
     }
-    out.push(DONE);
-    return out;
+    return encoder.encode(text + DONE);
   }
 }

@@ -17,7 +17,7 @@ import {
 } from "../../pipeline/chat_call.ts";
 import { billableUsage, resultText } from "../../pipeline/billable_usage.ts";
 import { GatewayError } from "../errors.ts";
-import type { ChatRequest } from "../../canonical/chat.ts";
+import type { ChatRequest, ChatStreamEvent } from "../../canonical/chat.ts";
 import type { Model } from "../../catalog/schema.ts";
 import { checkRouteCanExpress } from "../../routing/check_route.ts";
 
@@ -84,7 +84,7 @@ export function chatCompletionsHandler(deps: AppDeps) {
     const body$ = new ReadableStream<Uint8Array>({
       async pull(controller) {
         for (;;) {
-          let next: ReadableStreamReadResult<import("../../canonical/chat.ts").ChatStreamEvent>;
+          let next: ReadableStreamReadResult<ChatStreamEvent[]>;
           try {
             next = await open.read();
           } catch (error) {
@@ -102,12 +102,13 @@ export function chatCompletionsHandler(deps: AppDeps) {
             return;
           }
           if (next.done) {
-            for (const bytes of encoder.end()) controller.enqueue(bytes);
+            controller.enqueue(encoder.end());
             controller.close();
             open.finish("completed");
             return;
           }
-          const bytes = encoder.encode(next.value);
+          // One upstream read → one write to the client.
+          const bytes = encoder.encodeBatch(next.value);
           if (bytes) {
             controller.enqueue(bytes);
             return;

@@ -69,7 +69,7 @@ export function responsesHandler(deps: AppDeps) {
       async pull(controller) {
         const next = await open.read();
         if (next.done) controller.close();
-        else controller.enqueue(next.value);
+        else for (const event of next.value) controller.enqueue(event);
       },
       cancel(reason) {
         open.cancel(reason);

@@ -5,7 +5,7 @@
 import type { ChatRequest, ChatResult, ChatStreamEvent } from "../../canonical/chat.ts";
 import type { ProviderAdapter, ResolvedRoute, UpstreamCall } from "../adapter.ts";
 import { isAnthropicFamily } from "../anthropic_messages/family.ts";
-import { eventStream } from "../anthropic_messages/event_stream.ts";
+import { eventBatches } from "../../streaming/event_batches.ts";
 import { connectFailure, UpstreamFailure } from "../upstream_failure.ts";
 import { toConverseBody } from "./convert_request.ts";
 import { fromConverseResponse } from "./convert_response.ts";
@@ -80,7 +80,7 @@ export function createBedrockAdapter(deps: BedrockDeps): ProviderAdapter {
     async chatStream(
       request: ChatRequest,
       call: UpstreamCall,
-    ): Promise<ReadableStream<ChatStreamEvent>> {
+    ): Promise<ReadableStream<ChatStreamEvent[]>> {
       const response = await send(request, call, true);
       if (response.body === null) {
         throw new UpstreamFailure("unavailable", "Bedrock sent an empty stream.");
@@ -89,7 +89,9 @@ export function createBedrockAdapter(deps: BedrockDeps): ProviderAdapter {
       const converter = new BedrockStreamConverter(
         isAnthropicFamily(call.route.route.upstream_model),
       );
-      return eventStream(response.body, call.signal, {
+      return eventBatches(response.body, call.signal, {
+        // The frame decoder keeps partial frames across reads.
+        retainsChunks: true,
         *push(chunk) {
           for (const frame of frames.push(chunk)) yield* converter.push(frame);
         },

@@ -4,7 +4,8 @@ import type { ChatRequest } from "../../canonical/chat.ts";
 import { UpstreamFailure } from "../upstream_failure.ts";
 import { convertRequest } from "./convert_request.ts";
 import { convertResponse } from "./convert_response.ts";
-import { convertStream } from "./convert_stream.ts";
+import { openaiSseDecoder } from "./convert_stream.ts";
+import { eventBatches } from "../../streaming/event_batches.ts";
 import { authHeaders, endpointUrl, sendUpstream } from "./http.ts";
 import { WireChatCompletion } from "./wire.ts";
 import { openaiEmbeddings } from "./embeddings.ts";
@@ -55,7 +56,7 @@ export function createOpenAIAdapter(deps: OpenAIAdapterDeps): ProviderAdapter {
         "text/event-stream",
       );
       if (!response.body) throw new UpstreamFailure("unavailable", "The provider sent no stream.");
-      return convertStream(response.body);
+      return eventBatches(response.body, call.signal, openaiSseDecoder());
     },
 
     embeddings: (request, call) => openaiEmbeddings(request, call, http),

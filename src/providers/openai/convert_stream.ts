@@ -1,11 +1,9 @@
-/**
- * `openai`-dialect SSE → canonical events, as one pull-based stream: each `pull` reads the
- * upstream only until it has something to hand on, so nothing is read ahead of the consumer.
- */
+/** `openai`-dialect SSE → canonical events (batched per upstream read by `eventBatches`). */
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import type { ChatStreamEvent, ReasoningDetail } from "../../canonical/chat.ts";
 import { normalizeFinishReason } from "../../canonical/finish_reason.ts";
 import { UpstreamFailure } from "../upstream_failure.ts";
+import type { StreamDecoder } from "../../streaming/event_batches.ts";
 import { convertUsage } from "./convert_usage.ts";
 
 type Json = Record<string, unknown>;
@@ -74,10 +72,10 @@ export function convertChunk(chunk: Json, out: ChatStreamEvent[]): void {
   }
 }
 
-export function convertStream(body: ReadableStream<Uint8Array>): ReadableStream<ChatStreamEvent> {
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  const queue: ChatStreamEvent[] = [];
+/** The `openai` dialect's SSE as a StreamDecoder: data-only events ending with `[DONE]`. */
+export function openaiSseDecoder(): StreamDecoder {
+  const text = new TextDecoder();
+  let events: ChatStreamEvent[] = [];
   let done = false;
   let failure: unknown;
   const parser = createParser({
@@ -95,46 +93,37 @@ export function convertStream(body: ReadableStream<Uint8Array>): ReadableStream<
         return;
       }
       try {
-        if (isObject(chunk)) convertChunk(chunk, queue);
+        if (isObject(chunk)) convertChunk(chunk, events);
       } catch (error) {
         failure = error;
       }
     },
   });
-
-  return new ReadableStream<ChatStreamEvent>({
-    async pull(controller) {
-      while (queue.length === 0) {
-        if (failure !== undefined) throw failure;
-        if (done) {
-          reader.cancel().catch(() => {});
-          controller.close();
-          return;
-        }
-        let read: ReadableStreamReadResult<Uint8Array>;
-        try {
-          read = await reader.read();
-        } catch (error) {
-          throw new UpstreamFailure("unavailable", "The provider's stream broke off.", {
-            cause: error,
-          });
-        }
-        if (read.done) {
-          // No [DONE]: the connection ended without the terminator.
-          if (queue.length === 0 && !done) {
-            throw new UpstreamFailure("unavailable", "The provider's stream ended without [DONE].");
-          }
-          done = true;
-          break;
-        }
-        parser.feed(decoder.decode(read.value, { stream: true }));
+  const take = (): ChatStreamEvent[] => {
+    const out = events;
+    events = [];
+    return out;
+  };
+  return {
+    push(chunk) {
+      if (done) return [];
+      parser.feed(text.decode(chunk, { stream: true }));
+      const out = take();
+      if (failure !== undefined) {
+        // Events before the failure go out; the failure ends the stream on the next read.
+        const error = failure;
+        return (function* () {
+          yield* out;
+          throw error;
+        })();
       }
-      for (const event of queue) controller.enqueue(event);
-      queue.length = 0;
-      if (failure !== undefined) throw failure;
+      return out;
     },
-    cancel(reason) {
-      return reader.cancel(reason);
+    end() {
+      if (!done) {
+        throw new UpstreamFailure("unavailable", "The provider's stream ended without [DONE].");
+      }
+      return [];
     },
-  }, { highWaterMark: 0 });
+  };
 }

@@ -9,7 +9,7 @@ import type { ProviderAdapter, UpstreamCall } from "../adapter.ts";
 import { toMessagesBody } from "../anthropic_messages/convert_request.ts";
 import { fromAnthropicMessage } from "../anthropic_messages/convert_response.ts";
 import { anthropicHttpFailure } from "../anthropic_messages/errors.ts";
-import { eventStream } from "../anthropic_messages/event_stream.ts";
+import { eventBatches } from "../../streaming/event_batches.ts";
 import { AnthropicMessage } from "../anthropic_messages/wire.ts";
 import { connectFailure, UpstreamFailure } from "../upstream_failure.ts";
 import { anthropicSseDecoder } from "./sse_decoder.ts";
@@ -125,12 +125,12 @@ export function createVertexAnthropicAdapter(deps: VertexAnthropicDeps): Provide
     async chatStream(
       request: ChatRequest,
       call: UpstreamCall,
-    ): Promise<ReadableStream<ChatStreamEvent>> {
+    ): Promise<ReadableStream<ChatStreamEvent[]>> {
       const response = await send(request, call, true);
       if (response.body === null) {
         throw new UpstreamFailure("unavailable", "Vertex sent an empty stream.");
       }
-      return eventStream(response.body, call.signal, anthropicSseDecoder());
+      return eventBatches(response.body, call.signal, anthropicSseDecoder());
     },
   };
 }

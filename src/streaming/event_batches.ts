@@ -1,0 +1,101 @@
+/**
+ * An upstream body turned into a pull-based stream of canonical event batches: one batch per
+ * upstream read, so the client gets one write per read instead of one per event. The upstream
+ * is read only when the consumer pulls; cancelling the stream cancels the upstream body.
+ * Bodies are read into one reused buffer (BYOB) where the body allows it: a default reader
+ * allocates 64 KiB per read, which dominates the memory of many open streams.
+ * Any failure becomes an UpstreamFailure (an abort by the caller's signal keeps its reason);
+ * events decoded before a failure still go out first.
+ */
+import type { ChatStreamEvent } from "../canonical/chat.ts";
+import { UpstreamFailure } from "../providers/upstream_failure.ts";
+
+export interface StreamDecoder {
+  /** Events completed by this chunk of bytes. */
+  push(chunk: Uint8Array): Iterable<ChatStreamEvent>;
+  /** The body ended: last events, or a throw when the answer is incomplete. */
+  end(): Iterable<ChatStreamEvent>;
+  /** True when the decoder keeps references to pushed chunks (they are then copied). */
+  retainsChunks?: boolean;
+}
+
+const BUFFER_BYTES = 16 * 1024;
+
+/** Reads chunks into one reused buffer when the body is a byte stream. */
+function chunkReader(body: ReadableStream<Uint8Array>) {
+  let byob: ReadableStreamBYOBReader | undefined;
+  try {
+    byob = body.getReader({ mode: "byob" });
+  } catch {
+    byob = undefined;
+  }
+  if (byob) {
+    const reader = byob;
+    let buffer = new ArrayBuffer(BUFFER_BYTES);
+    return {
+      async read(): Promise<Uint8Array | undefined> {
+        const { done, value } = await reader.read(new Uint8Array(buffer));
+        if (done || !value) return undefined;
+        buffer = value.buffer as ArrayBuffer;
+        return value;
+      },
+      cancel: (reason?: unknown) => reader.cancel(reason),
+    };
+  }
+  const reader = body.getReader();
+  return {
+    async read(): Promise<Uint8Array | undefined> {
+      const { done, value } = await reader.read();
+      return done ? undefined : value;
+    },
+    cancel: (reason?: unknown) => reader.cancel(reason),
+  };
+}
+
+function asFailure(error: unknown, signal: AbortSignal): unknown {
+  if (signal.aborted) return signal.reason ?? error;
+  if (error instanceof UpstreamFailure) return error;
+  return new UpstreamFailure("unavailable", "The provider's stream broke off.", { cause: error });
+}
+
+export function eventBatches(
+  body: ReadableStream<Uint8Array>,
+  signal: AbortSignal,
+  decoder: StreamDecoder,
+): ReadableStream<ChatStreamEvent[]> {
+  const reader = chunkReader(body);
+  let failure: unknown;
+  let ended = false;
+  return new ReadableStream<ChatStreamEvent[]>({
+    async pull(controller) {
+      for (;;) {
+        if (failure !== undefined) throw failure;
+        if (ended) {
+          controller.close();
+          return;
+        }
+        const batch: ChatStreamEvent[] = [];
+        try {
+          const chunk = await reader.read();
+          if (chunk === undefined) {
+            ended = true;
+            for (const event of decoder.end()) batch.push(event);
+          } else {
+            const input = decoder.retainsChunks ? chunk.slice() : chunk;
+            for (const event of decoder.push(input)) batch.push(event);
+          }
+        } catch (error) {
+          failure = asFailure(error, signal);
+          reader.cancel().catch(() => {});
+        }
+        if (batch.length > 0) {
+          controller.enqueue(batch);
+          return;
+        }
+      }
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  }, { highWaterMark: 0 });
+}
