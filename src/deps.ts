@@ -8,7 +8,8 @@ import type { Dialect } from "./catalog/schema.ts";
 import type { Settler } from "./billing/settle.ts";
 import type { RouteMetrics } from "./routing/route_metrics.ts";
 import type { Logger } from "./log.ts";
-import type { PendingCounts } from "./limits/rate_limiter.ts";
+import type { GateState } from "./limits/gate_state.ts";
+import type { UnsentTally } from "./limits/unsent_tally.ts";
 
 export type AdapterRegistry = Partial<Record<Dialect, ProviderAdapter>>;
 
@@ -26,7 +27,9 @@ export interface AppDeps {
   settler: Settler;
   metrics: RouteMetrics;
   log: Logger;
-  pending: PendingCounts;
+  gate: GateState;
+  /** This instance's rate-bucket increments not yet sent to the store. */
+  unsentRequests: UnsentTally;
   counters: GatewayCounters;
   now: () => number;
 }

@@ -14,7 +14,8 @@ import { createVertexAnthropicAdapter } from "./providers/vertex_anthropic/adapt
 import { Settler } from "./billing/settle.ts";
 import { RouteMetrics } from "./routing/route_metrics.ts";
 import { createLogger, type Logger } from "./log.ts";
-import { PendingCounts } from "./limits/rate_limiter.ts";
+import { GateState } from "./limits/gate_state.ts";
+import { UnsentTally } from "./limits/unsent_tally.ts";
 import { createApp } from "./app.ts";
 import { startRetentionCleanup } from "./state/retention.ts";
 
@@ -41,6 +42,8 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const store = await openKvStore(config.kvPath);
   const now = options.now ?? Date.now;
   const upstreamFetch = options.fetch ?? fetch;
+  const unsentRequests = new UnsentTally();
+  const unsentDebits = new UnsentTally();
   const deps: AppDeps = {
     config,
     store,
@@ -54,10 +57,11 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
         fetch: upstreamFetch,
       }),
     },
-    settler: new Settler(store, log),
+    settler: new Settler(store, log, unsentDebits),
     metrics: new RouteMetrics(),
     log,
-    pending: new PendingCounts(),
+    gate: new GateState(store, unsentRequests, unsentDebits, config.gateRefreshMs),
+    unsentRequests,
     counters: { gateStoreFailures: 0 },
     now,
   };

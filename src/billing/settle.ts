@@ -7,6 +7,7 @@ import type { Store } from "../state/store.ts";
 import type { RequestRecord } from "../state/records.ts";
 import { costMicroEur } from "./cost.ts";
 import { errorMessage, type Logger } from "../log.ts";
+import type { UnsentTally } from "../limits/unsent_tally.ts";
 
 export interface SettleInput {
   id: string;
@@ -64,7 +65,12 @@ export function buildRequestRecord(input: SettleInput, now = Date.now()): Reques
 export class Settler {
   #inFlight = new Set<Promise<unknown>>();
 
-  constructor(private readonly store: Pick<Store, "settle">, private readonly log: Logger) {}
+  constructor(
+    private readonly store: Pick<Store, "settle">,
+    private readonly log: Logger,
+    /** Debits queued but not yet sent to the store, per organization (read by the gate). */
+    private readonly unsentDebits: UnsentTally,
+  ) {}
 
   /**
    * Settles once `input` is known (a usage estimate may still be running); a failure is logged
@@ -87,9 +93,15 @@ export class Settler {
 
   #write(input: SettleInput): Promise<RequestRecord> {
     const record = buildRequestRecord(input);
-    return this.store.settle(record).then(
+    const markSent = this.unsentDebits.queue(
+      record.org,
+      BigInt(record.cost_micro_eur),
+      Date.now(),
+    );
+    return this.store.settle(record, markSent).then(
       () => record,
       (error) => {
+        markSent();
         this.log.error("settle failed", {
           request_id: record.id,
           org: record.org,

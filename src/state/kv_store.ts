@@ -158,7 +158,7 @@ export class KvStore implements Store {
     );
   }
 
-  settle(record: RequestRecord): Promise<void> {
+  settle(record: RequestRecord, onSent?: () => void): Promise<void> {
     const d = day(record.created);
     const mutations: Mutation[] = [
       { type: "set", key: kvKeys.request(record.org, record.id), value: record },
@@ -186,7 +186,7 @@ export class KvStore implements Store {
         });
       }
     }
-    return this.#writer.write(mutations, 900);
+    return this.#writer.write(mutations, 900, onSent);
   }
 
   async listRequests(orgId: string, limit: number): Promise<RequestRecord[]> {

@@ -33,8 +33,11 @@ export interface Store {
    * afterwards is sure to include the increment (until then callers count it from memory).
    */
   countRequest(keyId: string, minute: number, onSent?: () => void): Promise<void>;
-  /** Debit + metadata + daily aggregates in one atomic commit; resolves when durable. */
-  settle(record: RequestRecord): Promise<void>;
+  /**
+   * Debit + metadata + daily aggregates in one atomic commit; resolves when durable. `onSent`
+   * as for `countRequest`.
+   */
+  settle(record: RequestRecord, onSent?: () => void): Promise<void>;
 
   listRequests(orgId: string, limit: number): Promise<RequestRecord[]>;
   dailyUsage(orgId: string, day: string): Promise<Record<string, number>>;

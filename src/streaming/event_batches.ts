@@ -19,7 +19,7 @@ export interface StreamDecoder {
   retainsChunks?: boolean;
 }
 
-const BUFFER_BYTES = 16 * 1024;
+const BUFFER_BYTES = 8 * 1024;
 
 /** Reads chunks into one reused buffer when the body is a byte stream. */
 function chunkReader(body: ReadableStream<Uint8Array>) {

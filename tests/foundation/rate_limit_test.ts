@@ -124,7 +124,12 @@ Deno.test("rate limit — the previous minute still weighs in (sliding window of
 });
 
 Deno.test("rate limit — fail-open: with its store unreadable, an authenticated request still passes", async () => {
-  const h = await startHarness({ models: [chatModel("acme/chat", "sim-chat")], rpm: 1 });
+  // Snapshot reuse off: every request must go to the (broken) store.
+  const h = await startHarness({
+    models: [chatModel("acme/chat", "sim-chat")],
+    rpm: 1,
+    env: { SOVRA_GATE_REFRESH_MS: "0" },
+  });
   let kvClosed = false;
   try {
     // The key lookup is cached by the first request; then the store goes away.

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { decideRate, PendingCounts } from "../../src/limits/rate_limiter.ts";
+import { decideRate } from "../../src/limits/rate_limiter.ts";
 
 Deno.test("decideRate — a full minute is refused until its count has decayed after rollover", () => {
   const minuteStart = 1_800_000_000_000 - (1_800_000_000_000 % 60_000);
@@ -21,18 +21,4 @@ Deno.test("decideRate — the previous minute's bucket decays linearly", () => {
   assert.equal(refused.allowed, false);
   // Needs previous weight ≤ 0.4 → 36 s elapsed → 6 s from now.
   assert.equal(refused.retryAfterSeconds, 6);
-});
-
-Deno.test("PendingCounts — a read sees sent increments; the rest are counted from memory", () => {
-  const pending = new PendingCounts();
-  const sentA = pending.admit("k", 1);
-  const markBeforeSend = pending.sentMark("k", 1);
-  sentA();
-  const markAfterSend = pending.sentMark("k", 1);
-  pending.admit("k", 1); // admitted while a read is in flight
-  // A read issued before A was sent contains neither increment.
-  assert.equal(pending.unsentSince("k", 1, markBeforeSend), 2);
-  // A read issued after A was sent contains A only.
-  assert.equal(pending.unsentSince("k", 1, markAfterSend), 1);
-  assert.equal(pending.unsentSince("k", 2, 0), 0);
 });

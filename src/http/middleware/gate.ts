@@ -1,7 +1,8 @@
 /**
- * Auth → rate limit → credit gate, in that order, with one store read (`readGate`) for the
- * rate buckets and the credit counters together. The rate bucket increment is queued to the
- * group committer and counted in memory until durable; nothing here waits for a write.
+ * Auth → rate limit → credit gate, in that order. Rate buckets and the balance come from
+ * `GateState` (a store read at most a second old plus this instance's own increments and
+ * debits). The rate bucket increment is queued to the group committer; nothing here waits
+ * for a write.
  */
 import type { MiddlewareHandler } from "hono";
 import type { AppDeps } from "../../deps.ts";
@@ -9,7 +10,7 @@ import type { AppEnv } from "../context.ts";
 import { GatewayError, unauthorized } from "../errors.ts";
 import { decideRate, minuteOf } from "../../limits/rate_limiter.ts";
 import { errorMessage } from "../../log.ts";
-import type { GateSnapshot } from "../../state/records.ts";
+import { rateName, type Snapshot } from "../../limits/gate_state.ts";
 import { timeOrderedId } from "../../ids.ts";
 
 export function gate(deps: AppDeps, options: { billed: boolean }): MiddlewareHandler<AppEnv> {
@@ -19,12 +20,9 @@ export function gate(deps: AppDeps, options: { billed: boolean }): MiddlewareHan
     if (!apiKey) throw unauthorized();
 
     const minute = minuteOf(startedAt);
-    // Increments not yet sent to the store are invisible to the read below: count them from
-    // memory (a sent increment is in the read; see PendingCounts).
-    const mark = deps.pending.sentMark(apiKey.id, minute);
-    let snapshot: GateSnapshot | undefined;
+    let snapshot: Snapshot | undefined;
     try {
-      snapshot = await deps.store.readGate(apiKey.id, apiKey.org, minute);
+      snapshot = await deps.gate.snapshot(apiKey.id, apiKey.org, minute, startedAt);
     } catch (error) {
       deps.counters.gateStoreFailures++;
       deps.log.warn("gate store read failed; letting the request pass (fail-open)", {
@@ -32,9 +30,10 @@ export function gate(deps: AppDeps, options: { billed: boolean }): MiddlewareHan
         reason: errorMessage(error),
       });
     }
+    // From here to the increment nothing awaits: concurrent requests see each other's counts.
     if (snapshot) {
-      const current = snapshot.rateCurrent + deps.pending.unsentSince(apiKey.id, minute, mark);
-      const rate = decideRate(apiKey.rpm, current, snapshot.ratePrevious, startedAt);
+      const view = deps.gate.view(snapshot, apiKey.id, apiKey.org);
+      const rate = decideRate(apiKey.rpm, view.rateCurrent, view.ratePrevious, startedAt);
       if (!rate.allowed) {
         throw new GatewayError(
           429,
@@ -43,7 +42,7 @@ export function gate(deps: AppDeps, options: { billed: boolean }): MiddlewareHan
           { headers: { "retry-after": String(rate.retryAfterSeconds) } },
         );
       }
-      if (options.billed && snapshot.balanceMicroEur <= 0n) {
+      if (options.billed && view.balanceMicroEur <= 0n) {
         throw new GatewayError(
           402,
           "insufficient_credits",
@@ -51,7 +50,7 @@ export function gate(deps: AppDeps, options: { billed: boolean }): MiddlewareHan
         );
       }
     }
-    const markSent = deps.pending.admit(apiKey.id, minute);
+    const markSent = deps.unsentRequests.queue(rateName(apiKey.id, minute), 1n, startedAt);
     deps.store.countRequest(apiKey.id, minute, markSent).catch((error) => {
       markSent();
       deps.counters.gateStoreFailures++;

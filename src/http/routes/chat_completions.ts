@@ -81,6 +81,7 @@ export function chatCompletionsHandler(deps: AppDeps) {
 
     const open = await openChatStream(ctx, request);
     const encoder = new ChatChunkEncoder(encodeCtx);
+    let clientLeft = false;
     const body$ = new ReadableStream<Uint8Array>({
       async pull(controller) {
         for (;;) {
@@ -88,6 +89,11 @@ export function chatCompletionsHandler(deps: AppDeps) {
           try {
             next = await open.read();
           } catch (error) {
+            if (clientLeft || c.req.raw.signal.aborted) {
+              // The client left: its disconnect aborted the upstream read. Billed as cancelled.
+              open.finish("cancelled");
+              return;
+            }
             // After the first byte a failure is a dropped connection: no error body. Deno prints
             // the reason a body stream errors with, verbatim, so it is our JSON log line.
             open.finish("failed");
@@ -116,6 +122,7 @@ export function chatCompletionsHandler(deps: AppDeps) {
         }
       },
       cancel(reason) {
+        clientLeft = true;
         open.cancel(reason);
         open.finish("cancelled");
       },

@@ -1,0 +1,83 @@
+/**
+ * What the gate knows per API key — its rate buckets and its organization's balance — from
+ * a store read taken at most `refreshMs` ago, plus this instance's own increments and debits
+ * counted exactly (see UnsentTally). The hot path then reads the store about once a second
+ * per key instead of once per request. Other processes' writes show within `refreshMs`;
+ * a balance that looks used up is always re-read first, so a top-up applies at once.
+ */
+import type { Store } from "../state/store.ts";
+import type { UnsentTally } from "./unsent_tally.ts";
+
+export interface GateView {
+  rateCurrent: number;
+  ratePrevious: number;
+  balanceMicroEur: bigint;
+}
+
+export interface Snapshot {
+  minute: number;
+  fetchedAt: number;
+  rateCurrent: number;
+  ratePrevious: number;
+  rateMark: bigint;
+  balance: bigint;
+  debitMark: bigint;
+}
+
+export const rateName = (keyId: string, minute: number) => `${keyId}:${minute}`;
+
+export class GateState {
+  #snapshots = new Map<string, Snapshot>();
+
+  constructor(
+    private readonly store: Pick<Store, "readGate">,
+    private readonly requests: UnsentTally,
+    private readonly debits: UnsentTally,
+    private readonly refreshMs: number,
+  ) {}
+
+  /**
+   * A snapshot fresh enough for this request. Apply it with `view` in the same synchronous
+   * step as the decision and the increment, or concurrent requests could all pass on one count.
+   */
+  async snapshot(keyId: string, orgId: string, minute: number, now: number): Promise<Snapshot> {
+    let snapshot = this.#snapshots.get(keyId);
+    if (!snapshot || snapshot.minute !== minute || now - snapshot.fetchedAt >= this.refreshMs) {
+      snapshot = await this.#refresh(keyId, orgId, minute, now);
+    }
+    if (snapshot.fetchedAt !== now && this.view(snapshot, keyId, orgId).balanceMicroEur <= 0n) {
+      // Before refusing, make sure no top-up has landed since the snapshot.
+      snapshot = await this.#refresh(keyId, orgId, minute, now);
+    }
+    return snapshot;
+  }
+
+  /** The counts now: the snapshot plus what this instance queued that it cannot contain. */
+  view(s: Snapshot, keyId: string, orgId: string): GateView {
+    return {
+      rateCurrent: s.rateCurrent +
+        Number(this.requests.unsentSince(rateName(keyId, s.minute), s.rateMark)),
+      ratePrevious: s.ratePrevious,
+      balanceMicroEur: s.balance - this.debits.unsentSince(orgId, s.debitMark),
+    };
+  }
+
+  async #refresh(keyId: string, orgId: string, minute: number, now: number): Promise<Snapshot> {
+    // Marks first: the read below is issued synchronously inside readGate.
+    const rateMark = this.requests.sentMark(rateName(keyId, minute));
+    const debitMark = this.debits.sentMark(orgId);
+    const read = await this.store.readGate(keyId, orgId, minute);
+    const snapshot: Snapshot = {
+      minute,
+      fetchedAt: now,
+      rateCurrent: read.rateCurrent,
+      ratePrevious: read.ratePrevious,
+      rateMark,
+      balance: read.balanceMicroEur,
+      debitMark,
+    };
+    if (this.#snapshots.size > 100_000) this.#snapshots.clear();
+    this.#snapshots.set(keyId, snapshot);
+    return snapshot;
+  }
+}

@@ -1,0 +1,83 @@
+import assert from "node:assert/strict";
+import { GateState as Gate, rateName } from "../../src/limits/gate_state.ts";
+import { UnsentTally } from "../../src/limits/unsent_tally.ts";
+import type { GateSnapshot } from "../../src/state/records.ts";
+
+/** `view` after `snapshot`, as the gate middleware does. */
+class GateState extends Gate {
+  async viewAt(keyId: string, orgId: string, minute: number, now: number) {
+    return this.view(await this.snapshot(keyId, orgId, minute, now), keyId, orgId);
+  }
+}
+
+/** A store whose values the test sets; counts reads. */
+function fakeStore(initial: GateSnapshot) {
+  const state = { ...initial, reads: 0 };
+  return {
+    state,
+    readGate(_key: string, _org: string, _minute: number): Promise<GateSnapshot> {
+      state.reads++;
+      return Promise.resolve({
+        rateCurrent: state.rateCurrent,
+        ratePrevious: state.ratePrevious,
+        balanceMicroEur: state.balanceMicroEur,
+      });
+    },
+  };
+}
+
+Deno.test("UnsentTally — a read sees sent amounts; the rest are added from memory", () => {
+  const tally = new UnsentTally();
+  const sentA = tally.queue("k", 1n, 0);
+  const markBeforeSend = tally.sentMark("k");
+  sentA();
+  const markAfterSend = tally.sentMark("k");
+  tally.queue("k", 1n, 0); // queued while a read is in flight
+  assert.equal(tally.unsentSince("k", markBeforeSend), 2n);
+  assert.equal(tally.unsentSince("k", markAfterSend), 1n);
+  assert.equal(tally.unsentSince("other", 0n), 0n);
+});
+
+Deno.test("GateState — reads the store about once per refresh period per key", async () => {
+  const store = fakeStore({ rateCurrent: 0, ratePrevious: 0, balanceMicroEur: 100n });
+  const gate = new GateState(store, new UnsentTally(), new UnsentTally(), 1000);
+  await gate.viewAt("k", "o", 5, 300_000);
+  await gate.viewAt("k", "o", 5, 300_500);
+  assert.equal(store.state.reads, 1);
+  await gate.viewAt("k", "o", 5, 301_000); // period over
+  assert.equal(store.state.reads, 2);
+  await gate.viewAt("k", "o", 6, 301_100); // new minute
+  assert.equal(store.state.reads, 3);
+});
+
+Deno.test("GateState — this instance's requests and debits count at once, without a read", async () => {
+  const store = fakeStore({ rateCurrent: 2, ratePrevious: 4, balanceMicroEur: 100n });
+  const requests = new UnsentTally();
+  const debits = new UnsentTally();
+  const gate = new GateState(store, requests, debits, 1000);
+  assert.deepEqual(await gate.viewAt("k", "o", 5, 0), {
+    rateCurrent: 2,
+    ratePrevious: 4,
+    balanceMicroEur: 100n,
+  });
+  const sent = requests.queue(rateName("k", 5), 1n, 0);
+  debits.queue("o", 30n, 0);
+  sent(); // sent after the snapshot: still not in it
+  const view = await gate.viewAt("k", "o", 5, 10);
+  assert.equal(view.rateCurrent, 3);
+  assert.equal(view.balanceMicroEur, 70n);
+  assert.equal(store.state.reads, 1);
+});
+
+Deno.test("GateState — a used-up balance is re-read, so a top-up applies at once", async () => {
+  const store = fakeStore({ rateCurrent: 0, ratePrevious: 0, balanceMicroEur: 10n });
+  const debits = new UnsentTally();
+  const gate = new GateState(store, new UnsentTally(), debits, 60_000);
+  await gate.viewAt("k", "o", 5, 0);
+  const sent = debits.queue("o", 10n, 0);
+  sent();
+  store.state.balanceMicroEur = 0n; // the debit landed in the store
+  assert.equal((await gate.viewAt("k", "o", 5, 1)).balanceMicroEur, 0n);
+  store.state.balanceMicroEur = 500n; // a top-up by another process
+  assert.equal((await gate.viewAt("k", "o", 5, 2)).balanceMicroEur, 500n);
+});
