@@ -17,6 +17,8 @@ export interface Config {
   retentionDays: number;
   /** Seconds an API-key lookup may be cached (≤ 30 so revocation bites within 30 s). */
   keyCacheSeconds: number;
+  /** Minimum milliseconds between two group commits of settles and rate increments. */
+  commitIntervalMs: number;
   /** Milliseconds a key's gate snapshot (rate buckets, balance) may be reused. */
   gateRefreshMs: number;
   /** Milliseconds of upstream silence after which a stream is cut. */
@@ -68,6 +70,7 @@ export function configFromEnv(env: Record<string, string>): Config {
     keyCacheSeconds,
     streamIdleMs: integer(env, "SOVRA_STREAM_IDLE_MS", 90_000, 1),
     gateRefreshMs: integer(env, "SOVRA_GATE_REFRESH_MS", 1000),
+    commitIntervalMs: integer(env, "SOVRA_COMMIT_INTERVAL_MS", 10),
     transcriptionSlots: integer(env, "SOVRA_TRANSCRIPTION_SLOTS", 4, 1),
     transcriptionWaitMs: integer(env, "SOVRA_TRANSCRIPTION_WAIT_MS", 10_000),
     uploadDeadlineMs: integer(env, "SOVRA_UPLOAD_DEADLINE_MS", 300_000, 1),

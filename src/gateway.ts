@@ -39,7 +39,7 @@ export interface GatewayOptions {
 export async function startGateway(config: Config, options: GatewayOptions = {}): Promise<Gateway> {
   const log = options.log ?? createLogger(config.logLevel);
   const catalog = new CatalogHolder(await loadCatalog(config.catalogDir), config.catalogDir, log);
-  const store = await openKvStore(config.kvPath);
+  const store = await openKvStore(config.kvPath, config.commitIntervalMs);
   const now = options.now ?? Date.now;
   const upstreamFetch = options.fetch ?? fetch;
   const unsentRequests = new UnsentTally();

@@ -23,6 +23,11 @@ export async function readLimitedBytes(
     throw tooLarge();
   }
   if (!request.body) return new Uint8Array(0);
+  if (declared !== null) {
+    // The length is declared and within the limit: one native read (HTTP/1.1 framing stops
+    // the body at the declared length, so no more than the limit can arrive).
+    return new Uint8Array(await request.arrayBuffer());
+  }
   const reader = request.body.getReader();
   const parts: Uint8Array[] = [];
   let size = 0;

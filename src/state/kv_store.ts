@@ -8,13 +8,13 @@ import { timeOrderedIdFloor } from "../ids.ts";
 const U64_MOD = 1n << 64n;
 
 /** Opens the KV file (retrying a concurrent first-open race) and wraps it. */
-export async function openKvStore(path: string): Promise<KvStore> {
+export async function openKvStore(path: string, commitIntervalMs = 0): Promise<KvStore> {
   if (path !== ":memory:" && !path.includes("://")) {
     const dir = path.replace(/[^/]*$/, "");
     if (dir) await Deno.mkdir(dir, { recursive: true });
   }
   const kv = await withLockRetry(() => Deno.openKv(path));
-  return new KvStore(kv);
+  return new KvStore(kv, commitIntervalMs);
 }
 
 /** Retries an operation that SQLite refused because another process held the lock. */
@@ -41,8 +41,8 @@ function day(iso: string): string {
 export class KvStore implements Store {
   readonly #writer: GroupCommitter;
 
-  constructor(readonly kv: Deno.Kv) {
-    this.#writer = new GroupCommitter(kv);
+  constructor(readonly kv: Deno.Kv, commitIntervalMs = 0) {
+    this.#writer = new GroupCommitter(kv, commitIntervalMs);
   }
 
   async createOrg(org: OrgRecord, creditsMicroEur: bigint): Promise<OrgView> {
