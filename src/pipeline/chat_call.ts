@@ -51,11 +51,19 @@ function linkedController(signal: AbortSignal): AbortController {
   return controller;
 }
 
-function routeOptions(ctx: ChatCallContext, request: ChatRequest) {
+/** The last route that failed, for the metadata of a request that found no route. */
+interface LastFailure {
+  served: Served | undefined;
+}
+
+function routeOptions(ctx: ChatCallContext, request: ChatRequest, last: LastFailure) {
   const check = ctx.checkRoute;
   return {
     signal: ctx.clientSignal,
     metrics: ctx.deps.metrics,
+    onFailure: (route: ResolvedRoute, attempts: number) => {
+      last.served = { route, fallbacks: attempts - 1, dropped: [] };
+    },
     ...(check ? { check: (route: ResolvedRoute) => check(request, route) } : {}),
   };
 }
@@ -67,6 +75,7 @@ export async function completeChat(
 ): Promise<{ result: ChatResult; served: Served }> {
   let dropped: string[] = [];
   const started = performance.now();
+  const last: LastFailure = { served: undefined };
   let success: RouteSuccess<ChatResult>;
   try {
     success = await tryRoutes(ctx.deps.catalog.current.routesOf(ctx.model), (route) => {
@@ -76,9 +85,9 @@ export async function completeChat(
         route,
         signal: ctx.clientSignal,
       });
-    }, routeOptions(ctx, request));
+    }, routeOptions(ctx, request, last));
   } catch (error) {
-    recordFailure(ctx, request, error);
+    recordFailure(ctx, request, error, last.served);
     throw error;
   }
   ctx.deps.metrics.recordSuccess(
@@ -118,6 +127,7 @@ export async function openChatStream(
   let watchdog: IdleWatchdog | undefined;
   let upstream: AbortController | undefined;
   const started = performance.now();
+  const last: LastFailure = { served: undefined };
   let success: RouteSuccess<{
     reader: ReadableStreamDefaultReader<ChatStreamEvent[]>;
     first: ReadableStreamReadResult<ChatStreamEvent[]>;
@@ -157,9 +167,9 @@ export async function openChatStream(
         }
         throw error;
       }
-    }, routeOptions(ctx, request));
+    }, routeOptions(ctx, request, last));
   } catch (error) {
-    recordFailure(ctx, request, error);
+    recordFailure(ctx, request, error, last.served);
     throw error;
   }
 
@@ -249,8 +259,14 @@ export function settleChat(
 }
 
 /** Failures that reached a provider leave metadata too (cost 0); request errors do not. */
-function recordFailure(ctx: ChatCallContext, request: ChatRequest, error: unknown): void {
+function recordFailure(
+  ctx: ChatCallContext,
+  request: ChatRequest,
+  error: unknown,
+  lastTried: Served | undefined,
+): void {
   if (error instanceof GatewayError && !error.fromUpstream) return;
   const status = error instanceof GatewayError ? error.status : 500;
-  settleChat(ctx, request, undefined, { status, stream: request.stream });
+  // No usage: the cost is 0, but the row names the last provider tried.
+  settleChat(ctx, request, lastTried, { status, stream: request.stream });
 }

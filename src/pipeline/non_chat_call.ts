@@ -30,6 +30,7 @@ export async function callNonChat<T>(
 ): Promise<RouteSuccess<T>> {
   const all = ctx.deps.catalog.current.routesOf(ctx.model);
   const routes = options.fallback ? all : all.slice(0, 1);
+  let lastTried: RouteSuccess<undefined> | undefined;
   try {
     return await tryRoutes(routes, (route: ResolvedRoute) => {
       const adapter = ctx.deps.adapters[route.dialect];
@@ -40,10 +41,17 @@ export async function callNonChat<T>(
         );
       }
       return run(adapter, { route, signal: ctx.clientSignal });
-    }, { signal: ctx.clientSignal, metrics: ctx.deps.metrics });
+    }, {
+      signal: ctx.clientSignal,
+      metrics: ctx.deps.metrics,
+      onFailure: (route, attempts) => {
+        lastTried = { value: undefined, route, fallbacks: attempts - 1 };
+      },
+    });
   } catch (error) {
     if (!(error instanceof GatewayError) || error.fromUpstream) {
-      settleNonChat(ctx, undefined, { status: error instanceof GatewayError ? error.status : 500 });
+      // No consumption: the cost is 0, but the row names the last provider tried.
+      settleNonChat(ctx, lastTried, { status: error instanceof GatewayError ? error.status : 500 });
     }
     throw error;
   }

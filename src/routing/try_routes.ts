@@ -25,6 +25,8 @@ export interface TryRoutesOptions {
    * that cannot express the request is skipped.
    */
   check?: (route: ResolvedRoute) => void;
+  /** Told of every failed attempt (the metadata of a failed request names the last one). */
+  onFailure?: (route: ResolvedRoute, attempts: number) => void;
 }
 
 /** The client-facing error for the last upstream failure (rule 4's table). */
@@ -94,6 +96,7 @@ export async function tryRoutes<T>(
       if (!(error instanceof UpstreamFailure)) throw error;
       options.metrics?.recordFailure(key);
       tried++;
+      options.onFailure?.(route, tried);
       last = error;
       if (!error.retryable) throw failureToGatewayError(error);
     }
