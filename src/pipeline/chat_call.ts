@@ -117,6 +117,15 @@ export interface OpenChatStream {
   finish(outcome: "completed" | "failed" | "cancelled"): void;
 }
 
+/**
+ * A read that failed because we aborted the upstream (idle cut) fails with the abort's
+ * UpstreamFailure, not the fetch's generic abort error.
+ */
+function abortReason(error: unknown, upstream: AbortController): unknown {
+  const reason = upstream.signal.reason;
+  return !(error instanceof UpstreamFailure) && reason instanceof UpstreamFailure ? reason : error;
+}
+
 /** Opens a stream; resolves after the first event, so a failure before it can fall back. */
 export async function openChatStream(
   ctx: ChatCallContext,
@@ -124,48 +133,34 @@ export async function openChatStream(
 ): Promise<OpenChatStream> {
   const { deps } = ctx;
   let dropped: string[] = [];
-  let watchdog: IdleWatchdog | undefined;
-  let upstream: AbortController | undefined;
   const started = performance.now();
   const last: LastFailure = { served: undefined };
   let success: RouteSuccess<{
     reader: ReadableStreamDefaultReader<ChatStreamEvent[]>;
     first: ReadableStreamReadResult<ChatStreamEvent[]>;
+    watchdog: IdleWatchdog;
+    upstream: AbortController;
   }>;
   try {
     success = await tryRoutes(deps.catalog.current.routesOf(ctx.model), async (route) => {
       const filtered = filterParameters(request, route);
       dropped = filtered.dropped;
-      const controller = linkedController(ctx.clientSignal);
-      const dog = new IdleWatchdog(
+      const upstream = linkedController(ctx.clientSignal);
+      const watchdog = new IdleWatchdog(
         deps.config.streamIdleMs,
-        () => controller.abort(new UpstreamFailure("unavailable", "The provider went silent.")),
+        () => upstream.abort(new UpstreamFailure("unavailable", "The provider went silent.")),
       );
       try {
-        const stream = await dog.guard(
-          adapterFor(deps, route).chatStream(filtered.request, {
-            route,
-            signal: controller.signal,
-          }),
+        const stream = await watchdog.guard(
+          adapterFor(deps, route).chatStream(filtered.request, { route, signal: upstream.signal }),
         );
         const reader = stream.getReader();
-        const first = await dog.guard(reader.read()).catch((error) => {
-          throw controller.signal.aborted && !(error instanceof UpstreamFailure)
-            ? controller.signal.reason ?? error
-            : error;
-        });
-        watchdog = dog;
-        upstream = controller;
-        return { reader, first };
+        const first = await watchdog.guard(reader.read());
+        return { reader, first, watchdog, upstream };
       } catch (error) {
-        dog.stop();
-        controller.abort();
-        if (
-          !(error instanceof UpstreamFailure) && controller.signal.reason instanceof UpstreamFailure
-        ) {
-          throw controller.signal.reason;
-        }
-        throw error;
+        watchdog.stop();
+        upstream.abort();
+        throw abortReason(error, upstream);
       }
     }, routeOptions(ctx, request, last));
   } catch (error) {
@@ -173,7 +168,7 @@ export async function openChatStream(
     throw error;
   }
 
-  const { reader, first } = success.value;
+  const { reader, first, watchdog, upstream } = success.value;
   const route = success.route;
   const accounting = new StreamAccounting();
   const metricsKey = RouteMetrics.key(route.providerId, route.route.upstream_model);
@@ -192,23 +187,24 @@ export async function openChatStream(
         pendingFirst = undefined;
       } else {
         try {
-          result = await watchdog!.guard(reader.read());
+          result = await watchdog.guard(reader.read());
         } catch (error) {
-          const reason = upstream!.signal.reason;
-          throw reason instanceof UpstreamFailure ? reason : error;
+          throw abortReason(error, upstream);
         }
       }
-      if (!result.done) { for (const event of result.value) accounting.observe(event); }
+      if (!result.done) {
+        for (const event of result.value) accounting.observe(event);
+      }
       return result;
     },
     cancel(reason) {
-      upstream!.abort(reason);
+      upstream.abort(reason);
       reader.cancel(reason).catch(() => {});
     },
     finish(outcome) {
       if (finished) return;
       finished = true;
-      watchdog!.stop();
+      watchdog.stop();
       if (outcome === "completed") {
         deps.metrics.recordSuccess(metricsKey, {
           latencyMs: performance.now() - started,
