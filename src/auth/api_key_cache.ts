@@ -24,7 +24,10 @@ export class ApiKeyAuthenticator {
 
   /** The active key record for an `Authorization` header value, or undefined. */
   async authenticate(header: string | null | undefined): Promise<ApiKeyRecord | undefined> {
-    if (!header || !header.startsWith("Bearer ")) return undefined;
+    // The scheme name is case-insensitive (RFC 9110).
+    if (!header || header.length < 7 || header.slice(0, 7).toLowerCase() !== "bearer ") {
+      return undefined;
+    }
     const key = header.slice(7).trim();
     if (!isWellFormedApiKey(key)) return undefined;
     const now = this.now();

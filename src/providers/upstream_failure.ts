@@ -20,17 +20,20 @@ export class UpstreamFailure extends Error {
   readonly status: number | undefined;
   /** For `passthrough`: the provider's own body, returned unchanged. */
   readonly body: string | undefined;
+  /** For `rate_limited`: the provider's `Retry-After`, in seconds, where it sent one. */
+  readonly retryAfterSeconds: number | undefined;
 
   constructor(
     kind: UpstreamFailureKind,
     message: string,
-    options: { status?: number; body?: string; cause?: unknown } = {},
+    options: { status?: number; body?: string; cause?: unknown; retryAfterSeconds?: number } = {},
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "UpstreamFailure";
     this.kind = kind;
     this.status = options.status;
     this.body = options.body;
+    this.retryAfterSeconds = options.retryAfterSeconds;
   }
 
   get retryable(): boolean {
@@ -57,4 +60,13 @@ export function hasErrorShape(body: unknown): boolean {
 /** Turns a failed fetch (no response) into an UpstreamFailure, keeping aborts as they are. */
 export function connectFailure(error: unknown): UpstreamFailure {
   return new UpstreamFailure("unavailable", "Could not reach the provider.", { cause: error });
+}
+
+/** `Retry-After` as whole seconds (delta-seconds or an HTTP date), or undefined. */
+export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
+  if (!value) return undefined;
+  const seconds = /^\d+$/.test(value.trim())
+    ? Number(value.trim())
+    : Math.ceil((Date.parse(value) - now) / 1000);
+  return Number.isFinite(seconds) && seconds >= 0 ? Math.min(seconds, 3600) : undefined;
 }

@@ -24,7 +24,6 @@ const PARAMETER_NAMES: ReadonlyArray<[Filterable, string]> = [
   ["topP", "top_p"],
   ["maxTokens", "max_tokens"],
   ["stop", "stop"],
-  ["n", "n"],
   ["toolChoice", "tool_choice"],
   ["parallelToolCalls", "parallel_tool_calls"],
   ["responseFormat", "response_format"],
@@ -49,6 +48,12 @@ export function filterParameters(
       delete out[field];
       if (name !== "user") dropped.push(name);
     }
+  }
+  // One choice per request: the canonical answer has one, so `n` is never forwarded (a
+  // provider would bill choices the client never gets). `n: 1` is what happens anyway.
+  if (request.n !== undefined) {
+    delete out.n;
+    if (request.n > 1) dropped.push("n");
   }
   for (const [name, value] of Object.entries(request.extra)) {
     if (isSupported(route, name)) out.extra[name] = value;

@@ -48,7 +48,7 @@ function clientError(failure: UpstreamFailure): GatewayError {
         "upstream_rate_limited",
         "The provider is rate limiting requests; retry later.",
         {
-          headers: { "retry-after": "1" },
+          headers: { "retry-after": String(Math.max(1, failure.retryAfterSeconds ?? 1)) },
         },
       );
     case "unavailable":

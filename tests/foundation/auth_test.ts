@@ -154,3 +154,18 @@ Deno.test("auth — a key created while the gateway runs works at once, even aft
     await h.close();
   }
 });
+
+Deno.test("auth — the Bearer scheme name is case-insensitive", async () => {
+  const h = await startHarness({ models: [chatModel("acme/chat", "sim-chat")] });
+  try {
+    for (const scheme of ["bearer", "BEARER", "Bearer"]) {
+      const res = await fetch(`${h.url}/v1/models`, {
+        headers: { authorization: `${scheme} ${h.key}` },
+      });
+      assert.equal(res.status, 200, scheme);
+      await res.body?.cancel();
+    }
+  } finally {
+    await h.close();
+  }
+});

@@ -1,5 +1,10 @@
 /** Upstream HTTP errors of `openai`-dialect providers → UpstreamFailure. */
-import { hasErrorShape, kindForStatus, UpstreamFailure } from "../upstream_failure.ts";
+import {
+  hasErrorShape,
+  kindForStatus,
+  parseRetryAfter,
+  UpstreamFailure,
+} from "../upstream_failure.ts";
 
 const MAX_ERROR_BODY = 64 * 1024;
 
@@ -67,5 +72,9 @@ export async function failureFromResponse(response: Response): Promise<UpstreamF
       { status },
     );
   }
-  return new UpstreamFailure(kind, `The provider answered HTTP ${status}.`, { status });
+  const retryAfterSeconds = parseRetryAfter(response.headers.get("retry-after"));
+  return new UpstreamFailure(kind, `The provider answered HTTP ${status}.`, {
+    status,
+    ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
+  });
 }

@@ -1,0 +1,155 @@
+/**
+ * Audit of POST /v1/chat/completions against wire shapes real providers send (scripted
+ * upstream): `n` > 1, usage inside the last content chunk (Mistral), a throttle with
+ * `Retry-After`, tool messages with array content, an error chunk mid-stream.
+ */
+import assert from "node:assert/strict";
+import {
+  chunk,
+  completion,
+  dataEvents,
+  isRecord,
+  type Json,
+  readAll,
+  sse,
+  user,
+  withScripted,
+} from "./audit_support.ts";
+
+const MODEL = "audit/chat";
+const USAGE = { prompt_tokens: 7, completion_tokens: 6, total_tokens: 13 };
+
+const twoChoices = (body: Json) =>
+  body.stream === true
+    ? sse([
+      chunk([{ index: 0, delta: { role: "assistant", content: "first" }, finish_reason: null }]),
+      chunk([{ index: 1, delta: { role: "assistant", content: "second" }, finish_reason: null }]),
+      chunk([{ index: 0, delta: {}, finish_reason: "stop" }]),
+      chunk([{ index: 1, delta: {}, finish_reason: "stop" }]),
+      chunk([], { usage: USAGE }),
+    ])
+    : Response.json(completion([
+      { index: 0, message: { role: "assistant", content: "first" }, finish_reason: "stop" },
+      { index: 1, message: { role: "assistant", content: "second" }, finish_reason: "stop" },
+    ], USAGE));
+
+// Sovra serves one choice per request: `n` > 1 is never forwarded (rule 1: dropped and named),
+// so no client is billed for choices it does not receive.
+for (const stream of [false, true]) {
+  Deno.test(`POST /v1/chat/completions — n: 2 is dropped, not forwarded (stream: ${stream})`, () =>
+    withScripted(twoChoices, async (h, up) => {
+      const res = await h.post("/v1/chat/completions", {
+        model: MODEL,
+        messages: [user("Hi")],
+        n: 2,
+        stream,
+      });
+      assert.equal(res.status, 200);
+      assert.equal(up.bodies[0]?.n, undefined, "n must not reach the upstream");
+      assert.match(res.headers.get("x-sovra-dropped-params") ?? "", /(^|,)n(,|$)/);
+      await res.body?.cancel();
+    }));
+}
+
+Deno.test("POST /v1/chat/completions — upstream 429 with Retry-After answers 429 upstream_rate_limited with Retry-After", () =>
+  withScripted(
+    () =>
+      Response.json(
+        {
+          error: {
+            message: "slow down, org org-123 key sk-upstream",
+            type: "rate_limit",
+            code: "x",
+          },
+        },
+        { status: 429, headers: { "retry-after": "30" } },
+      ),
+    async (h) => {
+      const res = await h.post("/v1/chat/completions", { model: MODEL, messages: [user("Hi")] });
+      assert.equal(res.status, 429);
+      const text = await res.text();
+      const body = JSON.parse(text) as { error: Json };
+      assert.equal(body.error.code, "upstream_rate_limited");
+      assert.equal(typeof body.error.message, "string");
+      assert.equal(typeof body.error.type, "string");
+      assert.ok(!text.includes("sk-upstream"), "the provider's internals stay hidden");
+      assert.equal(res.headers.get("retry-after"), "30", "the provider's Retry-After is passed on");
+      assert.ok(Number(res.headers.get("retry-after")) >= 1);
+    },
+  ));
+
+Deno.test("POST /v1/chat/completions — tool message with array content reaches the upstream as its text", () =>
+  withScripted(
+    () =>
+      Response.json(completion([
+        { index: 0, message: { role: "assistant", content: "ok" }, finish_reason: "stop" },
+      ], USAGE)),
+    async (h, up) => {
+      const res = await h.post("/v1/chat/completions", {
+        model: MODEL,
+        messages: [
+          user("Weather?"),
+          {
+            role: "assistant",
+            content: null,
+            tool_calls: [{
+              id: "call_1",
+              type: "function",
+              function: { name: "weather", arguments: '{"city":"Graz"}' },
+            }],
+          },
+          {
+            role: "tool",
+            tool_call_id: "call_1",
+            content: [{ type: "text", text: "sunny, " }, { type: "text", text: "21 C" }],
+          },
+        ],
+        tools: [{
+          type: "function",
+          function: { name: "weather", parameters: { type: "object" } },
+        }],
+      });
+      assert.equal(res.status, 200);
+      await res.body?.cancel();
+      const messages = up.bodies[0]?.messages as Json[];
+      const tool = messages.find((m) => m.role === "tool")!;
+      assert.equal(tool.tool_call_id, "call_1");
+      const content = tool.content;
+      const text = typeof content === "string"
+        ? content
+        : (content as Json[]).map((p) => String(p.text)).join("");
+      assert.equal(text, "sunny, 21 C");
+    },
+  ));
+
+Deno.test("POST /v1/chat/completions — an error chunk after the first byte is a dropped connection, no error body", () =>
+  withScripted(
+    () =>
+      sse([
+        chunk([{ index: 0, delta: { role: "assistant", content: "Hel" }, finish_reason: null }]),
+        { error: { message: "internal upstream trace id 42", type: "server_error" } },
+      ], false),
+    async (h) => {
+      const res = await h.post("/v1/chat/completions", {
+        model: MODEL,
+        messages: [user("Hi")],
+        stream: true,
+      });
+      assert.equal(res.status, 200);
+      const { text, clean } = await readAll(res);
+      assert.equal(clean, false, "the connection is dropped");
+      assert.ok(!text.includes("[DONE]"));
+      assert.ok(!text.includes("trace id"));
+      assert.ok(
+        !dataEvents(text).some((e) => isRecord(safeParse(e)) && "error" in (safeParse(e) as Json)),
+      );
+    },
+  ));
+
+function safeParse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
