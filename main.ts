@@ -3,12 +3,18 @@ import { loadConfig } from "./src/config.ts";
 import { startGateway } from "./src/gateway.ts";
 import { createLogger } from "./src/log.ts";
 
-const config = loadConfig();
-const log = createLogger(config.logLevel);
 try {
+  const config = loadConfig();
+  const log = createLogger(config.logLevel);
   const gateway = await startGateway(config, { log, signals: true });
   log.info("sovra listening", { url: gateway.url, catalog: config.catalogDir, kv: config.kvPath });
 } catch (error) {
-  console.error((error as Error).message);
+  // Configuration and catalog errors name what to fix; no stack trace.
+  console.error(JSON.stringify({
+    time: new Date().toISOString(),
+    level: "error",
+    msg: "sovra could not start",
+    reason: (error as Error).message,
+  }));
   Deno.exit(1);
 }

@@ -41,6 +41,17 @@ const config = (() => {
     fail((error as Error).message);
   }
 })();
+const creates = parsed.positionals.join(" ") === "org create";
+const isFile = config.kvPath !== ":memory:" && !config.kvPath.includes("://");
+if (isFile && !creates) {
+  try {
+    await Deno.stat(config.kvPath);
+  } catch {
+    fail(
+      `The KV file '${config.kvPath}' does not exist: set SOVRA_KV to the gateway's store (or create an organization first).`,
+    );
+  }
+}
 const store = await openKvStore(config.kvPath).catch((error) =>
   fail(`Cannot open the KV store: ${error.message}`)
 );

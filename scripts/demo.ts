@@ -38,7 +38,13 @@ const config = configFromEnv({
   GOOGLE_VERTEX_SERVICE_ACCOUNT_JSON: vertex.serviceAccountJson,
 });
 const log = createLogger(config.logLevel);
-const gateway = await startGateway(config, { log, signals: true });
+const gateway = await startGateway(config, { log, signals: true }).catch((error) => {
+  const hint = error instanceof Deno.errors.AddrInUse
+    ? ` Port ${config.port} is in use: set SOVRA_PORT to a free port.`
+    : "";
+  console.error(`The demo could not start: ${(error as Error).message}.${hint}`);
+  Deno.exit(1);
+});
 const store = gateway.deps.store;
 
 const existing = (await store.listOrgs()).find((o) => o.name === "Demo organization");
@@ -73,5 +79,5 @@ Try it:
     -d '{"model": "${model?.id}", "messages": [{"role": "user", "content": "Hello from the EU"}]}'
 
 Then see it recorded:
-  SOVRA_KV=${config.kvPath} deno task admin requests --org ${org.id}
+  SOVRA_KV=${config.kvPath} npx -y deno@2.9.6 task admin requests --org ${org.id}
 `);

@@ -18,6 +18,7 @@ import { GateState } from "./limits/gate_state.ts";
 import { UnsentTally } from "./limits/unsent_tally.ts";
 import { createApp } from "./app.ts";
 import { startRetentionCleanup } from "./state/retention.ts";
+import { missingCredentials } from "./catalog/credential_check.ts";
 
 export interface Gateway {
   deps: AppDeps;
@@ -65,6 +66,12 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     counters: { gateStoreFailures: 0 },
     now,
   };
+  const warnMissing = () => {
+    for (const m of missingCredentials(catalog.current, config.secret)) {
+      log.warn("provider credential not set; its routes will fail over", { ...m });
+    }
+  };
+  warnMissing();
   const app = createApp(deps);
   const server = Deno.serve({
     port: config.port,
@@ -74,7 +81,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const port = server.addr.port;
   const cleanup = startRetentionCleanup(store, config.retentionDays, log);
 
-  const onHup = () => void catalog.reload();
+  const onHup = () => void catalog.reload().then((ok) => ok && warnMissing());
   if (options.signals) Deno.addSignalListener("SIGHUP", onHup);
 
   return {

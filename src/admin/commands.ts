@@ -27,7 +27,11 @@ function nonNegativeInteger(flags: Flags, name: string, fallback?: bigint): bigi
   if (!/^\d+$/.test(raw)) {
     throw new AdminError(`--${name} must be a non-negative integer, got '${raw}'.`);
   }
-  return BigInt(raw);
+  const value = BigInt(raw);
+  if (value > BigInt(Number.MAX_SAFE_INTEGER)) {
+    throw new AdminError(`--${name} must be at most ${Number.MAX_SAFE_INTEGER}.`);
+  }
+  return value;
 }
 
 async function requireOrg(store: Store, orgId: string) {
@@ -104,7 +108,18 @@ export async function runAdminCommand(
       const orgId = required(flags, "org");
       await requireOrg(store, orgId);
       const day = flags.day ?? new Date().toISOString().slice(0, 10);
-      return { org: orgId, day, ...(await store.dailyUsage(orgId, day)) };
+      if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(Date.parse(day))) {
+        throw new AdminError(`--day must be a date as YYYY-MM-DD, got '${day}'.`);
+      }
+      const zero = {
+        requests: 0,
+        cost_micro_eur: 0,
+        prompt_tokens: 0,
+        completion_tokens: 0,
+        audio_seconds: 0,
+        characters: 0,
+      };
+      return { org: orgId, day, ...zero, ...(await store.dailyUsage(orgId, day)) };
     }
     default:
       throw new AdminError(

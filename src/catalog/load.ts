@@ -57,9 +57,21 @@ function checkReferences(
     }
     seen.add(model.id);
     model.routes.forEach((route, j) => {
-      if (!providers[route.provider]) {
+      const provider = providers[route.provider];
+      if (!provider) {
         throw new CatalogError(
           `${modelsFile}: at models[${i}].routes[${j}].provider: unknown provider '${route.provider}'`,
+        );
+      }
+      const dialect = route.dialect ?? provider.dialect;
+      if (dialect === "bedrock" && !provider.aws) {
+        throw new CatalogError(
+          `${modelsFile}: at models[${i}].routes[${j}].dialect: 'bedrock' needs a provider with 'aws' settings; '${route.provider}' has none`,
+        );
+      }
+      if (dialect === "vertex-anthropic" && !provider.vertex) {
+        throw new CatalogError(
+          `${modelsFile}: at models[${i}].routes[${j}].dialect: 'vertex-anthropic' needs a provider with 'vertex' settings; '${route.provider}' has none`,
         );
       }
     });

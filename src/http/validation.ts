@@ -1,6 +1,6 @@
 /** zod results → the spec's 400 with a message naming the field. */
 import type { z } from "zod";
-import { formatJsonPath } from "../catalog/load.ts";
+import { zodFailure } from "./zod_failure.ts";
 import { invalidRequest } from "./errors.ts";
 
 /** A JSON object with a non-empty string `model`, or the spec's 400 `invalid_request`. */
@@ -19,7 +19,5 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.outp
   requireModelField(body);
   const result = schema.safeParse(body);
   if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
-  const path = formatJsonPath(issue.path);
-  throw invalidRequest(`Invalid '${path}': ${issue.message}.`, String(issue.path[0] ?? ""));
+  throw zodFailure(result.error);
 }

@@ -51,6 +51,23 @@ function linkedController(signal: AbortSignal): AbortController {
   return controller;
 }
 
+/** One line per failed upstream attempt: ids and the neutral reason, never a payload. */
+export function logAttemptFailure(
+  deps: AppDeps,
+  requestId: string,
+  route: ResolvedRoute,
+  failure: UpstreamFailure,
+): void {
+  deps.log.warn("upstream attempt failed", {
+    request_id: requestId,
+    provider: route.providerId,
+    upstream_model: route.route.upstream_model,
+    kind: failure.kind,
+    status: failure.status,
+    reason: failure.message,
+  });
+}
+
 /** The last route that failed, for the metadata of a request that found no route. */
 interface LastFailure {
   served: Served | undefined;
@@ -61,8 +78,9 @@ function routeOptions(ctx: ChatCallContext, request: ChatRequest, last: LastFail
   return {
     signal: ctx.clientSignal,
     metrics: ctx.deps.metrics,
-    onFailure: (route: ResolvedRoute, attempts: number) => {
+    onFailure: (route: ResolvedRoute, attempts: number, failure: UpstreamFailure) => {
       last.served = { route, fallbacks: attempts - 1, dropped: [] };
+      logAttemptFailure(ctx.deps, ctx.state.requestId, route, failure);
     },
     ...(check ? { check: (route: ResolvedRoute) => check(request, route) } : {}),
   };

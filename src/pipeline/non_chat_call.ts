@@ -10,6 +10,7 @@ import { UpstreamFailure } from "../providers/upstream_failure.ts";
 import { type RouteSuccess, tryRoutes } from "../routing/try_routes.ts";
 import type { SettleInput } from "../billing/settle.ts";
 import { GatewayError } from "../http/errors.ts";
+import { logAttemptFailure } from "./chat_call.ts";
 
 export interface NonChatContext {
   deps: AppDeps;
@@ -44,8 +45,9 @@ export async function callNonChat<T>(
     }, {
       signal: ctx.clientSignal,
       metrics: ctx.deps.metrics,
-      onFailure: (route, attempts) => {
+      onFailure: (route, attempts, failure) => {
         lastTried = { value: undefined, route, fallbacks: attempts - 1 };
+        logAttemptFailure(ctx.deps, ctx.state.requestId, route, failure);
       },
     });
   } catch (error) {

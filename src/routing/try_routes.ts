@@ -26,7 +26,7 @@ export interface TryRoutesOptions {
    */
   check?: (route: ResolvedRoute) => void;
   /** Told of every failed attempt (the metadata of a failed request names the last one). */
-  onFailure?: (route: ResolvedRoute, attempts: number) => void;
+  onFailure?: (route: ResolvedRoute, attempts: number, failure: UpstreamFailure) => void;
 }
 
 /** The client-facing error for the last upstream failure (rule 4's table). */
@@ -96,7 +96,7 @@ export async function tryRoutes<T>(
       if (!(error instanceof UpstreamFailure)) throw error;
       options.metrics?.recordFailure(key);
       tried++;
-      options.onFailure?.(route, tried);
+      options.onFailure?.(route, tried, error);
       last = error;
       if (!error.retryable) throw failureToGatewayError(error);
     }

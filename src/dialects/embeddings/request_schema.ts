@@ -5,7 +5,7 @@
 import { z } from "zod";
 import type { EmbeddingsRequest } from "../../providers/adapter.ts";
 import { refusedField } from "../../http/errors.ts";
-import { zodFailure } from "../audio/zod_failure.ts";
+import { zodFailure } from "../../http/zod_failure.ts";
 
 const tokenArray = z.array(z.number().int().nonnegative()).min(1);
 
