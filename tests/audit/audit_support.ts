@@ -106,24 +106,7 @@ export function chunk(choices: Json[], extra: Json = {}): Json {
   };
 }
 
-/** Reads a body to its end; `clean` false when it broke off (dropped connection). */
-export async function readAll(res: Response): Promise<{ text: string; clean: boolean }> {
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  let text = "";
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      text += decoder.decode(value, { stream: true });
-    }
-  } catch {
-    return { text, clean: false };
-  } finally {
-    reader.releaseLock();
-  }
-  return { text, clean: true };
-}
+export { readToEnd as readAll } from "../helpers/sse.ts";
 
 /** The data payloads of a chat SSE text (complete events only). */
 export function dataEvents(text: string): string[] {

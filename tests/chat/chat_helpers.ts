@@ -89,47 +89,8 @@ export function assertErrorShape(body: unknown, code?: string): Json {
   return error;
 }
 
-export interface SseRead {
-  /** Everything received before the end or the break. */
-  text: string;
-  /** True when the body ended cleanly, false when reading failed (dropped connection). */
-  clean: boolean;
-}
-
-/** Reads a whole response body, recording whether it ended cleanly or broke off. */
-export async function readToEnd(res: Response): Promise<SseRead> {
-  assert.ok(res.body, "response has no body");
-  const reader = res.body.getReader();
-  const decoder = new TextDecoder();
-  let text = "";
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      text += decoder.decode(value, { stream: true });
-    }
-  } catch {
-    return { text, clean: false };
-  } finally {
-    reader.releaseLock();
-  }
-  return { text, clean: true };
-}
-
-/**
- * Splits SSE text into the data payloads of its events. Asserts the spec's framing: every
- * event is exactly one `data: <payload>` line followed by a blank line. An incomplete last
- * event (cut connection) is ignored.
- */
-export function sseData(text: string): string[] {
-  const parts = text.split("\n\n");
-  parts.pop(); // after the last separator: empty, or an event cut off mid-way
-  return parts.map((event) => {
-    assert.ok(event.startsWith("data: "), `event must be 'data: …', got ${JSON.stringify(event)}`);
-    assert.ok(!event.includes("\n"), `event must be one line, got ${JSON.stringify(event)}`);
-    return event.slice("data: ".length);
-  });
-}
+export { type BodyRead as SseRead, readToEnd, sseData } from "../helpers/sse.ts";
+import { sseData } from "../helpers/sse.ts";
 
 /** The JSON chunks of a stream (without the `[DONE]` terminator). */
 export function sseChunks(text: string): Json[] {

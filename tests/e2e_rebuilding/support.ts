@@ -119,40 +119,8 @@ export async function assertRefused(res: Response, field: string): Promise<void>
   assert.equal(error.param, field, "error.param names the field");
 }
 
-export interface BodyRead {
-  text: string;
-  /** True when the body ended cleanly, false when reading failed (dropped connection). */
-  clean: boolean;
-}
-
-export async function readToEnd(res: Response): Promise<BodyRead> {
-  assert.ok(res.body, "response has no body");
-  const reader = res.body.getReader();
-  const decoder = new TextDecoder();
-  let text = "";
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      text += decoder.decode(value, { stream: true });
-    }
-  } catch {
-    return { text, clean: false };
-  } finally {
-    reader.releaseLock();
-  }
-  return { text, clean: true };
-}
-
-/** Data payloads of a chat stream; an incomplete last event (cut connection) is ignored. */
-export function sseData(text: string): string[] {
-  const parts = text.split("\n\n");
-  parts.pop();
-  return parts.map((event) => {
-    assert.ok(event.startsWith("data: "), `event must be 'data: …', got ${event.slice(0, 80)}`);
-    return event.slice("data: ".length);
-  });
-}
+export { type BodyRead, readToEnd, sseData } from "../helpers/sse.ts";
+import { sseData } from "../helpers/sse.ts";
 
 /** The JSON chunks of a chat stream (without `[DONE]`). */
 export function sseChunks(text: string): Json[] {
