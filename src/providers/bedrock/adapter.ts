@@ -14,6 +14,7 @@ import { bedrockHttpFailure } from "./errors.ts";
 import { EventStreamDecoder } from "./eventstream_decoder.ts";
 import { type AwsCredentials, signBedrockRequest } from "./sign.ts";
 import { ConverseResponse } from "./wire.ts";
+import { readAnswer } from "../read_answer.ts";
 
 export interface BedrockDeps {
   env: (name: string) => string | undefined;
@@ -65,15 +66,7 @@ export function createBedrockAdapter(deps: BedrockDeps): ProviderAdapter {
   return {
     async chat(request: ChatRequest, call: UpstreamCall): Promise<ChatResult> {
       const response = await send(request, call, false);
-      let parsed;
-      try {
-        parsed = ConverseResponse.parse(await response.json());
-      } catch (error) {
-        if (call.signal.aborted) throw call.signal.reason;
-        throw new UpstreamFailure("unavailable", "Bedrock sent an unreadable answer.", {
-          cause: error,
-        });
-      }
+      const parsed = await readAnswer(response, ConverseResponse, call.signal);
       return fromConverseResponse(parsed, isAnthropicFamily(call.route.route.upstream_model));
     },
 

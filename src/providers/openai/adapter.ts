@@ -8,6 +8,7 @@ import { openaiSseDecoder } from "./convert_stream.ts";
 import { eventBatches } from "../../streaming/event_batches.ts";
 import { authHeaders, endpointUrl, sendUpstream } from "./http.ts";
 import { WireChatCompletion } from "./wire.ts";
+import { readAnswer } from "../read_answer.ts";
 import { openaiEmbeddings } from "./embeddings.ts";
 import { openaiTranscription } from "./transcription.ts";
 import { openaiSpeech } from "./speech.ts";
@@ -33,20 +34,7 @@ export function createOpenAIAdapter(deps: OpenAIAdapterDeps): ProviderAdapter {
         convertRequest({ ...request, stream: false }, call.route),
         "application/json",
       );
-      let json: unknown;
-      try {
-        json = await response.json();
-      } catch (error) {
-        if (call.signal.aborted) throw error;
-        throw new UpstreamFailure("unavailable", "The provider sent a malformed answer.", {
-          cause: error,
-        });
-      }
-      const parsed = WireChatCompletion.safeParse(json);
-      if (!parsed.success) {
-        throw new UpstreamFailure("unavailable", "The provider's answer has an unexpected shape.");
-      }
-      return convertResponse(parsed.data);
+      return convertResponse(await readAnswer(response, WireChatCompletion, call.signal));
     },
 
     async chatStream(request: ChatRequest, call: UpstreamCall) {

@@ -13,6 +13,7 @@ import { eventBatches } from "../../streaming/event_batches.ts";
 import { AnthropicMessage } from "../anthropic_messages/wire.ts";
 import { connectFailure, UpstreamFailure } from "../upstream_failure.ts";
 import { anthropicSseDecoder } from "./sse_decoder.ts";
+import { readAnswer } from "../read_answer.ts";
 import { createTokenSource, type TokenSource } from "./token_source.ts";
 
 export const VERTEX_ANTHROPIC_VERSION = "vertex-2023-10-16";
@@ -110,16 +111,7 @@ export function createVertexAnthropicAdapter(deps: VertexAnthropicDeps): Provide
   return {
     async chat(request: ChatRequest, call: UpstreamCall): Promise<ChatResult> {
       const response = await send(request, call, false);
-      let parsed;
-      try {
-        parsed = AnthropicMessage.parse(await response.json());
-      } catch (error) {
-        if (call.signal.aborted) throw call.signal.reason;
-        throw new UpstreamFailure("unavailable", "Vertex sent an unreadable answer.", {
-          cause: error,
-        });
-      }
-      return fromAnthropicMessage(parsed);
+      return fromAnthropicMessage(await readAnswer(response, AnthropicMessage, call.signal));
     },
 
     async chatStream(
