@@ -29,8 +29,18 @@ await writeSimulatedCatalog(env.SOVRA_CATALOG || "./catalog", catalogDir, {
   vertex: { url: vertex.url, tokenUrl: vertex.tokenUrl },
 });
 
+// The simulated openai-dialect providers take any Bearer key: give each one a placeholder.
+const providerKeys = Object.fromEntries(
+  Object.values(
+    (JSON.parse(await Deno.readTextFile(`${catalogDir}/providers.json`)) as {
+      providers: Record<string, { api_key_env?: string }>;
+    }).providers,
+  ).flatMap((p) => p.api_key_env ? [[p.api_key_env, "sovra-demo-simulator-key"]] : []),
+);
+
 const config = configFromEnv({
   ...env,
+  ...providerKeys,
   SOVRA_CATALOG: catalogDir,
   AWS_ACCESS_KEY_ID: aws.accessKeyId,
   AWS_SECRET_ACCESS_KEY: aws.secretAccessKey,
