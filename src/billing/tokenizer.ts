@@ -7,7 +7,10 @@ type Tokenizer = typeof import("gpt-tokenizer");
 let loading: Promise<Tokenizer> | undefined;
 
 export function loadTokenizer(): Promise<Tokenizer> {
-  return loading ??= import("gpt-tokenizer");
+  return loading ??= import("gpt-tokenizer").catch((error) => {
+    loading = undefined; // a failed load is retried by the next estimate
+    throw error;
+  });
 }
 
 /** Tokens of a text by the real tokenizer. */

@@ -3,7 +3,7 @@
  * or the generated text to estimate from when the provider reported none or the client left.
  */
 import type { ChatStreamEvent, FinishReason } from "./chat.ts";
-import type { Usage } from "./usage.ts";
+import { mergeUsage, type Usage } from "./usage.ts";
 
 export class StreamAccounting {
   usage: Usage | undefined;
@@ -24,7 +24,7 @@ export class StreamAccounting {
         this.#generated.push(event.arguments);
         break;
       case "usage":
-        this.usage = { ...this.usage, ...event.usage };
+        this.usage = mergeUsage(this.usage, event.usage);
         break;
       case "finish":
         this.finishReason = event.reason;

@@ -20,3 +20,17 @@ export function isUsageComplete(usage: Usage | undefined): usage is Usage & {
 } {
   return usage?.promptTokens !== undefined && usage.completionTokens !== undefined;
 }
+
+/** Drops fields that were not reported, so a usage object lists only what the upstream said. */
+export function compactUsage(usage: Usage): Usage {
+  const out: Usage = {};
+  for (const [key, value] of Object.entries(usage) as Array<[keyof Usage, number | undefined]>) {
+    if (value !== undefined) out[key] = value;
+  }
+  return out;
+}
+
+/** A later usage report adds to what is known; an unreported field never erases a count. */
+export function mergeUsage(known: Usage | undefined, next: Usage): Usage {
+  return { ...known, ...compactUsage(next) };
+}

@@ -28,6 +28,8 @@ export const rateName = (keyId: string, minute: number) => `${keyId}:${minute}`;
 
 export class GateState {
   #snapshots = new Map<string, Snapshot>();
+  /** One store read in flight per key: concurrent requests at a refresh share it. */
+  #refreshing = new Map<string, Promise<Snapshot>>();
 
   constructor(
     private readonly store: Pick<Store, "readGate">,
@@ -43,7 +45,7 @@ export class GateState {
   async snapshot(keyId: string, orgId: string, minute: number, now: number): Promise<Snapshot> {
     let snapshot = this.#snapshots.get(keyId);
     if (!snapshot || snapshot.minute !== minute || now - snapshot.fetchedAt >= this.refreshMs) {
-      snapshot = await this.#refresh(keyId, orgId, minute, now);
+      snapshot = await this.#sharedRefresh(keyId, orgId, minute, now);
     }
     if (snapshot.fetchedAt !== now && this.view(snapshot, keyId, orgId).balanceMicroEur <= 0n) {
       // Before refusing, make sure no top-up has landed since the snapshot.
@@ -60,6 +62,18 @@ export class GateState {
       ratePrevious: s.ratePrevious,
       balanceMicroEur: s.balance - this.debits.unsentSince(orgId, s.debitMark),
     };
+  }
+
+  #sharedRefresh(keyId: string, orgId: string, minute: number, now: number): Promise<Snapshot> {
+    const id = `${keyId}:${minute}`;
+    let pending = this.#refreshing.get(id);
+    if (!pending) {
+      pending = this.#refresh(keyId, orgId, minute, now).finally(() => {
+        this.#refreshing.delete(id);
+      });
+      this.#refreshing.set(id, pending);
+    }
+    return pending;
   }
 
   async #refresh(keyId: string, orgId: string, minute: number, now: number): Promise<Snapshot> {

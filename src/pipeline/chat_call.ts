@@ -8,7 +8,7 @@ import type { Model } from "../catalog/schema.ts";
 import type { AppDeps } from "../deps.ts";
 import type { RequestState } from "../http/context.ts";
 import type { ProviderAdapter, ResolvedRoute } from "../providers/adapter.ts";
-import { UpstreamFailure } from "../providers/upstream_failure.ts";
+import { loggableReason, UpstreamFailure } from "../providers/upstream_failure.ts";
 import { filterParameters } from "../routing/filter_parameters.ts";
 import { RouteMetrics } from "../routing/route_metrics.ts";
 import { type RouteSuccess, tryRoutes } from "../routing/try_routes.ts";
@@ -64,7 +64,7 @@ export function logAttemptFailure(
     upstream_model: route.route.upstream_model,
     kind: failure.kind,
     status: failure.status,
-    reason: failure.message,
+    reason: loggableReason(failure),
   });
 }
 
@@ -219,9 +219,11 @@ export async function openChatStream(
       upstream.abort(reason);
       reader.cancel(reason).catch(() => {});
     },
-    finish(outcome) {
+    finish(reported) {
       if (finished) return;
       finished = true;
+      // A read that failed because the client left is a cancel, not a provider failure.
+      const outcome = reported === "failed" && ctx.clientSignal.aborted ? "cancelled" : reported;
       watchdog.stop();
       if (outcome === "completed") {
         deps.metrics.recordSuccess(metricsKey, {
@@ -267,8 +269,17 @@ export function settleChat(
     totalTokens: usage?.totalTokens,
     estimated: usage?.estimated ?? false,
   });
+  // Settling is the last resort: a failed estimate still writes the row (without counts).
   void ctx.deps.settler.settle(
-    outcome.usage ? outcome.usage.then(input) : input(undefined),
+    outcome.usage
+      ? outcome.usage.then(input, (error) => {
+        ctx.deps.log.error("usage estimate failed; settling without token counts", {
+          request_id: state.requestId,
+          reason: error instanceof Error ? error.name : "unknown",
+        });
+        return input(undefined);
+      })
+      : input(undefined),
   );
 }
 

@@ -70,3 +70,16 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
     : Math.ceil((Date.parse(value) - now) / 1000);
   return Number.isFinite(seconds) && seconds >= 0 ? Math.min(seconds, 3600) : undefined;
 }
+
+/**
+ * A reason safe for logs: the gateway's own messages for the failure kinds it words itself;
+ * for provider validation errors (whose text may quote the request) only the kind.
+ */
+export function loggableReason(error: unknown): string {
+  if (error instanceof UpstreamFailure) {
+    return error.kind === "invalid_request" || error.kind === "passthrough"
+      ? `provider rejected the request (${error.kind})`
+      : error.message;
+  }
+  return error instanceof Error ? error.name : "unknown";
+}

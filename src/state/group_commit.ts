@@ -70,7 +70,15 @@ export class GroupCommitter {
         await this.#commit(batch);
         for (const p of batch) p.resolve();
       } catch (error) {
-        for (const p of batch) p.reject(error);
+        if (batch.length === 1) {
+          batch[0]!.reject(error);
+          continue;
+        }
+        // One bad write (e.g. over a KV limit) must not take the others down: alone, each
+        // commits or fails on its own.
+        for (const p of batch) {
+          await this.#commit([p]).then(p.resolve, p.reject);
+        }
       }
     }
     this.#running = false;

@@ -4,6 +4,7 @@
  * provider call.
  */
 import { z } from "zod";
+import { EndUserId } from "../../canonical/end_user.ts";
 import { AudioFormat, type Model } from "../../catalog/schema.ts";
 import { refusedField } from "../../http/errors.ts";
 import { zodFailure } from "../../http/zod_failure.ts";
@@ -21,7 +22,7 @@ export const SpeechRequestSchema = z.looseObject({
     "Audio format; 'mp3' by default, 'wav' for models that only produce wav.",
   ),
   speed: z.number().positive().optional(),
-  user: z.string().optional().describe("An end-user id, kept in the request metadata."),
+  user: EndUserId.optional().describe("An end-user id, kept in the request metadata."),
   stream: z.unknown().optional().describe("Not supported: a truthy value is refused with 400."),
 });
 export type SpeechRequestBody = z.infer<typeof SpeechRequestSchema>;

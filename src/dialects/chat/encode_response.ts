@@ -1,6 +1,6 @@
 /** Canonical result → chat-completion object. `model` is always the catalog id. */
 import type { ChatResult } from "../../canonical/chat.ts";
-import type { Usage } from "../../canonical/usage.ts";
+import { isUsageComplete, type Usage } from "../../canonical/usage.ts";
 
 export interface ChatEncodeContext {
   id: string;
@@ -44,6 +44,6 @@ export function encodeChatCompletion(
     model: ctx.model,
     choices: [{ index: 0, message, finish_reason: result.finishReason, logprobs: null }],
   };
-  if (result.usage) body.usage = encodeUsage(result.usage);
+  if (isUsageComplete(result.usage)) body.usage = encodeUsage(result.usage);
   return body;
 }

@@ -4,7 +4,7 @@
  * `exclude`.
  */
 import type { ChatStreamEvent } from "../../canonical/chat.ts";
-import type { Usage } from "../../canonical/usage.ts";
+import { isUsageComplete, mergeUsage, type Usage } from "../../canonical/usage.ts";
 import { type ChatEncodeContext, encodeUsage } from "./encode_response.ts";
 
 const encoder = new TextEncoder();
@@ -63,7 +63,7 @@ export class ChatChunkEncoder {
       case "finish":
         return this.#chunk({}, event.reason);
       case "usage":
-        this.#usage = { ...this.#usage, ...event.usage };
+        this.#usage = mergeUsage(this.#usage, event.usage);
         return undefined;
       default:
         event satisfies never;
@@ -74,7 +74,7 @@ export class ChatChunkEncoder {
   /** The closing bytes: the usage chunk (where reported) then `[DONE]`. */
   end(): Uint8Array {
     let text = this.#roleSent ? "" : this.#chunk({ content: "" });
-    if (this.#usage) {
+    if (isUsageComplete(this.#usage)) {
       text += `data: {"id":${JSON.stringify(this.ctx.id)},"object":"chat.completion.chunk",` +
         `"created":${this.ctx.created},"model":${JSON.stringify(this.ctx.model)},"choices":[],` +
         `"usage":${JSON.stringify(encodeUsage(this.#usage))}}\n\n`;

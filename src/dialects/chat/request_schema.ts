@@ -3,6 +3,7 @@
  * Unknown extra fields are not an error (loose objects).
  */
 import { z } from "zod";
+import { EndUserId } from "../../canonical/end_user.ts";
 
 const TextPart = z.looseObject({ type: z.literal("text"), text: z.string() });
 const OtherPart = z.looseObject({ type: z.string() });
@@ -101,6 +102,6 @@ export const ChatCompletionRequestSchema = z.looseObject({
   parallel_tool_calls: z.boolean().nullish(),
   response_format: z.looseObject({ type: z.string() }).nullish(),
   reasoning: ReasoningSchema.nullish(),
-  user: z.string().max(256).nullish(),
+  user: EndUserId.nullish(),
 });
 export type ChatCompletionRequestBody = z.infer<typeof ChatCompletionRequestSchema>;

@@ -3,6 +3,7 @@
  * through to the provider unchanged (their effect depends on the model).
  */
 import { z } from "zod";
+import { EndUserId } from "../../canonical/end_user.ts";
 import type { EmbeddingsRequest } from "../../providers/adapter.ts";
 import { refusedField } from "../../http/errors.ts";
 import { zodFailure } from "../../http/zod_failure.ts";
@@ -24,7 +25,7 @@ export const EmbeddingsRequestSchema = z.looseObject({
   ),
   encoding_format: z.enum(["float", "base64"]).optional(),
   dimensions: z.number().int().positive().optional(),
-  user: z.string().optional().describe("An end-user id, kept in the request metadata."),
+  user: EndUserId.optional().describe("An end-user id, kept in the request metadata."),
   stream: z.boolean().nullish().describe("Not supported: `true` is refused with 400."),
 });
 export type EmbeddingsRequestBody = z.infer<typeof EmbeddingsRequestSchema>;

@@ -58,7 +58,6 @@ export function decodeResponsesRequest(body: ResponsesRequest, model: Model): Ch
   if (body.top_p != null) request.topP = body.top_p;
   if (body.max_output_tokens != null) request.maxTokens = body.max_output_tokens;
   if (tools.length > 0) request.tools = tools;
-  if (hostedTools.length > 0) request.hostedTools = hostedTools;
   if (toolChoice !== undefined) request.toolChoice = toolChoice;
   if (body.parallel_tool_calls != null) request.parallelToolCalls = body.parallel_tool_calls;
   if (reasoning !== undefined) request.reasoning = reasoning;

@@ -6,6 +6,7 @@
  * which names the field.
  */
 import { z } from "zod";
+import { EndUserId } from "../../canonical/end_user.ts";
 
 const InputTextPart = z.looseObject({ type: z.literal("input_text"), text: z.string() });
 const OutputTextPart = z.looseObject({ type: z.literal("output_text"), text: z.string() });
@@ -149,7 +150,7 @@ export const ResponsesRequestSchema = z.looseObject({
   temperature: z.number().nullish(),
   top_p: z.number().nullish(),
   stream: z.boolean().nullish(),
-  user: z.string().nullish(),
+  user: EndUserId.nullish(),
   /** Echoed back (string values only); never forwarded. */
   metadata: z.record(z.string(), z.unknown()).nullish(),
   /** `true` is refused: the gateway stores no responses. */

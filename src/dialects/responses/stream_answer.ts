@@ -8,7 +8,7 @@ import type {
   FinishReason,
   ReasoningDetail,
 } from "../../canonical/chat.ts";
-import type { Usage } from "../../canonical/usage.ts";
+import { mergeUsage, type Usage } from "../../canonical/usage.ts";
 import { mergeReasoningDetail } from "./reasoning_details.ts";
 
 export interface AnswerCall {
@@ -61,7 +61,7 @@ export class StreamAnswer {
         this.finish = event.reason;
         return;
       case "usage":
-        this.usage = { ...this.usage, ...definedOnly(event.usage) };
+        this.usage = mergeUsage(this.usage, event.usage);
         return;
     }
   }
@@ -82,12 +82,4 @@ export class StreamAnswer {
       usage: this.usage,
     };
   }
-}
-
-function definedOnly(usage: Usage): Usage {
-  const out: Usage = {};
-  for (const [key, value] of Object.entries(usage) as Array<[keyof Usage, number | undefined]>) {
-    if (value !== undefined) out[key] = value;
-  }
-  return out;
 }

@@ -6,6 +6,7 @@
 import type { Context } from "hono";
 import type { AppDeps } from "../../deps.ts";
 import type { AppEnv } from "../context.ts";
+import { servedHeaders } from "../served_headers.ts";
 import { readJsonBody } from "../body.ts";
 import { parseSpeechRequest, validateSpeechRequest } from "../../dialects/audio/speech_request.ts";
 import { callNonChat, settleNonChat } from "../../pipeline/non_chat_call.ts";
@@ -41,8 +42,7 @@ export function speechHandler(deps: AppDeps) {
     return new Response(served.value.audio, {
       headers: {
         "content-type": served.value.contentType,
-        "x-sovra-request-id": state.requestId,
-        "x-sovra-provider": served.route.providerId,
+        ...servedHeaders(state.requestId, served.route),
       },
     });
   };

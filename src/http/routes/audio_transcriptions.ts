@@ -6,6 +6,7 @@
 import type { Context } from "hono";
 import type { AppDeps } from "../../deps.ts";
 import type { AppEnv } from "../context.ts";
+import { servedHeaders } from "../served_headers.ts";
 import { parseMultipartForm } from "../../dialects/audio/multipart.ts";
 import {
   toTranscriptionRequest,
@@ -53,8 +54,7 @@ export function transcriptionsHandler(deps: AppDeps, slots: TranscriptionSlots) 
       return new Response(served.value.body, {
         headers: {
           "content-type": served.value.contentType,
-          "x-sovra-request-id": state.requestId,
-          "x-sovra-provider": served.route.providerId,
+          ...servedHeaders(state.requestId, served.route),
         },
       });
     } finally {

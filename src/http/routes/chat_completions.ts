@@ -12,14 +12,15 @@ import {
   type ChatCallContext,
   completeChat,
   openChatStream,
-  type Served,
   settleChat,
 } from "../../pipeline/chat_call.ts";
 import { billableUsage, resultText } from "../../pipeline/billable_usage.ts";
 import { GatewayError } from "../errors.ts";
+import { servedHeaders } from "../served_headers.ts";
+import { loggableReason } from "../../providers/upstream_failure.ts";
 import type { ChatRequest, ChatStreamEvent } from "../../canonical/chat.ts";
 import type { Model } from "../../catalog/schema.ts";
-import { checkRouteCanExpress } from "../../routing/check_route.ts";
+import { checkRebuildingRefusals } from "../../providers/rebuilding_refusals.ts";
 
 /** Rule 6: tools on a model without `tools` support are refused. */
 export function checkToolSupport(request: ChatRequest, model: Model): void {
@@ -31,18 +32,6 @@ export function checkToolSupport(request: ChatRequest, model: Model): void {
       { param: "tools" },
     );
   }
-}
-
-export function servedHeaders(
-  state: { requestId: string },
-  served: Served,
-): Record<string, string> {
-  const headers: Record<string, string> = {
-    "x-sovra-request-id": state.requestId,
-    "x-sovra-provider": served.route.providerId,
-  };
-  if (served.dropped.length > 0) headers["x-sovra-dropped-params"] = served.dropped.join(",");
-  return headers;
 }
 
 export function chatCompletionsHandler(deps: AppDeps) {
@@ -58,7 +47,7 @@ export function chatCompletionsHandler(deps: AppDeps) {
       state,
       endpoint: "chat",
       clientSignal: c.req.raw.signal,
-      checkRoute: checkRouteCanExpress,
+      checkRoute: checkRebuildingRefusals,
     };
     const encodeCtx = {
       id: `chatcmpl-${state.requestId.slice(4)}`,
@@ -75,7 +64,10 @@ export function chatCompletionsHandler(deps: AppDeps) {
         usage: billableUsage(request.messages, result.usage, () => resultText(result)),
       });
       return new Response(JSON.stringify(encodeChatCompletion(result, encodeCtx)), {
-        headers: { "content-type": "application/json", ...servedHeaders(state, served) },
+        headers: {
+          "content-type": "application/json",
+          ...servedHeaders(state.requestId, served.route, served.dropped),
+        },
       });
     }
 
@@ -92,6 +84,7 @@ export function chatCompletionsHandler(deps: AppDeps) {
             if (clientLeft || c.req.raw.signal.aborted) {
               // The client left: its disconnect aborted the upstream read. Billed as cancelled.
               open.finish("cancelled");
+              controller.close();
               return;
             }
             // After the first byte a failure is a dropped connection: no error body. Deno prints
@@ -103,7 +96,7 @@ export function chatCompletionsHandler(deps: AppDeps) {
               msg: "stream dropped after an upstream failure",
               request_id: state.requestId,
               provider: open.served.route.providerId,
-              reason: error instanceof Error ? error.message : String(error),
+              reason: loggableReason(error),
             }));
             return;
           }
@@ -131,7 +124,7 @@ export function chatCompletionsHandler(deps: AppDeps) {
       headers: {
         "content-type": "text/event-stream; charset=utf-8",
         "cache-control": "no-cache",
-        ...servedHeaders(state, open.served),
+        ...servedHeaders(state.requestId, open.served.route, open.served.dropped),
       },
     });
   };

@@ -2,6 +2,7 @@
 import type { Context } from "hono";
 import type { AppDeps } from "../../deps.ts";
 import type { AppEnv } from "../context.ts";
+import { servedHeaders } from "../served_headers.ts";
 import { readJsonBody } from "../body.ts";
 import { parseEmbeddingsRequest } from "../../dialects/embeddings/request_schema.ts";
 import { estimateEmbeddingTokens } from "../../dialects/embeddings/estimate_embedding_tokens.ts";
@@ -40,8 +41,7 @@ export function embeddingsHandler(deps: AppDeps) {
     return new Response(JSON.stringify(body), {
       headers: {
         "content-type": "application/json",
-        "x-sovra-request-id": state.requestId,
-        "x-sovra-provider": served.route.providerId,
+        ...servedHeaders(state.requestId, served.route),
       },
     });
   };

@@ -21,8 +21,9 @@ import {
   settleChat,
 } from "../../pipeline/chat_call.ts";
 import { billableUsage, resultText } from "../../pipeline/billable_usage.ts";
-import { checkRouteCanExpress } from "../../routing/check_route.ts";
-import { checkToolSupport, servedHeaders } from "./chat_completions.ts";
+import { checkRebuildingRefusals } from "../../providers/rebuilding_refusals.ts";
+import { checkToolSupport } from "./chat_completions.ts";
+import { servedHeaders } from "../served_headers.ts";
 import type { ChatStreamEvent } from "../../canonical/chat.ts";
 
 export function responsesHandler(deps: AppDeps) {
@@ -38,7 +39,7 @@ export function responsesHandler(deps: AppDeps) {
       state,
       endpoint: "responses",
       clientSignal: c.req.raw.signal,
-      checkRoute: checkRouteCanExpress,
+      checkRoute: checkRebuildingRefusals,
     };
     const encodeCtx = {
       id: newResponseId(),
@@ -60,16 +61,24 @@ export function responsesHandler(deps: AppDeps) {
         JSON.stringify(
           encodeResponse(result, { ...encodeCtx, completedAt: Math.floor(Date.now() / 1000) }),
         ),
-        { headers: { "content-type": "application/json", ...servedHeaders(state, served) } },
+        {
+          headers: {
+            "content-type": "application/json",
+            ...servedHeaders(state.requestId, served.route, served.dropped),
+          },
+        },
       );
     }
 
     const open = await openChatStream(ctx, request);
     const events = new ReadableStream<ChatStreamEvent>({
       async pull(controller) {
-        const next = await open.read();
-        if (next.done) controller.close();
-        else for (const event of next.value) controller.enqueue(event);
+        for (;;) {
+          const next = await open.read();
+          if (next.done) return controller.close();
+          for (const event of next.value) controller.enqueue(event);
+          if (next.value.length > 0) return;
+        }
       },
       cancel(reason) {
         open.cancel(reason);
@@ -83,7 +92,7 @@ export function responsesHandler(deps: AppDeps) {
       headers: {
         "content-type": "text/event-stream; charset=utf-8",
         "cache-control": "no-cache",
-        ...servedHeaders(state, open.served),
+        ...servedHeaders(state.requestId, open.served.route, open.served.dropped),
       },
     });
   };

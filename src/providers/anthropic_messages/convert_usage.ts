@@ -1,5 +1,5 @@
 import type { Usage } from "../../canonical/usage.ts";
-import { compact } from "./compact_usage.ts";
+import { compactUsage as compact } from "../../canonical/usage.ts";
 import type { AnthropicUsage } from "./wire.ts";
 
 /**

@@ -1,4 +1,4 @@
-import type { Usage } from "../../canonical/usage.ts";
+import { compactUsage, type Usage } from "../../canonical/usage.ts";
 
 interface UsageLike {
   prompt_tokens?: number | null | undefined;
@@ -15,14 +15,14 @@ const n = (v: unknown): number | undefined =>
 /** OpenAI usage → canonical; absent fields stay undefined. */
 export function convertUsage(usage: UsageLike | null | undefined): Usage | undefined {
   if (!usage || typeof usage !== "object") return undefined;
-  const out: Usage = {
+  const out: Usage = compactUsage({
     promptTokens: n(usage.prompt_tokens),
     completionTokens: n(usage.completion_tokens),
     totalTokens: n(usage.total_tokens),
-  };
+  });
   const cached = n(usage.prompt_tokens_details?.cached_tokens) ?? n(usage.num_cached_tokens);
   if (cached !== undefined) out.cachedPromptTokens = cached;
   const reasoning = n(usage.completion_tokens_details?.reasoning_tokens);
   if (reasoning !== undefined) out.reasoningTokens = reasoning;
-  return out;
+  return Object.keys(out).length === 0 ? undefined : out;
 }

@@ -63,7 +63,8 @@ export async function failureFromResponse(response: Response): Promise<UpstreamF
         body: text,
       });
     }
-    const message = providerMessage(parsed);
+    // Capped like the other adapters: a provider's validation text can be long.
+    const message = providerMessage(parsed)?.slice(0, 500);
     return new UpstreamFailure(
       "invalid_request",
       message

@@ -107,10 +107,13 @@ export function createTokenSource(options: TokenSourceOptions): TokenSource {
       if (cached !== undefined && options.now() < cached.refreshAt) {
         return Promise.resolve(cached.token);
       }
-      pending ??= grant(signal).finally(() => {
+      // One grant serves every waiter, so it runs on its own deadline, not on the first
+      // caller's signal (one client leaving must not fail the others); each caller still
+      // stops waiting when its own signal aborts.
+      pending ??= grant(AbortSignal.timeout(GRANT_TIMEOUT_MS)).finally(() => {
         pending = undefined;
       });
-      return pending;
+      return raceAbort(pending, signal);
     },
     invalidate(token: string): void {
       if (cached?.token === token) cached = undefined;
@@ -149,4 +152,15 @@ async function importKey(account: ServiceAccount, envName: string): Promise<Cryp
       cause: error,
     });
   }
+}
+
+const GRANT_TIMEOUT_MS = 30_000;
+
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
 }

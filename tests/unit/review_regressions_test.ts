@@ -1,0 +1,89 @@
+/** Regressions for defects found in the code review. */
+import assert from "node:assert/strict";
+import { mergeUsage } from "../../src/canonical/usage.ts";
+import { GroupCommitter } from "../../src/state/group_commit.ts";
+import { createTokenSource } from "../../src/providers/vertex_anthropic/token_source.ts";
+import { startVertexSimulator } from "../../scripts/simulator/vertex/mod.ts";
+import { chatModel, startHarness } from "../helpers/harness.ts";
+
+Deno.test("mergeUsage — a later partial report never erases a known count", () => {
+  const known = mergeUsage(undefined, { promptTokens: 12, completionTokens: undefined });
+  const merged = mergeUsage(known, { promptTokens: undefined, completionTokens: 30 });
+  assert.deepEqual(merged, { promptTokens: 12, completionTokens: 30 });
+});
+
+Deno.test("GroupCommitter — one write over a KV limit fails alone; its batch mates commit", async () => {
+  using kv = await Deno.openKv(":memory:");
+  const writer = new GroupCommitter(kv);
+  const results = await Promise.allSettled([
+    writer.write([{ type: "set", key: ["ok", 1], value: "a" }], 8),
+    writer.write([{ type: "set", key: ["big"], value: "x".repeat(70_000) }], 70_000),
+    writer.write([{ type: "sum", key: ["n"], value: 1n }], 8),
+  ]);
+  assert.deepEqual(results.map((r) => r.status), ["fulfilled", "rejected", "fulfilled"]);
+  assert.equal((await kv.get(["ok", 1])).value, "a");
+  assert.equal((await kv.get<Deno.KvU64>(["n"])).value?.value, 1n);
+  await writer.close();
+});
+
+Deno.test("createTokenSource — one waiter's abort does not fail the shared grant for others", async () => {
+  const sim = await startVertexSimulator();
+  try {
+    const source = createTokenSource({
+      serviceAccountJson: sim.serviceAccountJson,
+      envName: "SA",
+      tokenUrl: sim.tokenUrl,
+      fetch,
+      now: Date.now,
+    });
+    const first = new AbortController();
+    const a = source.token(first.signal);
+    const b = source.token(new AbortController().signal);
+    first.abort(new Error("client left"));
+    await assert.rejects(a);
+    assert.match(await b, /\S+/);
+  } finally {
+    await sim.close();
+  }
+});
+
+Deno.test("end-user id — over 256 characters is refused on every JSON endpoint", async () => {
+  const h = await startHarness({
+    models: [
+      chatModel("acme/chat", "sim-chat"),
+      {
+        id: "acme/embed",
+        kind: "embedding",
+        routes: [{ provider: "sim-a", upstream_model: "sim-embed" }],
+      },
+      {
+        id: "acme/tts",
+        kind: "speech",
+        voices: ["alloy"],
+        routes: [{ provider: "sim-a", upstream_model: "sim-tts" }],
+      },
+    ],
+  });
+  try {
+    const user = "u".repeat(257);
+    const bodies: Array<[string, unknown]> = [
+      ["/v1/chat/completions", {
+        model: "acme/chat",
+        messages: [{ role: "user", content: "x" }],
+        user,
+      }],
+      ["/v1/responses", { model: "acme/chat", input: "x", user }],
+      ["/v1/embeddings", { model: "acme/embed", input: "x", user }],
+      ["/v1/audio/speech", { model: "acme/tts", input: "x", voice: "alloy", user }],
+    ];
+    for (const [path, body] of bodies) {
+      const res = await h.post(path, body);
+      assert.equal(res.status, 400, path);
+      const error = (await res.json()).error;
+      assert.equal(error.param, "user", path);
+    }
+    assert.equal(h.sim.requests.length, 0);
+  } finally {
+    await h.close();
+  }
+});
