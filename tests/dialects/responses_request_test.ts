@@ -211,6 +211,26 @@ Deno.test("decodeResponsesRequest — a reasoning model's replayed call needs it
     "input",
     reasoningModel,
   );
+  // Each assistant turn of a multi-step loop needs its own reasoning item.
+  const step = (id: string) => [
+    { type: "function_call", call_id: id, name: "f", arguments: "{}" },
+    { type: "function_call_output", call_id: id, output: "r" },
+  ];
+  const reasoning = { type: "reasoning", summary: [], reasoning_details: [] };
+  assertRefused(
+    { input: [{ role: "user", content: "q" }, reasoning, ...step("c1"), ...step("c2")] },
+    "input",
+    reasoningModel,
+  );
+  assert.equal(
+    decode(
+      {
+        input: [{ role: "user", content: "q" }, reasoning, ...step("c1"), reasoning, ...step("c2")],
+      },
+      reasoningModel,
+    ).messages.length,
+    5,
+  );
   // Non-reasoning models need none.
   assert.equal(decode({ input }).messages.length, 3);
 });

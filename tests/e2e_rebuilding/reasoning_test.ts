@@ -175,6 +175,37 @@ Deno.test("POST /v1/chat/completions on the Anthropic family — reasoning, repl
         },
       );
 
+      await t.step(
+        `${family} — a tool loop with reasoning.exclude continues (no thinking to replay)`,
+        async () => {
+          await resetAll(h, p);
+          const base = {
+            model: thinking(family),
+            tools: [WEATHER_TOOL],
+            reasoning: { effort: "low", exclude: true },
+          };
+          const first = await chat({ ...base, messages: [question] });
+          assert.equal(first.status, 200, JSON.stringify(first.body));
+          const message = messageOf(first.body);
+          assert.equal(message.reasoning_details ?? undefined, undefined);
+          assert.ok(message.tool_calls?.length);
+          const second = await chat({
+            ...base,
+            messages: [
+              question,
+              { role: "assistant", content: message.content, tool_calls: message.tool_calls },
+              ...message.tool_calls.map((c) => ({
+                role: "tool",
+                tool_call_id: c.id,
+                content: "Sunny, 21 °C",
+              })),
+            ],
+          });
+          assert.equal(second.status, 200, JSON.stringify(second.body));
+          assert.ok((messageOf(second.body).content ?? "").length > 0);
+        },
+      );
+
       await t.step(`${family} — streamed answer with reasoning still ends with usage`, async () => {
         await resetAll(h, p);
         // `reasoning` is a gateway extension the SDK does not type.

@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { EndUserId } from "../../canonical/end_user.ts";
+import { ReasoningDetailSchema } from "../../canonical/reasoning_detail_schema.ts";
 
 const TextPart = z.looseObject({ type: z.literal("text"), text: z.string() });
 const OtherPart = z.looseObject({ type: z.string() });
@@ -13,16 +14,7 @@ export const MessageContent = z.union([
   z.null(),
 ]);
 
-export const ReasoningDetailSchema = z.looseObject({
-  type: z.enum(["reasoning.text", "reasoning.summary", "reasoning.encrypted"]),
-  text: z.string().nullish(),
-  summary: z.string().nullish(),
-  data: z.string().nullish(),
-  signature: z.string().nullish(),
-  id: z.string().nullish(),
-  format: z.string().nullish(),
-  index: z.number().int().nullish(),
-});
+export { ReasoningDetailSchema };
 
 export const ToolCallSchema = z.looseObject({
   id: z.string().min(1),

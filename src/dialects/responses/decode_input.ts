@@ -37,12 +37,14 @@ export function decodeInput(
   }
 
   let turn: AssistantTurn | undefined;
-  let reasoningSinceUser = false;
+  /** Whether the open assistant turn replayed a reasoning item (each turn needs its own). */
+  let turnHasReasoning = false;
   const openTurn = (): AssistantTurn =>
     turn ??= { content: null, reasoning: "", reasoningDetails: [], toolCalls: [] };
   const closeTurn = () => {
     if (turn !== undefined) messages.push(assistantMessage(turn));
     turn = undefined;
+    turnHasReasoning = false;
   };
 
   for (const item of input) {
@@ -58,7 +60,6 @@ export function decodeInput(
         closeTurn();
         const content = partsText(item.content, "\n");
         if (item.role === "user") {
-          reasoningSinceUser = false;
           messages.push({ role: "user", content });
         } else {
           messages.push({ role: "system", content });
@@ -66,12 +67,12 @@ export function decodeInput(
         break;
       }
       case "reasoning": {
-        reasoningSinceUser = true;
         addReasoning(openTurn(), item);
+        turnHasReasoning = true;
         break;
       }
       case "function_call": {
-        if (options.reasoningModel && !reasoningSinceUser) {
+        if (options.reasoningModel && !turnHasReasoning) {
           throw refusedField(
             "input",
             `Function call '${item.call_id}' is replayed without its reasoning item; for a ` +

@@ -50,31 +50,8 @@ const FunctionCallOutputItem = z.looseObject({
   status: z.string().nullish(),
 });
 
-/** Structured reasoning as the gateway returns it (`reasoning_details` on reasoning items). */
-export const ReasoningDetailSchema = z.discriminatedUnion("type", [
-  z.looseObject({
-    type: z.literal("reasoning.text"),
-    text: z.string().nullish(),
-    signature: z.string().nullish(),
-    id: z.string().nullish(),
-    format: z.string().nullish(),
-    index: z.number().int().optional(),
-  }),
-  z.looseObject({
-    type: z.literal("reasoning.summary"),
-    summary: z.string(),
-    id: z.string().nullish(),
-    format: z.string().nullish(),
-    index: z.number().int().optional(),
-  }),
-  z.looseObject({
-    type: z.literal("reasoning.encrypted"),
-    data: z.string(),
-    id: z.string().nullish(),
-    format: z.string().nullish(),
-    index: z.number().int().optional(),
-  }),
-]);
+export { ReasoningDetailSchema } from "../../canonical/reasoning_detail_schema.ts";
+import { ReasoningDetailSchema } from "../../canonical/reasoning_detail_schema.ts";
 
 const ReasoningItem = z.looseObject({
   type: z.literal("reasoning"),

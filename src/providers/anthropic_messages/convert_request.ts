@@ -12,7 +12,7 @@ import {
   type Turn,
   type TurnPart,
 } from "./group_turns.ts";
-import { effectiveReasoning, planTokens } from "./reasoning_budget.ts";
+import { anthropicReasoning, planTokens } from "./reasoning_budget.ts";
 
 export interface MessagesBody {
   max_tokens: number;
@@ -28,7 +28,7 @@ export interface MessagesBody {
 
 export function toMessagesBody(request: ChatRequest, route: ResolvedRoute): MessagesBody {
   const { system, turns } = groupTurns(request.messages);
-  const reasoning = effectiveReasoning(request, route);
+  const reasoning = anthropicReasoning(request, route);
   const plan = planTokens(request, route, reasoning);
   const body: MessagesBody = { max_tokens: plan.maxTokens, messages: turns.map(toMessage) };
   if (system.length > 0) body.system = system.map((text) => ({ type: "text", text }));

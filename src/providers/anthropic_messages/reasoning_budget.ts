@@ -46,6 +46,30 @@ export function effectiveReasoning(
   return asked;
 }
 
+/**
+ * Reasoning for an Anthropic model, where thinking must be replayable: in an open tool loop
+ * (the last assistant turn called tools and only tool results follow) Anthropic rejects a
+ * request with thinking on unless that turn carries its thinking blocks. A client that asked
+ * `reasoning.exclude` never had them to send back, so such a step runs without thinking.
+ */
+export function anthropicReasoning(
+  request: ChatRequest,
+  route: ResolvedRoute,
+): ReasoningRequest | undefined {
+  const reasoning = effectiveReasoning(request, route);
+  if (reasoning === undefined) return undefined;
+  for (let i = request.messages.length - 1; i >= 0; i--) {
+    const message = request.messages[i]!;
+    if (message.role === "tool") continue;
+    if (message.role !== "assistant" || !message.toolCalls?.length) return reasoning;
+    const replayable = (message.reasoningDetails ?? []).some((d) =>
+      (d.type === "reasoning.text" && d.signature) || d.type === "reasoning.encrypted"
+    );
+    return replayable ? reasoning : undefined;
+  }
+  return reasoning;
+}
+
 export interface TokenPlan {
   maxTokens: number;
   /** Thinking budget, when thinking is on. */

@@ -15,6 +15,7 @@ import {
   type TurnPart,
 } from "../anthropic_messages/group_turns.ts";
 import {
+  anthropicReasoning,
   effectiveReasoning,
   novaEffort,
   planTokens,
@@ -51,7 +52,11 @@ export function toConverseBody(request: ChatRequest, route: ResolvedRoute): Conv
   const body: ConverseBody = { messages: turns.map(toMessage) };
   if (system.length > 0) body.system = system.map((text) => ({ text }));
 
-  const reasoning = anthropic || nova ? effectiveReasoning(request, route) : undefined;
+  const reasoning = anthropic
+    ? anthropicReasoning(request, route)
+    : nova
+    ? effectiveReasoning(request, route)
+    : undefined;
   const inference: NonNullable<ConverseBody["inferenceConfig"]> = {};
   if (anthropic) {
     // Anthropic requires max_tokens; the plan also fits the thinking budget below it.

@@ -1,5 +1,6 @@
 /** `openai`-dialect completion → canonical result. */
-import type { ChatResult, ReasoningDetail, ToolCall } from "../../canonical/chat.ts";
+import type { ChatResult, ToolCall } from "../../canonical/chat.ts";
+import { validReasoningDetails } from "../../canonical/reasoning_detail_schema.ts";
 import { normalizeFinishReason } from "../../canonical/finish_reason.ts";
 import type { WireChatCompletion } from "./wire.ts";
 import { convertUsage } from "./convert_usage.ts";
@@ -31,9 +32,8 @@ export function convertResponse(wire: WireChatCompletion): ChatResult {
   };
   if (wire.id) result.id = wire.id;
   if (reasoning) result.reasoning = reasoning;
-  if (message.reasoning_details && message.reasoning_details.length > 0) {
-    result.reasoningDetails = message.reasoning_details as ReasoningDetail[];
-  }
+  const details = validReasoningDetails(message.reasoning_details ?? []);
+  if (details.length > 0) result.reasoningDetails = details;
   if (message.tool_calls && message.tool_calls.length > 0) {
     result.toolCalls = message.tool_calls.map((c): ToolCall => ({
       id: c.id,

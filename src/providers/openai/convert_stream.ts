@@ -1,6 +1,7 @@
 /** `openai`-dialect SSE → canonical events (batched per upstream read by `eventBatches`). */
 import { createParser, type EventSourceMessage } from "eventsource-parser";
-import type { ChatStreamEvent, ReasoningDetail } from "../../canonical/chat.ts";
+import type { ChatStreamEvent } from "../../canonical/chat.ts";
+import { validReasoningDetails } from "../../canonical/reasoning_detail_schema.ts";
 import { normalizeFinishReason } from "../../canonical/finish_reason.ts";
 import { UpstreamFailure } from "../upstream_failure.ts";
 import type { StreamDecoder } from "../../streaming/event_batches.ts";
@@ -25,10 +26,8 @@ export function convertChunk(chunk: Json, out: ChatStreamEvent[]): void {
       out.push({ type: "reasoning-delta", text: reasoning });
     }
     if (Array.isArray(delta.reasoning_details)) {
-      for (const detail of delta.reasoning_details) {
-        if (isObject(detail) && typeof detail.type === "string") {
-          out.push({ type: "reasoning-detail", detail: detail as unknown as ReasoningDetail });
-        }
+      for (const detail of validReasoningDetails(delta.reasoning_details)) {
+        out.push({ type: "reasoning-detail", detail });
       }
     }
     const content = delta.content;
