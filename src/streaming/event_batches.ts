@@ -11,12 +11,13 @@ import type { ChatStreamEvent } from "../canonical/chat.ts";
 import { UpstreamFailure } from "../providers/upstream_failure.ts";
 
 export interface StreamDecoder {
-  /** Events completed by this chunk of bytes. */
+  /**
+   * Events completed by this chunk of bytes. The chunk's buffer is reused by the next read:
+   * a decoder that keeps bytes across calls keeps a copy.
+   */
   push(chunk: Uint8Array): Iterable<ChatStreamEvent>;
   /** The body ended: last events, or a throw when the answer is incomplete. */
   end(): Iterable<ChatStreamEvent>;
-  /** True when the decoder keeps references to pushed chunks (they are then copied). */
-  retainsChunks?: boolean;
 }
 
 const BUFFER_BYTES = 8 * 1024;
@@ -81,8 +82,7 @@ export function eventBatches(
             ended = true;
             for (const event of decoder.end()) batch.push(event);
           } else {
-            const input = decoder.retainsChunks ? chunk.slice() : chunk;
-            for (const event of decoder.push(input)) batch.push(event);
+            for (const event of decoder.push(chunk)) batch.push(event);
           }
         } catch (error) {
           failure = asFailure(error, signal);

@@ -62,3 +62,26 @@ Deno.test("EventStreamDecoder — ending inside a frame throws", () => {
   decoder.push(eventFrame("messageStop", {}).subarray(0, 10));
   assert.throws(() => decoder.end(), /inside a frame/);
 });
+
+Deno.test("EventStreamDecoder — a partial frame survives the reader reusing its buffer", () => {
+  const frames = [
+    eventFrame("contentBlockDelta", { contentBlockIndex: 0, delta: { text: "Hello" } }),
+    eventFrame("contentBlockDelta", { contentBlockIndex: 0, delta: { text: " world" } }),
+  ];
+  const all = new Uint8Array(frames[0]!.length + frames[1]!.length);
+  all.set(frames[0]!, 0);
+  all.set(frames[1]!, frames[0]!.length);
+  // One buffer, overwritten by every "read" (as a BYOB reader does), 7 bytes at a time.
+  const shared = new Uint8Array(7);
+  const decoder = new EventStreamDecoder();
+  const types: string[] = [];
+  for (let offset = 0; offset < all.length; offset += shared.length) {
+    const piece = all.subarray(offset, offset + shared.length);
+    shared.set(piece);
+    for (const frame of decoder.push(shared.subarray(0, piece.length))) {
+      types.push(`${frame.headers[":event-type"]}`);
+    }
+  }
+  decoder.end();
+  assert.deepEqual(types, ["contentBlockDelta", "contentBlockDelta"]);
+});

@@ -4,6 +4,7 @@
  * (sometimes wrapped in a one-element array). Validation errors keep the provider's message
  * (rendered as 400 by the gateway); everything else gets a neutral message.
  */
+import { parseJson } from "../parse_json.ts";
 import { kindForStatus, UpstreamFailure, type UpstreamFailureKind } from "../upstream_failure.ts";
 import { AnthropicErrorBody, GoogleErrorBody } from "./wire.ts";
 
@@ -69,12 +70,4 @@ function failure(
     ? message.slice(0, MAX_MESSAGE)
     : `The provider answered ${status}${type ? ` ('${type}')` : ""}.`;
   return new UpstreamFailure(kind, text, { status });
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }

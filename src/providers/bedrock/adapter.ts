@@ -83,8 +83,6 @@ export function createBedrockAdapter(deps: BedrockDeps): ProviderAdapter {
         isAnthropicFamily(call.route.route.upstream_model),
       );
       return eventBatches(response.body, call.signal, {
-        // The frame decoder keeps partial frames across reads.
-        retainsChunks: true,
         *push(chunk) {
           for (const frame of frames.push(chunk)) yield* converter.push(frame);
         },

@@ -80,7 +80,7 @@ export function toConverseBody(request: ChatRequest, route: ResolvedRoute): Conv
     if (request.temperature !== undefined) inference.temperature = Math.min(request.temperature, 1);
     if (request.topP !== undefined) inference.topP = request.topP;
   }
-  const stop = (request.stop ?? []).filter((s) => s !== "");
+  const stop = (request.stop ?? []).filter((s) => s.trim() !== "");
   if (stop.length > 0) inference.stopSequences = stop;
   if (Object.keys(inference).length > 0) body.inferenceConfig = inference;
 

@@ -17,6 +17,8 @@ import {
   MetadataEvent,
 } from "./wire.ts";
 
+const utf8 = new TextDecoder();
+
 export class BedrockStreamConverter {
   #format: string | null;
   #tools = new Map<number, number>();
@@ -135,5 +137,5 @@ export class BedrockStreamConverter {
 }
 
 function json(payload: Uint8Array): unknown {
-  return JSON.parse(new TextDecoder().decode(payload));
+  return JSON.parse(utf8.decode(payload));
 }

@@ -3,10 +3,13 @@
  * `x-amzn-ErrorType` (text before `:`), else the body's `__type` (after `#`) or `code`.
  * ValidationException keeps the provider's message (the gateway renders it as 400).
  */
+import { parseJson } from "../parse_json.ts";
 import { kindForStatus, UpstreamFailure, type UpstreamFailureKind } from "../upstream_failure.ts";
 import { BedrockErrorBody } from "./wire.ts";
 
 const MAX_MESSAGE = 500;
+
+const utf8 = new TextDecoder();
 
 export function bedrockHttpFailure(
   status: number,
@@ -26,7 +29,7 @@ export function bedrockExceptionFailure(
   payload: Uint8Array,
 ): UpstreamFailure {
   const name = exceptionType.charAt(0).toUpperCase() + exceptionType.slice(1);
-  const parsed = BedrockErrorBody.safeParse(parseJson(new TextDecoder().decode(payload)));
+  const parsed = BedrockErrorBody.safeParse(parseJson(utf8.decode(payload)));
   const message = parsed.success
     ? parsed.data.message ?? parsed.data.Message ?? undefined
     : undefined;
@@ -78,12 +81,4 @@ function errorName(raw: string | undefined): string | undefined {
   return beforeColon.includes("#")
     ? beforeColon.slice(beforeColon.lastIndexOf("#") + 1)
     : beforeColon;
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }

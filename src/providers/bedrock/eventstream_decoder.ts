@@ -42,6 +42,8 @@ export class EventStreamDecoder {
       this.#buffer = this.#buffer.subarray(total);
       frames.push(toFrame(this.#codec.decode(frame)));
     }
+    // Keep only a copy of a partial frame: the reader reuses its buffer for the next read.
+    if (this.#buffer.length > 0) this.#buffer = this.#buffer.slice();
     return frames;
   }
 

@@ -30,7 +30,8 @@ export async function openaiEmbeddings(
   call: UpstreamCall,
   deps: OpenAiDeps,
 ): Promise<EmbeddingsResult> {
-  const body = { model: call.route.route.upstream_model, ...withoutModel(request.body) };
+  // `request.body` never holds the client's `model` (see parseEmbeddingsRequest).
+  const body = { ...request.body, model: call.route.route.upstream_model };
   const response = await sendUpstream(call, deps, endpointUrl(call, "/embeddings"), {
     headers: {
       ...authHeaders(call, deps),
@@ -57,9 +58,4 @@ function toUsage(
     totalTokens: usage.total_tokens ?? undefined,
     completionTokens: usage.completion_tokens ?? undefined,
   };
-}
-
-function withoutModel(body: Record<string, unknown>): Record<string, unknown> {
-  const { model: _model, ...rest } = body;
-  return rest;
 }

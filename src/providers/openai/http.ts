@@ -79,12 +79,6 @@ export async function readBodyText(response: Response, signal: AbortSignal): Pro
   }
 }
 
-export function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
+export { parseJson } from "../parse_json.ts";
 
 export { isJsonContentType } from "../../http/body.ts";
