@@ -7,6 +7,8 @@
  * `minIntervalMs`: the writes of that interval share one commit. No client waits for these
  * writes (settles and rate increments happen after or beside the answer).
  */
+import { delay, withLockRetry } from "./lock_retry.ts";
+
 export type Mutation =
   | { type: "sum"; key: Deno.KvKey; value: bigint }
   | { type: "set"; key: Deno.KvKey; value: unknown };
@@ -22,7 +24,7 @@ interface Pending {
 /** KV allows 1000 mutations and 800 KiB per atomic; stay clear of both. */
 const MAX_MUTATIONS = 900;
 const MAX_BYTES = 600 * 1024;
-const RETRIES = 8;
+const RETRIES = 9;
 
 export class GroupCommitter {
   #queue: Pending[] = [];
@@ -100,9 +102,9 @@ export class GroupCommitter {
     return this.#queue.splice(0, count);
   }
 
-  async #commit(batch: Pending[]): Promise<void> {
+  #commit(batch: Pending[]): Promise<void> {
     const { sums, sets } = mergeMutations(batch);
-    for (let attempt = 0;; attempt++) {
+    return withLockRetry(async (attempt) => {
       const op = this.kv.atomic();
       for (const [key, value] of sums.values()) op.sum(key, value);
       for (const m of sets) op.set(m.key, m.value);
@@ -110,15 +112,8 @@ export class GroupCommitter {
       if (attempt === 0) {
         for (const p of batch) p.onSent?.();
       }
-      try {
-        await committed;
-        return;
-      } catch (error) {
-        // Another process (the admin CLI) may hold the SQLite lock for a moment.
-        if (attempt >= RETRIES || !isLockError(error)) throw error;
-        await delay(Math.min(500, 5 * 2 ** attempt) * (0.5 + Math.random()));
-      }
-    }
+      await committed;
+    }, RETRIES);
   }
 }
 
@@ -149,11 +144,3 @@ function mergeMutations(batch: Pending[]): {
 }
 
 const U64 = 1n << 64n;
-
-export function isLockError(error: unknown): boolean {
-  return error instanceof Error && /database is locked|SQLITE_BUSY/i.test(error.message);
-}
-
-export function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}

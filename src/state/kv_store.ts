@@ -1,6 +1,7 @@
 /** The Deno KV implementation of `Store`. One handle per process. */
 import { kvKeys, type UsageField } from "./kv_keys.ts";
-import { delay, GroupCommitter, isLockError, type Mutation } from "./group_commit.ts";
+import { GroupCommitter, type Mutation } from "./group_commit.ts";
+import { withLockRetry } from "./lock_retry.ts";
 import type { NewApiKey, Store } from "./store.ts";
 import type { ApiKeyRecord, GateSnapshot, OrgRecord, OrgView, RequestRecord } from "./records.ts";
 import { timeOrderedIdFloor } from "../ids.ts";
@@ -15,18 +16,6 @@ export async function openKvStore(path: string, commitIntervalMs = 0): Promise<K
   }
   const kv = await withLockRetry(() => Deno.openKv(path));
   return new KvStore(kv, commitIntervalMs);
-}
-
-/** Retries an operation that SQLite refused because another process held the lock. */
-export async function withLockRetry<T>(op: () => Promise<T>, tries = 12): Promise<T> {
-  for (let attempt = 0;; attempt++) {
-    try {
-      return await op();
-    } catch (error) {
-      if (attempt + 1 >= tries || !isLockError(error)) throw error;
-      await delay(Math.min(1000, 10 * 2 ** attempt) * (0.5 + Math.random()));
-    }
-  }
 }
 
 function u64(entry: Deno.KvEntryMaybe<unknown> | undefined): bigint {
