@@ -5,10 +5,10 @@
 import { Hono } from "hono";
 import type { AppDeps } from "./deps.ts";
 import type { AppEnv } from "./http/context.ts";
-import { GatewayError, internalError } from "./http/errors.ts";
+import { GatewayError, internalError, modelNotFound } from "./http/errors.ts";
 import { gate } from "./http/middleware/gate.ts";
 import { chatCompletionsHandler } from "./http/routes/chat_completions.ts";
-import { modelListBody } from "./http/routes/models.ts";
+import { modelEntryBody, modelListBody } from "./http/routes/models.ts";
 import { buildOpenApiDocument } from "./http/openapi.ts";
 import { operations } from "./http/operations.ts";
 import { errorMessage } from "./log.ts";
@@ -48,6 +48,12 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     open,
     () => new Response(modelListBody(deps.catalog.current), { headers: json }),
   );
+  app.get("/v1/models/:id{.+}", open, (c) => {
+    const id = decodeURIComponent(c.req.param("id"));
+    const body = modelEntryBody(deps.catalog.current, id);
+    if (body === undefined) throw modelNotFound(id);
+    return new Response(body, { headers: json });
+  });
   app.post("/v1/chat/completions", billed, chatCompletionsHandler(deps));
   app.post("/v1/responses", billed, responsesHandler(deps));
   app.post("/v1/embeddings", billed, embeddingsHandler(deps));

@@ -85,6 +85,13 @@ export const operations: OperationSpec[] = [
     },
   },
   {
+    path: "/v1/models/{id}",
+    method: "get",
+    summary:
+      "One active model (the id includes its provider: `/v1/models/mistral/mistral-large-2411`)",
+    responses: { "200": { description: "A model entry", contentType: "application/json" } },
+  },
+  {
     path: "/healthz",
     method: "get",
     summary: "Liveness probe (no authentication)",

@@ -40,3 +40,26 @@ Deno.test("chat completions — stream with usage on the last chunk", async () =
     await h.close();
   }
 });
+
+Deno.test("GET /v1/models/{id} — the SDK's models.retrieve finds an active model; others are 404", async () => {
+  const h = await startHarness({
+    models: [
+      chatModel("acme/chat", "sim-chat"),
+      chatModel("acme/old", "sim-old", { state: "disabled" }),
+    ],
+  });
+  try {
+    const model = await h.client.models.retrieve("acme/chat");
+    assert.equal(model.id, "acme/chat");
+    assert.equal((model as unknown as { kind: string }).kind, "chat");
+    for (const id of ["acme/old", "acme/none"]) {
+      const res = await fetch(`${h.url}/v1/models/${id}`, {
+        headers: { authorization: `Bearer ${h.key}` },
+      });
+      assert.equal(res.status, 404);
+      assert.equal((await res.json()).error.code, "model_not_found");
+    }
+  } finally {
+    await h.close();
+  }
+});

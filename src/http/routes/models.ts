@@ -45,12 +45,23 @@ export function modelEntry(model: Model, created: number): Record<string, unknow
 }
 
 const rendered = new WeakMap<Catalog, string>();
+const createdAt = new WeakMap<Catalog, number>();
+
+/** When this catalog version was loaded (OpenAI's `created`), the same in list and entry. */
+function createdOf(catalog: Catalog): number {
+  let created = createdAt.get(catalog);
+  if (created === undefined) {
+    created = Math.floor(Date.now() / 1000);
+    createdAt.set(catalog, created);
+  }
+  return created;
+}
 
 /** The list body, rendered once per catalog version. */
 export function modelListBody(catalog: Catalog): string {
   let body = rendered.get(catalog);
   if (body === undefined) {
-    const created = Math.floor(Date.now() / 1000);
+    const created = createdOf(catalog);
     body = JSON.stringify({
       object: "list",
       data: catalog.activeModels().map((m) => modelEntry(m, created)),
@@ -58,4 +69,10 @@ export function modelListBody(catalog: Catalog): string {
     rendered.set(catalog, body);
   }
   return body;
+}
+
+/** One active model's entry (`GET /v1/models/{id}`, the SDK's `models.retrieve`), or undefined. */
+export function modelEntryBody(catalog: Catalog, id: string): string | undefined {
+  const model = catalog.activeModels().find((m) => m.id === id);
+  return model ? JSON.stringify(modelEntry(model, createdOf(catalog))) : undefined;
 }
