@@ -103,25 +103,42 @@ export interface ChatRequest {
 
 export type FinishReason = "stop" | "length" | "tool_calls" | "content_filter" | "error";
 
-/** A whole (non-streamed) answer. */
-export interface ChatResult {
-  /** Upstream response id, if any; the gateway may replace it. */
-  id?: string;
+/** One answer choice (`n` > 1 asks for several; only `openai`-dialect routes give them). */
+export interface ChoiceResult {
   content: string | null;
   reasoning?: string;
   reasoningDetails?: ReasoningDetail[];
   toolCalls?: ToolCall[];
   finishReason: FinishReason;
+}
+
+/** A whole (non-streamed) answer: choice 0 inline, further choices (if `n` > 1) after it. */
+export interface ChatResult extends ChoiceResult {
+  /** Upstream response id, if any; the gateway may replace it. */
+  id?: string;
+  /** Choices 1…n−1, in order. */
+  moreChoices?: ChoiceResult[];
+  /** Usage of the whole answer (all choices). */
   usage: Usage | undefined;
 }
 
-/** One event of a canonical stream. Every switch over it is exhaustive. */
+/**
+ * One event of a canonical stream. Every switch over it is exhaustive. `choice` is the answer
+ * choice an event belongs to when `n` > 1 (absent: choice 0).
+ */
 export type ChatStreamEvent =
-  | { type: "text-delta"; text: string }
-  | { type: "reasoning-delta"; text: string }
+  | { type: "text-delta"; text: string; choice?: number }
+  | { type: "reasoning-delta"; text: string; choice?: number }
   /** A fragment of a structured reasoning detail (signature, encrypted data, …). */
-  | { type: "reasoning-detail"; detail: ReasoningDetail }
+  | { type: "reasoning-detail"; detail: ReasoningDetail; choice?: number }
   /** A tool call fragment; `id` and `name` come with the first fragment of each index. */
-  | { type: "tool-call-delta"; index: number; id?: string; name?: string; arguments: string }
-  | { type: "finish"; reason: FinishReason }
+  | {
+    type: "tool-call-delta";
+    index: number;
+    id?: string;
+    name?: string;
+    arguments: string;
+    choice?: number;
+  }
+  | { type: "finish"; reason: FinishReason; choice?: number }
   | { type: "usage"; usage: Usage };

@@ -33,9 +33,12 @@ export async function billableUsage(
   return { promptTokens, completionTokens, totalTokens, estimated };
 }
 
-/** The generated text of a whole result, for estimates. */
+/** The generated text of a whole result (every choice), for estimates. */
 export function resultText(result: ChatResult): string {
-  let text = (result.reasoning ?? "") + (result.content ?? "");
-  for (const call of result.toolCalls ?? []) text += call.function.name + call.function.arguments;
+  let text = "";
+  for (const choice of [result, ...(result.moreChoices ?? [])]) {
+    text += (choice.reasoning ?? "") + (choice.content ?? "");
+    for (const call of choice.toolCalls ?? []) text += call.function.name + call.function.arguments;
+  }
   return text;
 }

@@ -12,7 +12,6 @@ type Filterable =
   | "topP"
   | "maxTokens"
   | "stop"
-  | "n"
   | "toolChoice"
   | "parallelToolCalls"
   | "responseFormat"
@@ -49,9 +48,9 @@ export function filterParameters(
       if (name !== "user") dropped.push(name);
     }
   }
-  // One choice per request: the canonical answer has one, so `n` is never forwarded (a
-  // provider would bill choices the client never gets). `n: 1` is what happens anyway.
-  if (request.n !== undefined) {
+  // Rebuilding routes produce one choice: `n` is not sent there (named when > 1). On
+  // `openai`-dialect routes it is a parameter like the others.
+  if (request.n !== undefined && (route.dialect !== "openai" || !isSupported(route, "n"))) {
     delete out.n;
     if (request.n > 1) dropped.push("n");
   }

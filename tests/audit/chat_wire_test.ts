@@ -33,23 +33,44 @@ const twoChoices = (body: Json) =>
       { index: 1, message: { role: "assistant", content: "second" }, finish_reason: "stop" },
     ], USAGE));
 
-// Sovra serves one choice per request: `n` > 1 is never forwarded (rule 1: dropped and named),
-// so no client is billed for choices it does not receive.
-for (const stream of [false, true]) {
-  Deno.test(`POST /v1/chat/completions — n: 2 is dropped, not forwarded (stream: ${stream})`, () =>
-    withScripted(twoChoices, async (h, up) => {
-      const res = await h.post("/v1/chat/completions", {
-        model: MODEL,
-        messages: [user("Hi")],
-        n: 2,
-        stream,
-      });
-      assert.equal(res.status, 200);
-      assert.equal(up.bodies[0]?.n, undefined, "n must not reach the upstream");
-      assert.match(res.headers.get("x-sovra-dropped-params") ?? "", /(^|,)n(,|$)/);
-      await res.body?.cancel();
-    }));
-}
+// `n` > 1 on an `openai`-dialect route: forwarded, and every choice reaches the client (billed
+// by the usage that covers them all).
+Deno.test("POST /v1/chat/completions — n: 2 answers two choices (non-stream)", () =>
+  withScripted(twoChoices, async (h, up) => {
+    const res = await h.post("/v1/chat/completions", {
+      model: MODEL,
+      messages: [user("Hi")],
+      n: 2,
+    });
+    assert.equal(res.status, 200);
+    const body = await res.json() as { choices: Array<{ index: number; message: Json }> };
+    assert.equal(up.bodies[0]?.n, 2, "n is forwarded upstream");
+    assert.deepEqual(body.choices.map((c) => c.index), [0, 1]);
+    assert.deepEqual(body.choices.map((c) => c.message.content), ["first", "second"]);
+    assert.equal(res.headers.get("x-sovra-dropped-params"), null);
+  }));
+
+Deno.test("POST /v1/chat/completions — n: 2 streams deltas of both choices", () =>
+  withScripted(twoChoices, async (h) => {
+    const res = await h.post("/v1/chat/completions", {
+      model: MODEL,
+      messages: [user("Hi")],
+      n: 2,
+      stream: true,
+    });
+    const { text } = await readAll(res);
+    const byIndex = new Map<number, string>();
+    for (const d of dataEvents(text)) {
+      if (d === "[DONE]") continue;
+      const chunk = JSON.parse(d) as {
+        choices: Array<{ index: number; delta: { content?: string; role?: string } }>;
+      };
+      for (const c of chunk.choices) {
+        byIndex.set(c.index, (byIndex.get(c.index) ?? "") + (c.delta.content ?? ""));
+      }
+    }
+    assert.deepEqual([...byIndex.entries()].sort(), [[0, "first"], [1, "second"]]);
+  }));
 
 Deno.test("POST /v1/chat/completions — upstream 429 with Retry-After answers 429 upstream_rate_limited with Retry-After", () =>
   withScripted(

@@ -1,5 +1,5 @@
 /** Canonical result → chat-completion object. `model` is always the catalog id. */
-import type { ChatResult } from "../../canonical/chat.ts";
+import type { ChatResult, ChoiceResult } from "../../canonical/chat.ts";
 import { isUsageComplete, type Usage } from "../../canonical/usage.ts";
 
 export interface ChatEncodeContext {
@@ -25,24 +25,31 @@ export function encodeUsage(usage: Usage): Record<string, unknown> {
   return out;
 }
 
+function encodeChoice(choice: ChoiceResult, index: number, excludeReasoning: boolean) {
+  const message: Record<string, unknown> = { role: "assistant", content: choice.content };
+  if (choice.toolCalls && choice.toolCalls.length > 0) message.tool_calls = choice.toolCalls;
+  if (!excludeReasoning) {
+    if (choice.reasoning) message.reasoning = choice.reasoning;
+    if (choice.reasoningDetails && choice.reasoningDetails.length > 0) {
+      message.reasoning_details = choice.reasoningDetails;
+    }
+  }
+  return { index, message, finish_reason: choice.finishReason, logprobs: null };
+}
+
 export function encodeChatCompletion(
   result: ChatResult,
   ctx: ChatEncodeContext,
 ): Record<string, unknown> {
-  const message: Record<string, unknown> = { role: "assistant", content: result.content };
-  if (result.toolCalls && result.toolCalls.length > 0) message.tool_calls = result.toolCalls;
-  if (!ctx.excludeReasoning) {
-    if (result.reasoning) message.reasoning = result.reasoning;
-    if (result.reasoningDetails && result.reasoningDetails.length > 0) {
-      message.reasoning_details = result.reasoningDetails;
-    }
-  }
+  const choices = [result, ...(result.moreChoices ?? [])].map((choice, index) =>
+    encodeChoice(choice, index, ctx.excludeReasoning)
+  );
   const body: Record<string, unknown> = {
     id: ctx.id,
     object: "chat.completion",
     created: ctx.created,
     model: ctx.model,
-    choices: [{ index: 0, message, finish_reason: result.finishReason, logprobs: null }],
+    choices,
   };
   if (isUsageComplete(result.usage)) body.usage = encodeUsage(result.usage);
   return body;

@@ -12,7 +12,8 @@ const DONE = "data: [DONE]\n\n";
 
 export class ChatChunkEncoder {
   readonly #prefix: string;
-  #roleSent = false;
+  /** Choices whose first chunk (with `role`) went out. */
+  #started = new Set<number>();
   #usage: Usage | undefined;
 
   constructor(private readonly ctx: ChatEncodeContext) {
@@ -20,15 +21,19 @@ export class ChatChunkEncoder {
       JSON.stringify(ctx.id)
     },"object":"chat.completion.chunk","created":${ctx.created},"model":${
       JSON.stringify(ctx.model)
-    },"choices":[{"index":0,"delta":`;
+    },"choices":[{"index":`;
   }
 
-  #chunk(delta: Record<string, unknown>, finishReason: string | null = null): string {
-    if (!this.#roleSent) {
+  #chunk(
+    delta: Record<string, unknown>,
+    choice = 0,
+    finishReason: string | null = null,
+  ): string {
+    if (!this.#started.has(choice)) {
       delta = { role: "assistant", ...delta };
-      this.#roleSent = true;
+      this.#started.add(choice);
     }
-    return `data: ${this.#prefix}${JSON.stringify(delta)},"finish_reason":${
+    return `data: ${this.#prefix}${choice},"delta":${JSON.stringify(delta)},"finish_reason":${
       finishReason === null ? "null" : JSON.stringify(finishReason)
     },"logprobs":null}]}\n\n`;
   }
@@ -44,13 +49,15 @@ export class ChatChunkEncoder {
   encode(event: ChatStreamEvent): string | undefined {
     switch (event.type) {
       case "text-delta":
-        return this.#chunk({ content: event.text });
+        return this.#chunk({ content: event.text }, event.choice);
       case "reasoning-delta":
-        return this.ctx.excludeReasoning ? undefined : this.#chunk({ reasoning: event.text });
+        return this.ctx.excludeReasoning
+          ? undefined
+          : this.#chunk({ reasoning: event.text }, event.choice);
       case "reasoning-detail":
         return this.ctx.excludeReasoning
           ? undefined
-          : this.#chunk({ reasoning_details: [event.detail] });
+          : this.#chunk({ reasoning_details: [event.detail] }, event.choice);
       case "tool-call-delta": {
         const call: Record<string, unknown> = { index: event.index };
         if (event.id !== undefined) call.id = event.id;
@@ -58,10 +65,10 @@ export class ChatChunkEncoder {
         const fn: Record<string, unknown> = { arguments: event.arguments };
         if (event.name !== undefined) fn.name = event.name;
         call.function = fn;
-        return this.#chunk({ tool_calls: [call] });
+        return this.#chunk({ tool_calls: [call] }, event.choice);
       }
       case "finish":
-        return this.#chunk({}, event.reason);
+        return this.#chunk({}, event.choice, event.reason);
       case "usage":
         this.#usage = mergeUsage(this.#usage, event.usage);
         return undefined;
@@ -73,7 +80,7 @@ export class ChatChunkEncoder {
 
   /** The closing bytes: the usage chunk (where reported) then `[DONE]`. */
   end(): Uint8Array {
-    let text = this.#roleSent ? "" : this.#chunk({ content: "" });
+    let text = this.#started.size > 0 ? "" : this.#chunk({ content: "" });
     if (isUsageComplete(this.#usage)) {
       text += `data: {"id":${JSON.stringify(this.ctx.id)},"object":"chat.completion.chunk",` +
         `"created":${this.ctx.created},"model":${JSON.stringify(this.ctx.model)},"choices":[],` +

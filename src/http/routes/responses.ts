@@ -76,8 +76,14 @@ export function responsesHandler(deps: AppDeps) {
         for (;;) {
           const next = await open.read();
           if (next.done) return controller.close();
-          for (const event of next.value) controller.enqueue(event);
-          if (next.value.length > 0) return;
+          // The Responses API has one answer: only choice 0 (it never asks for `n`).
+          let enqueued = false;
+          for (const event of next.value) {
+            if ("choice" in event && event.choice !== undefined && event.choice !== 0) continue;
+            controller.enqueue(event);
+            enqueued = true;
+          }
+          if (enqueued) return;
         }
       },
       cancel(reason) {

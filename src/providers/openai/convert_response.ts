@@ -1,12 +1,13 @@
-/** `openai`-dialect completion → canonical result. */
-import type { ChatResult, ToolCall } from "../../canonical/chat.ts";
+/** `openai`-dialect completion → canonical result (every choice, ordered by index). */
+import type { ChatResult, ChoiceResult, ToolCall } from "../../canonical/chat.ts";
 import { validReasoningDetails } from "../../canonical/reasoning_detail_schema.ts";
 import { normalizeFinishReason } from "../../canonical/finish_reason.ts";
 import type { WireChatCompletion } from "./wire.ts";
 import { convertUsage } from "./convert_usage.ts";
 
-export function convertResponse(wire: WireChatCompletion): ChatResult {
-  const choice = wire.choices[0]!;
+type WireChoice = WireChatCompletion["choices"][number];
+
+function convertChoice(choice: WireChoice): ChoiceResult {
   const message = choice.message;
   let content: string | null = null;
   let reasoning = message.reasoning ?? message.reasoning_content ?? undefined;
@@ -25,12 +26,10 @@ export function convertResponse(wire: WireChatCompletion): ChatResult {
     content = text;
     if (thinking) reasoning = (reasoning ?? "") + thinking;
   }
-  const result: ChatResult = {
+  const result: ChoiceResult = {
     content,
     finishReason: normalizeFinishReason(choice.finish_reason),
-    usage: convertUsage(wire.usage),
   };
-  if (wire.id) result.id = wire.id;
   if (reasoning) result.reasoning = reasoning;
   const details = validReasoningDetails(message.reasoning_details ?? []);
   if (details.length > 0) result.reasoningDetails = details;
@@ -47,5 +46,13 @@ export function convertResponse(wire: WireChatCompletion): ChatResult {
     }));
     if (result.finishReason === "stop") result.finishReason = "tool_calls";
   }
+  return result;
+}
+
+export function convertResponse(wire: WireChatCompletion): ChatResult {
+  const [first, ...rest] = [...wire.choices].sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
+  const result: ChatResult = { ...convertChoice(first!), usage: convertUsage(wire.usage) };
+  if (wire.id) result.id = wire.id;
+  if (rest.length > 0) result.moreChoices = rest.map(convertChoice);
   return result;
 }

@@ -19,55 +19,68 @@ export function convertChunk(chunk: Json, out: ChatStreamEvent[]): void {
   }
   const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
   for (const choice of choices) {
-    if (!isObject(choice) || (choice.index !== undefined && choice.index !== 0)) continue;
-    const delta = isObject(choice.delta) ? choice.delta : {};
-    const reasoning = delta.reasoning ?? delta.reasoning_content;
-    if (typeof reasoning === "string" && reasoning !== "") {
-      out.push({ type: "reasoning-delta", text: reasoning });
-    }
-    if (Array.isArray(delta.reasoning_details)) {
-      for (const detail of validReasoningDetails(delta.reasoning_details)) {
-        out.push({ type: "reasoning-detail", detail });
+    if (!isObject(choice)) continue;
+    const first = out.length;
+    convertChoiceDelta(choice, out);
+    // Choices other than 0 (a request with `n` > 1) carry their index.
+    const index = typeof choice.index === "number" ? choice.index : 0;
+    if (index !== 0) {
+      for (let i = first; i < out.length; i++) {
+        (out[i] as { choice?: number }).choice = index;
       }
-    }
-    const content = delta.content;
-    if (typeof content === "string") {
-      if (content !== "") out.push({ type: "text-delta", text: content });
-    } else if (Array.isArray(content)) {
-      for (const part of content) {
-        if (!isObject(part)) continue;
-        if (part.type === "text" && typeof part.text === "string" && part.text !== "") {
-          out.push({ type: "text-delta", text: part.text });
-        } else if (part.type === "thinking" && Array.isArray(part.thinking)) {
-          for (const t of part.thinking) {
-            if (isObject(t) && typeof t.text === "string" && t.text !== "") {
-              out.push({ type: "reasoning-delta", text: t.text });
-            }
-          }
-        }
-      }
-    }
-    if (Array.isArray(delta.tool_calls)) {
-      for (const call of delta.tool_calls) {
-        if (!isObject(call)) continue;
-        const fn = isObject(call.function) ? call.function : {};
-        const event: ChatStreamEvent = {
-          type: "tool-call-delta",
-          index: typeof call.index === "number" ? call.index : 0,
-          arguments: typeof fn.arguments === "string" ? fn.arguments : "",
-        };
-        if (typeof call.id === "string") event.id = call.id;
-        if (typeof fn.name === "string") event.name = fn.name;
-        out.push(event);
-      }
-    }
-    if (typeof choice.finish_reason === "string") {
-      out.push({ type: "finish", reason: normalizeFinishReason(choice.finish_reason) });
     }
   }
   if (isObject(chunk.usage)) {
     const usage = convertUsage(chunk.usage);
     if (usage) out.push({ type: "usage", usage });
+  }
+}
+
+/** The events of one choice's delta. */
+function convertChoiceDelta(choice: Json, out: ChatStreamEvent[]): void {
+  const delta = isObject(choice.delta) ? choice.delta : {};
+  const reasoning = delta.reasoning ?? delta.reasoning_content;
+  if (typeof reasoning === "string" && reasoning !== "") {
+    out.push({ type: "reasoning-delta", text: reasoning });
+  }
+  if (Array.isArray(delta.reasoning_details)) {
+    for (const detail of validReasoningDetails(delta.reasoning_details)) {
+      out.push({ type: "reasoning-detail", detail });
+    }
+  }
+  const content = delta.content;
+  if (typeof content === "string") {
+    if (content !== "") out.push({ type: "text-delta", text: content });
+  } else if (Array.isArray(content)) {
+    for (const part of content) {
+      if (!isObject(part)) continue;
+      if (part.type === "text" && typeof part.text === "string" && part.text !== "") {
+        out.push({ type: "text-delta", text: part.text });
+      } else if (part.type === "thinking" && Array.isArray(part.thinking)) {
+        for (const t of part.thinking) {
+          if (isObject(t) && typeof t.text === "string" && t.text !== "") {
+            out.push({ type: "reasoning-delta", text: t.text });
+          }
+        }
+      }
+    }
+  }
+  if (Array.isArray(delta.tool_calls)) {
+    for (const call of delta.tool_calls) {
+      if (!isObject(call)) continue;
+      const fn = isObject(call.function) ? call.function : {};
+      const event: ChatStreamEvent = {
+        type: "tool-call-delta",
+        index: typeof call.index === "number" ? call.index : 0,
+        arguments: typeof fn.arguments === "string" ? fn.arguments : "",
+      };
+      if (typeof call.id === "string") event.id = call.id;
+      if (typeof fn.name === "string") event.name = fn.name;
+      out.push(event);
+    }
+  }
+  if (typeof choice.finish_reason === "string") {
+    out.push({ type: "finish", reason: normalizeFinishReason(choice.finish_reason) });
   }
 }
 
