@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { behaviourOf } from "./behaviour.ts";
 import type { RequestContext } from "./context.ts";
-import { interruptedResponse, invalidRequest, jsonResponse } from "./responses.ts";
+import { interruptedResponse, invalidBody, invalidRequest, jsonResponse } from "./responses.ts";
 import { countWords } from "./text_plan.ts";
 import { sleep } from "./timing.ts";
 
@@ -28,15 +28,7 @@ const EmbeddingsRequest = z.looseObject({
 
 export async function handleEmbeddings(body: unknown, ctx: RequestContext): Promise<Response> {
   const parsed = EmbeddingsRequest.safeParse(body);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const param = issue?.path.map(String).join(".") || "body";
-    return invalidRequest(
-      `Invalid '${param}': ${issue?.message ?? "invalid body"}.`,
-      ctx.requestId,
-      param,
-    );
-  }
+  if (!parsed.success) return invalidBody(parsed.error.issues, ctx.requestId);
   const request = parsed.data;
   const inputs = normaliseInput(request.input);
   if (inputs.length === 0 || inputs.length > MAX_INPUTS) {

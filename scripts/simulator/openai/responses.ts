@@ -42,6 +42,20 @@ export function errorResponse(
 export const invalidRequest = (message: string, requestId: string, param?: string) =>
   errorResponse(400, message, requestId, { param: param ?? null });
 
+/** A body that failed its schema: 400 naming the first bad field, as OpenAI answers. */
+export function invalidBody(
+  issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>,
+  requestId: string,
+): Response {
+  const issue = issues[0];
+  const param = issue?.path.map(String).join(".") || "body";
+  return invalidRequest(
+    `Invalid '${param}': ${issue?.message ?? "invalid body"}.`,
+    requestId,
+    param,
+  );
+}
+
 /** `fail-<status>` and `fail-<status>-raw`. */
 export function failureResponse(status: number, raw: boolean, requestId: string): Response {
   if (raw) {

@@ -9,7 +9,7 @@ import { pcm16Tone, wavFile } from "./audio_pcm.ts";
 import { behaviourOf } from "./behaviour.ts";
 import type { RequestContext } from "./context.ts";
 import { oggOpusFile } from "./ogg_opus.ts";
-import { interruptedResponse, invalidRequest } from "./responses.ts";
+import { interruptedResponse, invalidBody } from "./responses.ts";
 import { sleep } from "./timing.ts";
 
 /** Seconds of audio per input character (at speed 1). */
@@ -38,15 +38,7 @@ const SpeechRequest = z.looseObject({
 
 export async function handleSpeech(body: unknown, ctx: RequestContext): Promise<Response> {
   const parsed = SpeechRequest.safeParse(body);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const param = issue?.path.map(String).join(".") || "body";
-    return invalidRequest(
-      `Invalid '${param}': ${issue?.message ?? "invalid body"}.`,
-      ctx.requestId,
-      param,
-    );
-  }
+  if (!parsed.success) return invalidBody(parsed.error.issues, ctx.requestId);
   const request = parsed.data;
   const behaviour = behaviourOf(request.model);
   if (behaviour.slowMs > 0) await sleep(behaviour.slowMs, ctx.signal());
