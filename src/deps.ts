@@ -3,15 +3,13 @@ import type { Config } from "./config.ts";
 import type { Store } from "./state/store.ts";
 import type { CatalogHolder } from "./catalog/catalog_holder.ts";
 import type { ApiKeyAuthenticator } from "./auth/api_key_cache.ts";
-import type { ProviderAdapter } from "./providers/adapter.ts";
-import type { Dialect } from "./catalog/schema.ts";
+import type { AdapterRegistry } from "./providers/adapter.ts";
 import type { Settler } from "./billing/settle.ts";
 import type { RouteMetrics } from "./routing/route_metrics.ts";
 import type { Logger } from "./log.ts";
 import type { GateState } from "./limits/gate_state.ts";
 import type { UnsentTally } from "./limits/unsent_tally.ts";
-
-export type AdapterRegistry = Partial<Record<Dialect, ProviderAdapter>>;
+import type { RoutingHooks } from "./routing/route_plan.ts";
 
 export interface GatewayCounters {
   /** Requests let through because the store failed (rate limit fail-open). */
@@ -26,6 +24,8 @@ export interface AppDeps {
   adapters: AdapterRegistry;
   settler: Settler;
   metrics: RouteMetrics;
+  /** The routing plan's extension points (guardrail, router, organization policy). */
+  routing: RoutingHooks;
   log: Logger;
   gate: GateState;
   /** This instance's rate-bucket increments not yet sent to the store. */

@@ -13,6 +13,7 @@ import { createBedrockAdapter } from "./providers/bedrock/adapter.ts";
 import { createVertexAnthropicAdapter } from "./providers/vertex_anthropic/adapter.ts";
 import { Settler } from "./billing/settle.ts";
 import { RouteMetrics } from "./routing/route_metrics.ts";
+import { NO_ROUTING_HOOKS } from "./routing/route_plan.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { GateState } from "./limits/gate_state.ts";
 import { UnsentTally } from "./limits/unsent_tally.ts";
@@ -60,6 +61,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     },
     settler: new Settler(store, log, unsentDebits),
     metrics: new RouteMetrics(),
+    routing: NO_ROUTING_HOOKS,
     log,
     gate: new GateState(store, unsentRequests, unsentDebits, config.gateRefreshMs),
     unsentRequests,

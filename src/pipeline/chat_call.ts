@@ -5,29 +5,27 @@
  */
 import type { ChatRequest, ChatResult, ChatStreamEvent } from "../canonical/chat.ts";
 import type { Model } from "../catalog/schema.ts";
-import type { AppDeps } from "../deps.ts";
-import type { RequestState } from "../http/context.ts";
 import type { ProviderAdapter, ResolvedRoute } from "../providers/adapter.ts";
 import { loggableReason, UpstreamFailure } from "../providers/upstream_failure.ts";
-import { filterParameters } from "../routing/filter_parameters.ts";
 import { RouteMetrics } from "../routing/route_metrics.ts";
+import { planRoutes } from "../routing/plan_routes.ts";
+import type { Caller, RoutePlan } from "../routing/route_plan.ts";
 import { type RouteSuccess, tryRoutes } from "../routing/try_routes.ts";
 import { IdleWatchdog } from "../streaming/idle_watchdog.ts";
 import { StreamAccounting } from "../canonical/stream_accounting.ts";
 import { type BillableUsage, billableUsage } from "./billable_usage.ts";
 import type { SettleInput } from "../billing/settle.ts";
-import type { RequestRecord } from "../state/records.ts";
 import { GatewayError } from "../http/errors.ts";
+import type { PipelineDeps } from "./pipeline_deps.ts";
 
 export interface ChatCallContext {
-  deps: AppDeps;
+  deps: PipelineDeps;
+  /** The catalog model the client named. */
   model: Model;
-  state: RequestState;
-  endpoint: RequestRecord["endpoint"];
+  caller: Caller;
+  endpoint: "chat" | "responses";
   /** Aborts when the client goes away. */
   clientSignal: AbortSignal;
-  /** Rule-7 refusals for rebuilding routes, decided before any upstream call. */
-  checkRoute?: (request: ChatRequest, route: ResolvedRoute) => void;
 }
 
 export interface Served {
@@ -36,7 +34,7 @@ export interface Served {
   dropped: string[];
 }
 
-function adapterFor(deps: AppDeps, route: ResolvedRoute): ProviderAdapter {
+function adapterFor(deps: PipelineDeps, route: ResolvedRoute): ProviderAdapter {
   const adapter = deps.adapters[route.dialect];
   if (!adapter) {
     throw new UpstreamFailure("unavailable", `No adapter for the '${route.dialect}' dialect.`);
@@ -53,7 +51,7 @@ function linkedController(signal: AbortSignal): AbortController {
 
 /** One line per failed upstream attempt: ids and the neutral reason, never a payload. */
 export function logAttemptFailure(
-  deps: AppDeps,
+  deps: Pick<PipelineDeps, "log">,
   requestId: string,
   route: ResolvedRoute,
   failure: UpstreamFailure,
@@ -73,17 +71,26 @@ interface LastFailure {
   served: Served | undefined;
 }
 
-function routeOptions(ctx: ChatCallContext, request: ChatRequest, last: LastFailure) {
-  const check = ctx.checkRoute;
+function routeOptions(ctx: ChatCallContext, last: LastFailure) {
   return {
     signal: ctx.clientSignal,
     metrics: ctx.deps.metrics,
     onFailure: (route: ResolvedRoute, attempts: number, failure: UpstreamFailure) => {
       last.served = { route, fallbacks: attempts - 1, dropped: [] };
-      logAttemptFailure(ctx.deps, ctx.state.requestId, route, failure);
+      logAttemptFailure(ctx.deps, ctx.caller.requestId, route, failure);
     },
-    ...(check ? { check: (route: ResolvedRoute) => check(request, route) } : {}),
   };
+}
+
+/** The routing plan of this chat request (refusals and policies decided before any call). */
+export function planChat(ctx: ChatCallContext, request: ChatRequest): RoutePlan<ChatRequest> {
+  return planRoutes({
+    endpoint: ctx.endpoint,
+    request,
+    caller: ctx.caller,
+    catalog: ctx.deps.catalog.current,
+    model: ctx.model,
+  }, ctx.deps.routing);
 }
 
 /** A whole (non-streamed) answer. */
@@ -91,19 +98,18 @@ export async function completeChat(
   ctx: ChatCallContext,
   request: ChatRequest,
 ): Promise<{ result: ChatResult; served: Served }> {
-  let dropped: string[] = [];
+  const plan = planChat(ctx, request);
   const started = performance.now();
   const last: LastFailure = { served: undefined };
   let success: RouteSuccess<ChatResult>;
   try {
-    success = await tryRoutes(ctx.deps.catalog.current.routesOf(ctx.model), (route) => {
-      const filtered = filterParameters(request, route);
-      dropped = filtered.dropped;
-      return adapterFor(ctx.deps, route).chat(filtered.request, {
+    success = await tryRoutes(plan.candidates, (candidate) => {
+      const { route } = candidate;
+      return adapterFor(ctx.deps, route).chat(candidate.request, {
         route,
         signal: ctx.clientSignal,
       });
-    }, routeOptions(ctx, request, last));
+    }, routeOptions(ctx, last));
   } catch (error) {
     recordFailure(ctx, request, error, last.served);
     throw error;
@@ -117,7 +123,7 @@ export async function completeChat(
   );
   return {
     result: success.value,
-    served: { route: success.route, fallbacks: success.fallbacks, dropped },
+    served: { route: success.route, fallbacks: success.fallbacks, dropped: success.dropped },
   };
 }
 
@@ -150,7 +156,7 @@ export async function openChatStream(
   request: ChatRequest,
 ): Promise<OpenChatStream> {
   const { deps } = ctx;
-  let dropped: string[] = [];
+  const plan = planChat(ctx, request);
   const started = performance.now();
   const last: LastFailure = { served: undefined };
   let success: RouteSuccess<{
@@ -160,9 +166,8 @@ export async function openChatStream(
     upstream: AbortController;
   }>;
   try {
-    success = await tryRoutes(deps.catalog.current.routesOf(ctx.model), async (route) => {
-      const filtered = filterParameters(request, route);
-      dropped = filtered.dropped;
+    success = await tryRoutes(plan.candidates, async (candidate) => {
+      const { route } = candidate;
       const upstream = linkedController(ctx.clientSignal);
       const watchdog = new IdleWatchdog(
         deps.config.streamIdleMs,
@@ -170,7 +175,7 @@ export async function openChatStream(
       );
       try {
         const stream = await watchdog.guard(
-          adapterFor(deps, route).chatStream(filtered.request, { route, signal: upstream.signal }),
+          adapterFor(deps, route).chatStream(candidate.request, { route, signal: upstream.signal }),
         );
         const reader = stream.getReader();
         const first = await watchdog.guard(reader.read());
@@ -180,7 +185,7 @@ export async function openChatStream(
         upstream.abort();
         throw abortReason(error, upstream);
       }
-    }, routeOptions(ctx, request, last));
+    }, routeOptions(ctx, last));
   } catch (error) {
     recordFailure(ctx, request, error, last.served);
     throw error;
@@ -193,7 +198,7 @@ export async function openChatStream(
   const ttft = performance.now() - started;
   let pendingFirst: ReadableStreamReadResult<ChatStreamEvent[]> | undefined = first;
   let finished = false;
-  const served: Served = { route, fallbacks: success.fallbacks, dropped };
+  const served: Served = { route, fallbacks: success.fallbacks, dropped: success.dropped };
 
   return {
     served,
@@ -249,16 +254,17 @@ export function settleChat(
   served: Served | undefined,
   outcome: { status: number; stream: boolean; usage?: Promise<BillableUsage> },
 ): void {
-  const { state } = ctx;
+  const { caller } = ctx;
   const input = (usage: BillableUsage | undefined): SettleInput => ({
-    id: state.requestId,
-    startedAt: state.startedAt,
-    org: state.apiKey.org,
-    keyId: state.apiKey.id,
+    id: caller.requestId,
+    startedAt: caller.startedAt,
+    org: caller.org,
+    keyId: caller.keyId,
     user: request.user,
     endpoint: ctx.endpoint,
     requestedModel: ctx.model.id,
-    model: served ? ctx.model : undefined,
+    // The route that served is priced (a router's pool can serve another catalog model).
+    model: served?.route.model,
     servedModel: served?.route.route.upstream_model,
     provider: served?.route.providerId,
     status: outcome.status,
@@ -274,7 +280,7 @@ export function settleChat(
     outcome.usage
       ? outcome.usage.then(input, (error) => {
         ctx.deps.log.error("usage estimate failed; settling without token counts", {
-          request_id: state.requestId,
+          request_id: caller.requestId,
           reason: error instanceof Error ? error.name : "unknown",
         });
         return input(undefined);
@@ -283,15 +289,23 @@ export function settleChat(
   );
 }
 
-/** Failures that reached a provider leave metadata too (cost 0); request errors do not. */
+/**
+ * Failures that reached a provider leave metadata too (cost 0); request errors refused
+ * before any call do not.
+ */
 function recordFailure(
   ctx: ChatCallContext,
   request: ChatRequest,
   error: unknown,
   lastTried: Served | undefined,
 ): void {
-  if (error instanceof GatewayError && !error.fromUpstream) return;
+  if (!reachedProvider(error, lastTried)) return;
   const status = error instanceof GatewayError ? error.status : 500;
   // No usage: the cost is 0, but the row names the last provider tried.
   settleChat(ctx, request, lastTried, { status, stream: request.stream });
+}
+
+/** True when a provider was called: an upstream's answer, an attempt that failed, or a crash. */
+export function reachedProvider(error: unknown, lastTried: unknown): boolean {
+  return !(error instanceof GatewayError) || error.fromUpstream || lastTried !== undefined;
 }

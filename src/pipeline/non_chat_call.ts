@@ -1,39 +1,54 @@
 /**
- * Embeddings, transcription and speech through the model's routes: the fallback loop (speech
- * never falls back), then one settle with what was consumed.
+ * Embeddings, transcription and speech through the routing plan (speech never falls back:
+ * its plan keeps one route), then one settle with what was consumed.
  */
 import type { Model } from "../catalog/schema.ts";
-import type { AppDeps } from "../deps.ts";
-import type { RequestState } from "../http/context.ts";
-import type { ProviderAdapter, ResolvedRoute, UpstreamCall } from "../providers/adapter.ts";
+import type { ProviderAdapter, UpstreamCall } from "../providers/adapter.ts";
 import { UpstreamFailure } from "../providers/upstream_failure.ts";
+import { planRoutes } from "../routing/plan_routes.ts";
+import type { Caller, PlannedRequest } from "../routing/route_plan.ts";
 import { type RouteSuccess, tryRoutes } from "../routing/try_routes.ts";
 import type { SettleInput } from "../billing/settle.ts";
 import { GatewayError } from "../http/errors.ts";
-import { logAttemptFailure } from "./chat_call.ts";
+import { logAttemptFailure, reachedProvider } from "./chat_call.ts";
+import type { PipelineDeps } from "./pipeline_deps.ts";
+
+type NonChatRequest = Exclude<PlannedRequest, { endpoint: "chat" | "responses" }>;
 
 export interface NonChatContext {
-  deps: AppDeps;
+  deps: PipelineDeps;
+  /** The catalog model the client named. */
   model: Model;
-  state: RequestState;
-  endpoint: "embeddings" | "transcriptions" | "speech";
+  caller: Caller;
+  endpoint: NonChatRequest["endpoint"];
   clientSignal: AbortSignal;
   user: string | undefined;
 }
 
-type Method = "embeddings" | "transcription" | "speech";
+const METHOD = {
+  embeddings: "embeddings",
+  transcriptions: "transcription",
+  speech: "speech",
+} as const satisfies Record<NonChatRequest["endpoint"], keyof ProviderAdapter>;
 
+/** `request` is the endpoint's request (`ctx.endpoint` says which); `run` calls the adapter. */
 export async function callNonChat<T>(
   ctx: NonChatContext,
-  method: Method,
+  request: NonChatRequest["request"],
   run: (adapter: ProviderAdapter, call: UpstreamCall) => Promise<T>,
-  options: { fallback: boolean },
 ): Promise<RouteSuccess<T>> {
-  const all = ctx.deps.catalog.current.routesOf(ctx.model);
-  const routes = options.fallback ? all : all.slice(0, 1);
+  const planned = { endpoint: ctx.endpoint, request } as NonChatRequest;
+  const plan = planRoutes({
+    ...planned,
+    caller: ctx.caller,
+    catalog: ctx.deps.catalog.current,
+    model: ctx.model,
+  }, ctx.deps.routing);
+  const method = METHOD[ctx.endpoint];
   let lastTried: RouteSuccess<undefined> | undefined;
   try {
-    return await tryRoutes(routes, (route: ResolvedRoute) => {
+    return await tryRoutes(plan.candidates, (candidate) => {
+      const { route } = candidate;
       const adapter = ctx.deps.adapters[route.dialect];
       if (!adapter || !adapter[method]) {
         throw new UpstreamFailure(
@@ -46,12 +61,12 @@ export async function callNonChat<T>(
       signal: ctx.clientSignal,
       metrics: ctx.deps.metrics,
       onFailure: (route, attempts, failure) => {
-        lastTried = { value: undefined, route, fallbacks: attempts - 1 };
-        logAttemptFailure(ctx.deps, ctx.state.requestId, route, failure);
+        lastTried = { value: undefined, route, fallbacks: attempts - 1, dropped: [] };
+        logAttemptFailure(ctx.deps, ctx.caller.requestId, route, failure);
       },
     });
   } catch (error) {
-    if (!(error instanceof GatewayError) || error.fromUpstream) {
+    if (reachedProvider(error, lastTried)) {
       // No consumption: the cost is 0, but the row names the last provider tried.
       settleNonChat(ctx, lastTried, { status: error instanceof GatewayError ? error.status : 500 });
     }
@@ -67,16 +82,17 @@ export function settleNonChat(
     estimated?: boolean;
   },
 ): void {
-  const { state } = ctx;
+  const { caller } = ctx;
   void ctx.deps.settler.settle({
-    id: state.requestId,
-    startedAt: state.startedAt,
-    org: state.apiKey.org,
-    keyId: state.apiKey.id,
+    id: caller.requestId,
+    startedAt: caller.startedAt,
+    org: caller.org,
+    keyId: caller.keyId,
     user: ctx.user,
     endpoint: ctx.endpoint,
     requestedModel: ctx.model.id,
-    model: served ? ctx.model : undefined,
+    // The route that served is priced (a router's pool can serve another catalog model).
+    model: served?.route.model,
     servedModel: served?.route.route.upstream_model,
     provider: served?.route.providerId,
     status: used.status,

@@ -7,7 +7,7 @@
  * `signal` aborts the upstream fetch (client disconnect, idle cut).
  */
 import type { ChatRequest, ChatResult, ChatStreamEvent } from "../canonical/chat.ts";
-import type { Model, Provider, Route } from "../catalog/schema.ts";
+import type { Dialect, Model, Provider, Route } from "../catalog/schema.ts";
 import type { Usage } from "../canonical/usage.ts";
 
 /** One route made concrete: the provider's settings and the model it serves. */
@@ -79,3 +79,6 @@ export interface ProviderAdapter {
   transcription?(request: TranscriptionRequest, call: UpstreamCall): Promise<TranscriptionResult>;
   speech?(request: SpeechRequest, call: UpstreamCall): Promise<SpeechResult>;
 }
+
+/** The adapter of each upstream dialect. */
+export type AdapterRegistry = Partial<Record<Dialect, ProviderAdapter>>;

@@ -4,13 +4,16 @@
  * - every Bedrock model: `tool_choice: "none"`, `parallel_tool_calls: false`;
  * - the Anthropic family on Bedrock or Vertex: a forced tool (`required` or a named
  *   function) together with reasoning (thinking allows only `auto`/`none`);
- * - hosted tools (web search, MCP …) on these routes: the gateway runs no tools.
+ * - hosted tools (web search, MCP …) on these routes: the gateway runs no tools;
+ * - an assistant tool call whose arguments are not a JSON object (these upstreams take an
+ *   object), so the translation can never fail during an attempt.
  * `response_format` is ignored on these routes (rule 8), not refused. Other dialects pass.
  */
 import type { ChatRequest } from "../canonical/chat.ts";
 import { refusedField } from "../http/errors.ts";
 import type { ResolvedRoute } from "./adapter.ts";
 import { isAnthropicFamily } from "./anthropic_messages/family.ts";
+import { toolArgumentsRefusal, toolCallInput } from "./anthropic_messages/group_turns.ts";
 import { effectiveReasoning } from "./anthropic_messages/reasoning_budget.ts";
 
 export function checkRebuildingRefusals(request: ChatRequest, route: ResolvedRoute): void {
@@ -19,6 +22,7 @@ export function checkRebuildingRefusals(request: ChatRequest, route: ResolvedRou
       return;
     case "bedrock":
       refuseHostedTools(request, route);
+      refuseNonObjectToolArguments(request);
       if (request.toolChoice === "none") {
         throw refusedField(
           "tool_choice",
@@ -37,6 +41,7 @@ export function checkRebuildingRefusals(request: ChatRequest, route: ResolvedRou
       return;
     case "vertex-anthropic":
       refuseHostedTools(request, route);
+      refuseNonObjectToolArguments(request);
       refuseForcedToolWithReasoning(request, route);
       return;
     default:
@@ -50,6 +55,15 @@ function refuseHostedTools(request: ChatRequest, route: ResolvedRoute): void {
     "tools",
     `Model '${request.model}' accepts only function tools on this route (provider '${route.providerId}'); hosted tools such as web search or MCP are not run by the gateway.`,
   );
+}
+
+function refuseNonObjectToolArguments(request: ChatRequest): void {
+  for (const message of request.messages) {
+    if (message.role !== "assistant") continue;
+    for (const call of message.toolCalls ?? []) {
+      if (toolCallInput(call) === undefined) throw toolArgumentsRefusal(call);
+    }
+  }
 }
 
 function refuseForcedToolWithReasoning(request: ChatRequest, route: ResolvedRoute): void {

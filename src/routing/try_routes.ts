@@ -7,24 +7,21 @@ import type { ResolvedRoute } from "../providers/adapter.ts";
 import { UpstreamFailure } from "../providers/upstream_failure.ts";
 import { GatewayError, internalError } from "../http/errors.ts";
 import { RouteMetrics } from "./route_metrics.ts";
+import type { RouteCandidate } from "./route_plan.ts";
 
 export interface RouteSuccess<T> {
   value: T;
   route: ResolvedRoute;
   /** Routes tried before the one that served. */
   fallbacks: number;
+  /** Parameters removed for the route that served (rule 1). */
+  dropped: string[];
 }
 
 export interface TryRoutesOptions {
   /** Aborted when the client leaves: stops trying. */
   signal: AbortSignal;
   metrics?: RouteMetrics;
-  /**
-   * Decides before any upstream call whether a route can express the request; throws a
-   * GatewayError (400) otherwise. On the primary route that refusal is the answer; a standby
-   * that cannot express the request is skipped.
-   */
-  check?: (route: ResolvedRoute) => void;
   /** Told of every failed attempt (the metadata of a failed request names the last one). */
   onFailure?: (route: ResolvedRoute, attempts: number, failure: UpstreamFailure) => void;
 }
@@ -71,27 +68,28 @@ function clientError(failure: UpstreamFailure): GatewayError {
   }
 }
 
-export async function tryRoutes<T>(
-  routes: readonly ResolvedRoute[],
-  attempt: (route: ResolvedRoute) => Promise<T>,
+/**
+ * Executes a routing plan: its candidates in order. A refused first candidate is the answer
+ * (rule 7), a refused later one is skipped; no decision about routes is taken here.
+ */
+export async function tryRoutes<R, T>(
+  candidates: readonly RouteCandidate<R>[],
+  attempt: (candidate: RouteCandidate<R>) => Promise<T>,
   options: TryRoutesOptions,
 ): Promise<RouteSuccess<T>> {
   let last: UpstreamFailure | undefined;
   let tried = 0;
-  for (const [i, route] of routes.entries()) {
-    if (options.check) {
-      try {
-        options.check(route);
-      } catch (error) {
-        if (i === 0) throw error;
-        continue;
-      }
+  for (const [i, candidate] of candidates.entries()) {
+    if (candidate.refusal) {
+      if (i === 0) throw candidate.refusal;
+      continue;
     }
     if (options.signal.aborted) break;
+    const { route } = candidate;
     const key = RouteMetrics.key(route.providerId, route.route.upstream_model);
     try {
-      const value = await attempt(route);
-      return { value, route, fallbacks: tried };
+      const value = await attempt(candidate);
+      return { value, route, fallbacks: tried, dropped: candidate.dropped };
     } catch (error) {
       if (!(error instanceof UpstreamFailure)) throw error;
       options.metrics?.recordFailure(key);

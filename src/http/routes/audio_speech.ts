@@ -5,7 +5,7 @@
  */
 import type { Context } from "hono";
 import type { AppDeps } from "../../deps.ts";
-import type { AppEnv } from "../context.ts";
+import { type AppEnv, callerOf } from "../context.ts";
 import { servedHeaders } from "../served_headers.ts";
 import { readJsonBody } from "../body.ts";
 import { parseSpeechRequest, validateSpeechRequest } from "../../dialects/audio/speech_request.ts";
@@ -22,21 +22,20 @@ export function speechHandler(deps: AppDeps) {
     const ctx = {
       deps,
       model,
-      state,
+      caller: callerOf(state),
       endpoint: "speech" as const,
       clientSignal: c.req.raw.signal,
       user: body.user,
     };
+    const upstream = {
+      input: speech.input,
+      voice: speech.voice,
+      responseFormat: speech.responseFormat,
+    };
     const served = await callNonChat(
       ctx,
-      "speech",
-      (adapter, call) =>
-        adapter.speech!({
-          input: speech.input,
-          voice: speech.voice,
-          responseFormat: speech.responseFormat,
-        }, call),
-      { fallback: false },
+      upstream,
+      (adapter, call) => adapter.speech!(upstream, call),
     );
     settleNonChat(ctx, served, { status: 200, characters: speech.characters });
     return new Response(served.value.audio, {

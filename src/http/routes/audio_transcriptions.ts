@@ -5,7 +5,7 @@
  */
 import type { Context } from "hono";
 import type { AppDeps } from "../../deps.ts";
-import type { AppEnv } from "../context.ts";
+import { type AppEnv, callerOf } from "../context.ts";
 import { servedHeaders } from "../served_headers.ts";
 import { parseMultipartForm } from "../../dialects/audio/multipart.ts";
 import {
@@ -38,7 +38,7 @@ export function transcriptionsHandler(deps: AppDeps, slots: TranscriptionSlots) 
       const ctx = {
         deps,
         model,
-        state,
+        caller: callerOf(state),
         endpoint: "transcriptions" as const,
         clientSignal: request.signal,
         user: form.user,
@@ -46,9 +46,8 @@ export function transcriptionsHandler(deps: AppDeps, slots: TranscriptionSlots) 
       const upstream = toTranscriptionRequest(form, measured);
       const served = await callNonChat(
         ctx,
-        "transcription",
+        upstream,
         (adapter, call) => adapter.transcription!(upstream, call),
-        { fallback: true },
       );
       settleNonChat(ctx, served, { status: 200, audioSeconds: seconds });
       return new Response(served.value.body, {

@@ -1,7 +1,7 @@
 /** `POST /v1/chat/completions`: JSON answer or an SSE stream. */
 import type { Context } from "hono";
 import type { AppDeps } from "../../deps.ts";
-import type { AppEnv } from "../context.ts";
+import { type AppEnv, callerOf } from "../context.ts";
 import { readJsonBody } from "../body.ts";
 import { parseBody } from "../validation.ts";
 import { ChatCompletionRequestSchema } from "../../dialects/chat/request_schema.ts";
@@ -15,24 +15,9 @@ import {
   settleChat,
 } from "../../pipeline/chat_call.ts";
 import { billableUsage, resultText } from "../../pipeline/billable_usage.ts";
-import { GatewayError } from "../errors.ts";
 import { servedHeaders } from "../served_headers.ts";
 import { loggableReason } from "../../providers/upstream_failure.ts";
-import type { ChatRequest, ChatStreamEvent } from "../../canonical/chat.ts";
-import type { Model } from "../../catalog/schema.ts";
-import { checkRebuildingRefusals } from "../../providers/rebuilding_refusals.ts";
-
-/** Rule 6: tools on a model without `tools` support are refused. */
-export function checkToolSupport(request: ChatRequest, model: Model): void {
-  if ((request.tools || request.hostedTools) && !model.supported_parameters.includes("tools")) {
-    throw new GatewayError(
-      400,
-      "tools_not_supported",
-      `Model '${model.id}' does not support tool calling; remove 'tools'.`,
-      { param: "tools" },
-    );
-  }
-}
+import type { ChatStreamEvent } from "../../canonical/chat.ts";
 
 export function chatCompletionsHandler(deps: AppDeps) {
   return async (c: Context<AppEnv>) => {
@@ -40,14 +25,12 @@ export function chatCompletionsHandler(deps: AppDeps) {
     const body = parseBody(ChatCompletionRequestSchema, await readJsonBody(c.req.raw));
     const model = deps.catalog.current.requireModel(body.model, "chat");
     const request = decodeChatRequest(body);
-    checkToolSupport(request, model);
     const ctx: ChatCallContext = {
       deps,
       model,
-      state,
+      caller: callerOf(state),
       endpoint: "chat",
       clientSignal: c.req.raw.signal,
-      checkRoute: checkRebuildingRefusals,
     };
     const encodeCtx = {
       id: `chatcmpl-${state.requestId.slice(4)}`,

@@ -1,7 +1,7 @@
 /** `POST /v1/embeddings`: forwarded unchanged but for `model`; billed by prompt tokens. */
 import type { Context } from "hono";
 import type { AppDeps } from "../../deps.ts";
-import type { AppEnv } from "../context.ts";
+import { type AppEnv, callerOf } from "../context.ts";
 import { servedHeaders } from "../served_headers.ts";
 import { readJsonBody } from "../body.ts";
 import { parseEmbeddingsRequest } from "../../dialects/embeddings/request_schema.ts";
@@ -18,16 +18,15 @@ export function embeddingsHandler(deps: AppDeps) {
     const ctx = {
       deps,
       model,
-      state,
+      caller: callerOf(state),
       endpoint: "embeddings" as const,
       clientSignal: c.req.raw.signal,
       user: parsed.user,
     };
     const served = await callNonChat(
       ctx,
-      "embeddings",
+      parsed.upstream,
       (adapter, call) => adapter.embeddings!(parsed.upstream, call),
-      { fallback: true },
     );
     const reported = served.value.usage?.promptTokens;
     const promptTokens = reported ?? await estimateEmbeddingTokens(parsed.input);

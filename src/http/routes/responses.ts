@@ -5,7 +5,7 @@
  */
 import type { Context } from "hono";
 import type { AppDeps } from "../../deps.ts";
-import type { AppEnv } from "../context.ts";
+import { type AppEnv, callerOf } from "../context.ts";
 import { readJsonBody } from "../body.ts";
 import { parseBody } from "../validation.ts";
 import { ResponsesRequestSchema } from "../../dialects/responses/request_schema.ts";
@@ -21,8 +21,6 @@ import {
   settleChat,
 } from "../../pipeline/chat_call.ts";
 import { billableUsage, resultText } from "../../pipeline/billable_usage.ts";
-import { checkRebuildingRefusals } from "../../providers/rebuilding_refusals.ts";
-import { checkToolSupport } from "./chat_completions.ts";
 import { servedHeaders } from "../served_headers.ts";
 import type { ChatStreamEvent } from "../../canonical/chat.ts";
 
@@ -32,14 +30,12 @@ export function responsesHandler(deps: AppDeps) {
     const body = parseBody(ResponsesRequestSchema, await readJsonBody(c.req.raw));
     const model = deps.catalog.current.requireModel(body.model, "chat");
     const request = decodeResponsesRequest(body, model);
-    checkToolSupport(request, model);
     const ctx: ChatCallContext = {
       deps,
       model,
-      state,
+      caller: callerOf(state),
       endpoint: "responses",
       clientSignal: c.req.raw.signal,
-      checkRoute: checkRebuildingRefusals,
     };
     const encodeCtx = {
       id: newResponseId(),

@@ -6,7 +6,7 @@
  * and data unchanged.
  */
 import type { ChatMessage, ReasoningDetail, ToolCall } from "../../canonical/chat.ts";
-import { invalidRequest } from "../../http/errors.ts";
+import { type GatewayError, invalidRequest } from "../../http/errors.ts";
 
 export type TurnPart =
   | { kind: "text"; text: string }
@@ -85,25 +85,34 @@ function textParts(text: string): TurnPart[] {
   return text === "" ? [] : [{ kind: "text", text }];
 }
 
-function toolUsePart(call: ToolCall): TurnPart {
+/**
+ * A tool call's arguments as the JSON object these upstreams need, or `undefined` when they
+ * are not one (rule 7 refuses such a request on these routes before any call).
+ */
+export function toolCallInput(call: ToolCall): Record<string, unknown> | undefined {
   let input: unknown;
   try {
     input = call.function.arguments.trim() === "" ? {} : JSON.parse(call.function.arguments);
   } catch {
-    input = undefined;
+    return undefined;
   }
-  if (typeof input !== "object" || input === null || Array.isArray(input)) {
-    throw invalidRequest(
-      `Tool call '${call.id}' has arguments that are not a JSON object; this route needs one.`,
-      "messages",
-    );
-  }
-  return {
-    kind: "tool-use",
-    id: call.id,
-    name: call.function.name,
-    input: input as Record<string, unknown>,
-  };
+  if (typeof input !== "object" || input === null || Array.isArray(input)) return undefined;
+  return input as Record<string, unknown>;
+}
+
+/** The refusal of a tool call whose arguments are not a JSON object. */
+export function toolArgumentsRefusal(call: ToolCall): GatewayError {
+  return invalidRequest(
+    `Tool call '${call.id}' has arguments that are not a JSON object; this route needs one.`,
+    "messages",
+  );
+}
+
+function toolUsePart(call: ToolCall): TurnPart {
+  const input = toolCallInput(call);
+  // Refused by the routing plan before any call (rule 7); kept as a guard for direct callers.
+  if (input === undefined) throw toolArgumentsRefusal(call);
+  return { kind: "tool-use", id: call.id, name: call.function.name, input };
 }
 
 /**

@@ -1,0 +1,21 @@
+/**
+ * What the request pipeline needs from the composition root, and nothing more (`AppDeps`
+ * satisfies it): the catalog, the adapters, the routing hooks, live metrics, the settler and
+ * the log. The dashboard or an evaluation tool can call the pipeline without the HTTP app.
+ */
+import type { CatalogHolder } from "../catalog/catalog_holder.ts";
+import type { Settler } from "../billing/settle.ts";
+import type { Logger } from "../log.ts";
+import type { AdapterRegistry } from "../providers/adapter.ts";
+import type { RouteMetrics } from "../routing/route_metrics.ts";
+import type { RoutingHooks } from "../routing/route_plan.ts";
+
+export interface PipelineDeps {
+  config: { streamIdleMs: number };
+  catalog: CatalogHolder;
+  adapters: AdapterRegistry;
+  routing: RoutingHooks;
+  metrics: RouteMetrics;
+  settler: Settler;
+  log: Logger;
+}

@@ -1,0 +1,133 @@
+/**
+ * The routing plan: one pure step, used by every endpoint, that turns (caller, request,
+ * model) into the ordered attempts of this request before any upstream call. The steps, in
+ * order:
+ *
+ * 1. request checks — rule 6 (tools on a model without tool support), then the hooks'
+ *    `requestChecks` (guardrail); a check refuses by throwing a `GatewayError`;
+ * 2. candidates — a hook's `modelSources` (router pools), else the model's catalog routes,
+ *    primary first;
+ * 3. filters — the hooks' `filters` (organization policy) remove candidates with a reason and
+ *    fail closed when they leave none;
+ * 4. single route — speech never falls back: only the first candidate stays;
+ * 5. refusals — rule 7: a rebuilding route that cannot express a chat request is marked
+ *    refused (a refused first candidate is the answer, a refused standby is skipped);
+ * 6. parameters — rule 1: each candidate's chat request without what its route does not
+ *    support, and the names dropped.
+ *
+ * Anchor: the AI SDK's `getArgs → { args, warnings }` before `postJsonToApi`.
+ */
+import type { ChatRequest } from "../canonical/chat.ts";
+import { GatewayError } from "../http/errors.ts";
+import type { ResolvedRoute } from "../providers/adapter.ts";
+import { checkRebuildingRefusals } from "../providers/rebuilding_refusals.ts";
+import { filterParameters } from "./filter_parameters.ts";
+import type {
+  PlanInput,
+  PlannedRequest,
+  RemovedRoute,
+  RouteCandidate,
+  RoutePlan,
+  RoutingHooks,
+} from "./route_plan.ts";
+
+export function planRoutes<P extends PlannedRequest>(
+  input: PlanInput<P>,
+  hooks: RoutingHooks,
+): RoutePlan<P["request"]> {
+  checkRequest(input, hooks);
+  const explanation: string[] = [];
+  const removed: RemovedRoute[] = [];
+
+  let routes = candidateRoutes(input, hooks);
+  explanation.push(`candidates: ${routes.map(routeName).join(", ") || "none"}`);
+
+  for (const filter of hooks.filters) {
+    const before = routes.length;
+    routes = routes.filter((route) => {
+      const reason = filter.exclude(route, input);
+      if (reason === undefined) return true;
+      removed.push({ route, step: filter.name, reason });
+      explanation.push(`${filter.name} removed ${routeName(route)}: ${reason}`);
+      return false;
+    });
+    if (before > 0 && routes.length === 0) throw filter.noneLeft(input);
+  }
+
+  if (input.endpoint === "speech" && routes.length > 1) {
+    for (const route of routes.slice(1)) {
+      removed.push({ route, step: "single-route", reason: "speech never falls back" });
+    }
+    routes = routes.slice(0, 1);
+    explanation.push("single-route: speech never falls back");
+  }
+
+  const candidates = routes.map((route) => candidateFor(input, route, explanation));
+  return { candidates, removed, explanation };
+}
+
+/** Rule 6, then the guardrail hooks. */
+function checkRequest(input: PlanInput, hooks: RoutingHooks): void {
+  if (input.endpoint === "chat" || input.endpoint === "responses") {
+    checkToolSupport(input.request, input.model);
+  }
+  for (const check of hooks.requestChecks) check(input);
+}
+
+/** Rule 6: tools on a model without `tools` support are refused. */
+export function checkToolSupport(request: ChatRequest, model: PlanInput["model"]): void {
+  if ((request.tools || request.hostedTools) && !model.supported_parameters.includes("tools")) {
+    throw new GatewayError(
+      400,
+      "tools_not_supported",
+      `Model '${model.id}' does not support tool calling; remove 'tools'.`,
+      { param: "tools" },
+    );
+  }
+}
+
+function candidateRoutes(input: PlanInput, hooks: RoutingHooks): ResolvedRoute[] {
+  for (const source of hooks.modelSources) {
+    const models = source(input);
+    if (models) return models.flatMap((model) => input.catalog.routesOf(model));
+  }
+  return [...input.catalog.routesOf(input.model)];
+}
+
+function candidateFor<P extends PlannedRequest>(
+  input: PlanInput<P>,
+  route: ResolvedRoute,
+  explanation: string[],
+): RouteCandidate<P["request"]> {
+  if (input.endpoint !== "chat" && input.endpoint !== "responses") {
+    return { route, request: input.request, dropped: [] };
+  }
+  const request = input.request as ChatRequest;
+  const refusal = refusalOf(request, route);
+  if (refusal) explanation.push(`refused ${routeName(route)}: ${refusal.code}`);
+  const filtered = filterParameters(request, route);
+  if (filtered.dropped.length > 0) {
+    explanation.push(`dropped on ${routeName(route)}: ${filtered.dropped.join(", ")}`);
+  }
+  return {
+    route,
+    request: filtered.request as P["request"],
+    dropped: filtered.dropped,
+    ...(refusal ? { refusal } : {}),
+  };
+}
+
+/** Rule 7 on the client's request as sent (before rule-1 filtering), as a value. */
+function refusalOf(request: ChatRequest, route: ResolvedRoute): GatewayError | undefined {
+  try {
+    checkRebuildingRefusals(request, route);
+    return undefined;
+  } catch (error) {
+    if (error instanceof GatewayError) return error;
+    throw error;
+  }
+}
+
+function routeName(route: ResolvedRoute): string {
+  return `${route.providerId}/${route.route.upstream_model}`;
+}

@@ -1,0 +1,107 @@
+/**
+ * The routing plan's vocabulary: who asks (`Caller`), what they ask (`PlannedRequest`), the
+ * ordered attempts decided before any upstream call (`RoutePlan`), and the hooks later
+ * features plug in (`RoutingHooks`: guardrail request checks, router model sources, candidate
+ * filters such as organization policy). `plan_routes.ts` builds the plan; `try_routes.ts`
+ * only executes it.
+ */
+import type { ChatRequest } from "../canonical/chat.ts";
+import type { Catalog } from "../catalog/catalog.ts";
+import type { Model } from "../catalog/schema.ts";
+import type { GatewayError } from "../http/errors.ts";
+import type {
+  EmbeddingsRequest,
+  ResolvedRoute,
+  SpeechRequest,
+  TranscriptionRequest,
+} from "../providers/adapter.ts";
+
+/** Who is asking: the authenticated key and its organization, without any HTTP detail. */
+export interface Caller {
+  requestId: string;
+  /** Epoch milliseconds when the request arrived. */
+  startedAt: number;
+  org: string;
+  keyId: string;
+}
+
+/** The request of each endpoint, as the pipeline hands it to the planner. */
+export type PlannedRequest =
+  | { endpoint: "chat" | "responses"; request: ChatRequest }
+  | { endpoint: "embeddings"; request: EmbeddingsRequest }
+  | { endpoint: "transcriptions"; request: TranscriptionRequest }
+  | { endpoint: "speech"; request: SpeechRequest };
+
+export type Endpoint = PlannedRequest["endpoint"];
+
+/** Everything planning reads; nothing in it is mutated. */
+export type PlanInput<P extends PlannedRequest = PlannedRequest> = P & {
+  caller: Caller;
+  catalog: Catalog;
+  /** The catalog model the client named; its routes are the default candidates. */
+  model: Model;
+};
+
+/** One attempt of the plan: a concrete route and what it would be sent. */
+export interface RouteCandidate<R> {
+  /** `route.model` is the catalog model this route serves: its price applies. */
+  route: ResolvedRoute;
+  /** The request as filtered for this route (rule 1). */
+  request: R;
+  /** Parameters removed for this route, for `x-sovra-dropped-params`. */
+  dropped: string[];
+  /**
+   * Set when this route cannot express the request (rule 7 …). A refused first candidate
+   * is the answer; a refused later one is skipped. Decided before any upstream call.
+   */
+  refusal?: GatewayError;
+}
+
+/** A route a plan step took out, and why (for the explanation and logs; no payloads). */
+export interface RemovedRoute {
+  route: ResolvedRoute;
+  step: string;
+  reason: string;
+}
+
+export interface RoutePlan<R> {
+  /** In the order they are tried. */
+  candidates: RouteCandidate<R>[];
+  removed: RemovedRoute[];
+  /** One line per decision, for an explanation header or a debug log. */
+  explanation: string[];
+}
+
+/**
+ * Guardrail hook: inspects the request before planning; throws a `GatewayError` to refuse it.
+ * Never logs or stores the request's content.
+ */
+export type RequestCheck = (input: PlanInput) => void;
+
+/**
+ * Router hook: the ordered models to route to for this request (e.g. a pool for
+ * `router/<id>`), or `undefined` when the request is not this source's. Their routes become
+ * the candidates, model after model.
+ */
+export type ModelSource = (input: PlanInput) => readonly Model[] | undefined;
+
+/**
+ * A plan step that removes candidates (organization policy …). It fails closed: when it
+ * removed every candidate that was left, `noneLeft` is the client's error.
+ */
+export interface CandidateFilter {
+  /** Short name for the explanation, e.g. "org-policy". */
+  name: string;
+  /** Why this route may not serve the request, or `undefined` to keep it. */
+  exclude(route: ResolvedRoute, input: PlanInput): string | undefined;
+  noneLeft(input: PlanInput): GatewayError;
+}
+
+/** The extension points, filled by the composition root (empty by default). */
+export interface RoutingHooks {
+  requestChecks: readonly RequestCheck[];
+  modelSources: readonly ModelSource[];
+  filters: readonly CandidateFilter[];
+}
+
+export const NO_ROUTING_HOOKS: RoutingHooks = { requestChecks: [], modelSources: [], filters: [] };
