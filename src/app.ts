@@ -5,7 +5,9 @@
 import { Hono } from "hono";
 import type { AppDeps } from "./deps.ts";
 import type { AppEnv } from "./http/context.ts";
-import { GatewayError, internalError, modelNotFound } from "./http/errors.ts";
+import { GatewayError, internalError, methodNotAllowed, modelNotFound } from "./http/errors.ts";
+import { requestId } from "./http/middleware/request_id.ts";
+import { allowedMethods } from "./http/allowed_methods.ts";
 import { gate } from "./http/middleware/gate.ts";
 import { chatCompletionsHandler } from "./http/routes/chat_completions.ts";
 import { modelEntryBody, modelListBody } from "./http/routes/models.ts";
@@ -20,6 +22,7 @@ import { createTranscriptionSlots } from "./dialects/audio/transcription_slots.t
 
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  app.use(requestId(deps.now));
   const openApiBody = JSON.stringify(buildOpenApiDocument(operations));
 
   app.onError((error, c) => {
@@ -32,9 +35,14 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     deps.log.error("unhandled error", { path: c.req.path, reason: errorMessage(error) });
     return internalError().toResponse();
   });
-  app.notFound((c) =>
-    new GatewayError(404, "not_found", `No route for ${c.req.method} ${c.req.path}.`).toResponse()
-  );
+  app.notFound((c) => {
+    const allowed = allowedMethods(c.req.path);
+    if (allowed.length > 0) {
+      return methodNotAllowed(c.req.method, c.req.path, allowed).toResponse();
+    }
+    return new GatewayError(404, "not_found", `No route for ${c.req.method} ${c.req.path}.`)
+      .toResponse();
+  });
 
   app.get("/healthz", () => Response.json({ status: "ok" }));
 
@@ -49,9 +57,10 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     () => new Response(modelListBody(deps.catalog.current), { headers: json }),
   );
   app.get("/v1/models/:id{.+}", open, (c) => {
-    const id = decodeURIComponent(c.req.param("id"));
+    // Hono has already decoded the parameter once; decoding again broke ids holding '%'.
+    const id = c.req.param("id");
     const body = modelEntryBody(deps.catalog.current, id);
-    if (body === undefined) throw modelNotFound(id);
+    if (body === undefined) throw modelNotFound(id, deps.catalog.current.suggest(id));
     return new Response(body, { headers: json });
   });
   app.post("/v1/chat/completions", billed, chatCompletionsHandler(deps));

@@ -37,9 +37,14 @@ export class Catalog {
   /** The active model with this id and kind, or the spec's 404 / wrong-kind error. */
   requireModel(id: string, kind: ModelKind): Model {
     const model = this.#byId.get(id);
-    if (!model || model.state !== "active") throw modelNotFound(id);
+    if (!model || model.state !== "active") throw modelNotFound(id, this.suggest(id));
     if (model.kind !== kind) throw wrongModelKind(id, model.kind, kind);
     return model;
+  }
+
+  /** The active model whose id without its provider part is `id` (a forgotten prefix). */
+  suggest(id: string): string | undefined {
+    return this.activeModels().find((m) => m.id.slice(m.id.indexOf("/") + 1) === id)?.id;
   }
 
   /** Primary first, then standbys. */

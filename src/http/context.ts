@@ -2,13 +2,18 @@
 import type { ApiKeyRecord } from "../state/records.ts";
 import type { Caller } from "../routing/route_plan.ts";
 
-export interface RequestState {
+/** Set for every request by the first middleware (`request_id.ts`). */
+export interface RequestIdentity {
   requestId: string;
   startedAt: number;
+}
+
+/** Set by the gate for authenticated requests. */
+export interface RequestState extends RequestIdentity {
   apiKey: ApiKeyRecord;
 }
 
-export type AppEnv = { Variables: { state: RequestState } };
+export type AppEnv = { Variables: { request: RequestIdentity; state: RequestState } };
 
 /** The pipeline's view of who is asking. */
 export function callerOf(state: RequestState): Caller {

@@ -95,21 +95,53 @@ export const refusedField = (field: string, message: string) =>
   new GatewayError(400, field, message, { param: field });
 
 export const unauthorized = () =>
-  new GatewayError(401, "invalid_api_key", "Invalid or revoked API key.");
+  new GatewayError(
+    401,
+    "invalid_api_key",
+    "Invalid or revoked API key; send 'Authorization: Bearer sk-ex-…' with an active key.",
+  );
 
-export const modelNotFound = (id: string) =>
-  new GatewayError(404, "model_not_found", `Model '${id}' does not exist or is not available.`, {
-    param: "model",
-  });
+export const missingApiKey = () =>
+  new GatewayError(
+    401,
+    "missing_api_key",
+    "Missing 'Authorization' header; send 'Authorization: Bearer <API key>'.",
+  );
+
+/** 404 for an unknown or disabled model; `suggestion` is a full catalog id the client may mean. */
+export const modelNotFound = (id: string, suggestion?: string) =>
+  new GatewayError(
+    404,
+    "model_not_found",
+    `Model '${id}' does not exist or is not available.` +
+      (suggestion === undefined ? "" : ` Did you mean '${suggestion}'?`) +
+      " Model ids are '<provider>/<model>'; GET /v1/models lists them.",
+    { param: "model" },
+  );
 
 /** A model of another kind than the endpoint serves. */
 export const wrongModelKind = (id: string, kind: string, wanted: string) =>
   new GatewayError(
     400,
     "model_kind_mismatch",
-    `Model '${id}' is a ${kind} model; this endpoint needs a ${wanted} model.`,
+    `Model '${id}' is ${article(kind)} ${kind} model; this endpoint needs ${
+      article(wanted)
+    } ${wanted} model.`,
     { param: "model" },
   );
+
+/** 405 on a known path: `Allow` names the methods it takes. */
+export const methodNotAllowed = (method: string, path: string, allowed: readonly string[]) =>
+  new GatewayError(
+    405,
+    "method_not_allowed",
+    `${method} is not allowed on ${path}; use ${allowed.join(" or ")} ${path}.`,
+    { type: "invalid_request_error", headers: { allow: allowed.join(", ") } },
+  );
+
+function article(word: string): "a" | "an" {
+  return /^[aeiou]/i.test(word) ? "an" : "a";
+}
 
 export const internalError = () =>
   new GatewayError(500, "internal_error", "The gateway failed to handle the request.");

@@ -6,7 +6,9 @@
  *   function) together with reasoning (thinking allows only `auto`/`none`);
  * - hosted tools (web search, MCP …) on these routes: the gateway runs no tools;
  * - an assistant tool call whose arguments are not a JSON object (these upstreams take an
- *   object), so the translation can never fail during an attempt.
+ *   object), so the translation can never fail during an attempt;
+ * - a conversation of system messages only (code `messages`): Bedrock's Converse and
+ *   Anthropic's Messages API carry the system prompt apart and need at least one user turn.
  * `response_format` is ignored on these routes (rule 8), not refused. Other dialects pass.
  */
 import type { ChatRequest } from "../canonical/chat.ts";
@@ -21,6 +23,7 @@ export function checkRebuildingRefusals(request: ChatRequest, route: ResolvedRou
     case "openai":
       return;
     case "bedrock":
+      refuseSystemOnly(request, route);
       refuseHostedTools(request, route);
       refuseNonObjectToolArguments(request);
       if (request.toolChoice === "none") {
@@ -40,6 +43,7 @@ export function checkRebuildingRefusals(request: ChatRequest, route: ResolvedRou
       }
       return;
     case "vertex-anthropic":
+      refuseSystemOnly(request, route);
       refuseHostedTools(request, route);
       refuseNonObjectToolArguments(request);
       refuseForcedToolWithReasoning(request, route);
@@ -47,6 +51,14 @@ export function checkRebuildingRefusals(request: ChatRequest, route: ResolvedRou
     default:
       route.dialect satisfies never;
   }
+}
+
+function refuseSystemOnly(request: ChatRequest, route: ResolvedRoute): void {
+  if (request.messages.some((m) => m.role !== "system")) return;
+  throw refusedField(
+    "messages",
+    `Model '${request.model}' needs at least one user message on this route (provider '${route.providerId}'): the system prompt travels apart from the conversation, so a conversation of system messages only is empty. Add a message with role 'user'.`,
+  );
 }
 
 function refuseHostedTools(request: ChatRequest, route: ResolvedRoute): void {

@@ -7,16 +7,19 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppDeps } from "../../deps.ts";
 import type { AppEnv } from "../context.ts";
-import { GatewayError, unauthorized } from "../errors.ts";
-import { decideRate, minuteOf } from "../../limits/rate_limiter.ts";
+import { GatewayError, missingApiKey, unauthorized } from "../errors.ts";
+import { decideRate, minuteOf, type RateDecision } from "../../limits/rate_limiter.ts";
 import { errorMessage } from "../../log.ts";
 import { rateName, type Snapshot } from "../../limits/gate_state.ts";
-import { timeOrderedId } from "../../ids.ts";
+import { rateLimitHeaders } from "../rate_limit_headers.ts";
+import { setHeaders } from "./request_id.ts";
 
 export function gate(deps: AppDeps, options: { billed: boolean }): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const startedAt = deps.now();
-    const apiKey = await deps.auth.authenticate(c.req.header("authorization"));
+    const { requestId, startedAt } = c.get("request");
+    const authorization = c.req.header("authorization");
+    if (authorization === undefined || authorization.trim() === "") throw missingApiKey();
+    const apiKey = await deps.auth.authenticate(authorization);
     if (!apiKey) throw unauthorized();
 
     const minute = minuteOf(startedAt);
@@ -31,15 +34,17 @@ export function gate(deps: AppDeps, options: { billed: boolean }): MiddlewareHan
       });
     }
     // From here to the increment nothing awaits: concurrent requests see each other's counts.
+    let rate: RateDecision | undefined;
     if (snapshot) {
       const view = deps.gate.view(snapshot, apiKey.id, apiKey.org);
-      const rate = decideRate(apiKey.rpm, view.rateCurrent, view.ratePrevious, startedAt);
+      rate = decideRate(apiKey.rpm, view.rateCurrent, view.ratePrevious, startedAt);
+      const rateHeaders = rateLimitHeaders(apiKey.rpm, rate);
       if (!rate.allowed) {
         throw new GatewayError(
           429,
           "rate_limit_exceeded",
           `Rate limit of ${apiKey.rpm} requests per minute exceeded for this API key.`,
-          { headers: { "retry-after": String(rate.retryAfterSeconds) } },
+          { headers: { "retry-after": String(rate.retryAfterSeconds), ...rateHeaders } },
         );
       }
       if (options.billed && view.balanceMicroEur <= 0n) {
@@ -47,6 +52,7 @@ export function gate(deps: AppDeps, options: { billed: boolean }): MiddlewareHan
           402,
           "insufficient_credits",
           "The organization's credit balance is used up; top up to continue.",
+          { headers: rateHeaders },
         );
       }
     }
@@ -57,7 +63,8 @@ export function gate(deps: AppDeps, options: { billed: boolean }): MiddlewareHan
       deps.log.warn("rate bucket write failed", { key_id: apiKey.id, reason: errorMessage(error) });
     });
 
-    c.set("state", { requestId: timeOrderedId("req_", startedAt), startedAt, apiKey });
+    c.set("state", { requestId, startedAt, apiKey });
     await next();
+    setHeaders(c, rateLimitHeaders(apiKey.rpm, rate));
   };
 }

@@ -1,0 +1,32 @@
+/**
+ * The first middleware: gives every request its id and start time, and stamps the id on every
+ * answer — served, refused or failed — as `x-sovra-request-id` and as `x-request-id` (which
+ * the official SDKs read into `_request_id`), so a user can always quote the id the logs hold.
+ */
+import type { MiddlewareHandler } from "hono";
+import type { AppEnv } from "../context.ts";
+import { timeOrderedId } from "../../ids.ts";
+
+export function requestId(now: () => number): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const startedAt = now();
+    const id = timeOrderedId("req_", startedAt);
+    c.set("request", { requestId: id, startedAt });
+    await next();
+    setHeaders(c, { "x-sovra-request-id": id, "x-request-id": id });
+  };
+}
+
+/** Sets headers on the finished answer (a copy when its headers are immutable). */
+export function setHeaders(
+  c: { res: Response },
+  headers: Record<string, string>,
+): void {
+  try {
+    for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
+  } catch {
+    const copy = new Response(c.res.body, c.res);
+    for (const [name, value] of Object.entries(headers)) copy.headers.set(name, value);
+    c.res = copy;
+  }
+}
