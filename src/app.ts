@@ -5,7 +5,7 @@
 import { Hono } from "hono";
 import type { AppDeps } from "./deps.ts";
 import type { AppEnv } from "./http/context.ts";
-import { GatewayError, internalError, methodNotAllowed, modelNotFound } from "./http/errors.ts";
+import { GatewayError, internalError, methodNotAllowed, modelNotFound } from "./errors.ts";
 import { requestId } from "./http/middleware/request_id.ts";
 import { allowedMethods } from "./http/allowed_methods.ts";
 import { gate } from "./http/middleware/gate.ts";

@@ -1,7 +1,7 @@
 /** The validated catalog in memory, indexed for the hot path. */
 import type { Model, ModelKind, Provider } from "./schema.ts";
-import type { ResolvedRoute } from "../providers/adapter.ts";
-import { modelNotFound, wrongModelKind } from "../http/errors.ts";
+import type { ResolvedRoute } from "./resolved_route.ts";
+import { modelNotFound, wrongModelKind } from "../errors.ts";
 
 export class Catalog {
   readonly #byId = new Map<string, Model>();

@@ -2,15 +2,10 @@
  * JSON bodies: `application/json` only, at most 2 MiB counted while reading (the body is
  * never buffered past the limit), parsed to a value. Every failure is 400 `invalid_request`.
  */
-import { invalidRequest } from "./errors.ts";
+import { invalidRequest } from "../errors.ts";
+import { isJsonContentType } from "../content_type.ts";
 
 export const JSON_BODY_LIMIT = 2 * 1024 * 1024;
-
-export function isJsonContentType(value: string | null): boolean {
-  if (!value) return false;
-  const type = value.split(";", 1)[0]!.trim().toLowerCase();
-  return type === "application/json" || (type.startsWith("application/") && type.endsWith("+json"));
-}
 
 export async function readLimitedBytes(
   request: Request,

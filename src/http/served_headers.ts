@@ -1,5 +1,5 @@
 /** The response headers every served request carries: request id, provider, dropped params. */
-import type { ResolvedRoute } from "../providers/adapter.ts";
+import type { ResolvedRoute } from "../catalog/resolved_route.ts";
 
 export function servedHeaders(
   requestId: string,

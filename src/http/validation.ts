@@ -1,7 +1,7 @@
 /** zod results → the spec's 400 with a message naming the field. */
 import type { z } from "zod";
-import { zodFailure } from "./zod_failure.ts";
-import { invalidRequest } from "./errors.ts";
+import { zodFailure } from "../zod_failure.ts";
+import { invalidRequest } from "../errors.ts";
 
 /** A JSON object with a non-empty string `model`, or the spec's 400 `invalid_request`. */
 export function requireModelField(body: unknown): Record<string, unknown> & { model: string } {

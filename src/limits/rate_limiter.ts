@@ -13,10 +13,6 @@ export interface RateDecision {
   resetSeconds: number;
 }
 
-export function minuteOf(nowMs: number): number {
-  return Math.floor(nowMs / 60_000);
-}
-
 export function decideRate(
   rpm: number,
   current: number,

@@ -5,17 +5,18 @@
  */
 import type { ChatRequest, ChatResult, ChatStreamEvent } from "../canonical/chat.ts";
 import type { Model } from "../catalog/schema.ts";
-import type { ProviderAdapter, ResolvedRoute } from "../providers/adapter.ts";
+import type { ProviderAdapter } from "../providers/adapter.ts";
+import type { ResolvedRoute } from "../catalog/resolved_route.ts";
 import { loggableReason, UpstreamFailure } from "../providers/upstream_failure.ts";
 import { RouteMetrics } from "../routing/route_metrics.ts";
 import { planRoutes } from "../routing/plan_routes.ts";
 import type { Caller, RoutePlan } from "../routing/route_plan.ts";
 import { type RouteSuccess, tryRoutes } from "../routing/try_routes.ts";
-import { IdleWatchdog } from "../streaming/idle_watchdog.ts";
+import { IdleWatchdog } from "./idle_watchdog.ts";
 import { StreamAccounting } from "../canonical/stream_accounting.ts";
 import { type BillableUsage, billableUsage } from "./billable_usage.ts";
 import type { SettleInput } from "../billing/settle.ts";
-import { GatewayError } from "../http/errors.ts";
+import { GatewayError } from "../errors.ts";
 import type { PipelineDeps } from "./pipeline_deps.ts";
 
 export interface ChatCallContext {

@@ -9,7 +9,7 @@ import { planRoutes } from "../routing/plan_routes.ts";
 import type { Caller, PlannedRequest } from "../routing/route_plan.ts";
 import { type RouteSuccess, tryRoutes } from "../routing/try_routes.ts";
 import type { SettleInput } from "../billing/settle.ts";
-import { GatewayError } from "../http/errors.ts";
+import { GatewayError } from "../errors.ts";
 import { logAttemptFailure, reachedProvider } from "./chat_call.ts";
 import type { PipelineDeps } from "./pipeline_deps.ts";
 

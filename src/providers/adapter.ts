@@ -7,18 +7,9 @@
  * `signal` aborts the upstream fetch (client disconnect, idle cut).
  */
 import type { ChatRequest, ChatResult, ChatStreamEvent } from "../canonical/chat.ts";
-import type { Dialect, Model, Provider, Route } from "../catalog/schema.ts";
+import type { Dialect } from "../catalog/schema.ts";
+import type { ResolvedRoute } from "../catalog/resolved_route.ts";
 import type { Usage } from "../canonical/usage.ts";
-
-/** One route made concrete: the provider's settings and the model it serves. */
-export interface ResolvedRoute {
-  providerId: string;
-  provider: Provider;
-  route: Route;
-  /** The effective dialect (the route's override or the provider's). */
-  dialect: Provider["dialect"];
-  model: Model;
-}
 
 export interface UpstreamCall {
   route: ResolvedRoute;
@@ -71,7 +62,7 @@ export interface ProviderAdapter {
   chat(request: ChatRequest, call: UpstreamCall): Promise<ChatResult>;
   /**
    * Starts a stream. Resolves once the upstream accepted the request; the events follow in
-   * batches, one per upstream read (see `streaming/event_batches.ts`). The stream is
+   * batches, one per upstream read (see `event_batches.ts`). The stream is
    * pull-based: the upstream is read no further ahead than its consumer.
    */
   chatStream(request: ChatRequest, call: UpstreamCall): Promise<ReadableStream<ChatStreamEvent[]>>;

@@ -12,8 +12,8 @@
  * `response_format` is ignored on these routes (rule 8), not refused. Other dialects pass.
  */
 import type { ChatRequest } from "../canonical/chat.ts";
-import { refusedField } from "../http/errors.ts";
-import type { ResolvedRoute } from "./adapter.ts";
+import { refusedField } from "../errors.ts";
+import type { ResolvedRoute } from "../catalog/resolved_route.ts";
 import { isAnthropicFamily } from "./anthropic_messages/family.ts";
 import { toolArgumentsRefusal, toolCallInput } from "./anthropic_messages/group_turns.ts";
 import { effectiveReasoning } from "./anthropic_messages/reasoning_budget.ts";

@@ -5,7 +5,7 @@
  * Returns the names dropped, for the `x-sovra-dropped-params` header.
  */
 import type { ChatRequest } from "../canonical/chat.ts";
-import type { ResolvedRoute } from "../providers/adapter.ts";
+import type { ResolvedRoute } from "../catalog/resolved_route.ts";
 
 type Filterable =
   | "temperature"

@@ -18,8 +18,8 @@
  * Anchor: the AI SDK's `getArgs → { args, warnings }` before `postJsonToApi`.
  */
 import type { ChatRequest } from "../canonical/chat.ts";
-import { GatewayError } from "../http/errors.ts";
-import type { ResolvedRoute } from "../providers/adapter.ts";
+import { GatewayError } from "../errors.ts";
+import type { ResolvedRoute } from "../catalog/resolved_route.ts";
 import { checkRebuildingRefusals } from "../providers/rebuilding_refusals.ts";
 import { filterParameters } from "./filter_parameters.ts";
 import type {

@@ -8,10 +8,10 @@
 import type { ChatRequest } from "../canonical/chat.ts";
 import type { Catalog } from "../catalog/catalog.ts";
 import type { Model } from "../catalog/schema.ts";
-import type { GatewayError } from "../http/errors.ts";
+import type { GatewayError } from "../errors.ts";
+import type { ResolvedRoute } from "../catalog/resolved_route.ts";
 import type {
   EmbeddingsRequest,
-  ResolvedRoute,
   SpeechRequest,
   TranscriptionRequest,
 } from "../providers/adapter.ts";

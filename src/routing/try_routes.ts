@@ -3,9 +3,9 @@
  * 401/403) before anything reached the client moves on to the next route; any other failure
  * ends the request. When no route is left the last failure decides the client's error.
  */
-import type { ResolvedRoute } from "../providers/adapter.ts";
+import type { ResolvedRoute } from "../catalog/resolved_route.ts";
 import { UpstreamFailure } from "../providers/upstream_failure.ts";
-import { GatewayError, internalError } from "../http/errors.ts";
+import { GatewayError, internalError } from "../errors.ts";
 import { RouteMetrics } from "./route_metrics.ts";
 import type { RouteCandidate } from "./route_plan.ts";
 

@@ -4,7 +4,7 @@
  */
 import type { Store } from "./store.ts";
 import { errorMessage, type Logger } from "../log.ts";
-import { minuteOf } from "../limits/rate_limiter.ts";
+import { minuteOf } from "./minute.ts";
 
 export function runRetentionCleanup(store: Store, retentionDays: number, now = Date.now()) {
   return store.cleanup(new Date(now - retentionDays * 86_400_000), minuteOf(now) - 2);

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { billableSeconds, measureAudioSeconds } from "../../src/dialects/audio/audio_duration.ts";
-import { GatewayError } from "../../src/http/errors.ts";
+import { GatewayError } from "../../src/errors.ts";
 import { makeWav, readFixture } from "../helpers/audio.ts";
 
 function isFileError(error: unknown): boolean {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { parseMultipartForm } from "../../src/dialects/audio/multipart.ts";
-import { GatewayError } from "../../src/http/errors.ts";
+import { GatewayError } from "../../src/errors.ts";
 import {
   chunkedStream,
   concat,

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createTranscriptionSlots } from "../../src/dialects/audio/transcription_slots.ts";
-import { GatewayError } from "../../src/http/errors.ts";
+import { GatewayError } from "../../src/errors.ts";
 
 Deno.test("createTranscriptionSlots — four run at once, the fifth gets the first freed slot", async () => {
   const slots = createTranscriptionSlots({ max: 4, waitMs: 10_000 });

@@ -8,7 +8,7 @@ import {
 } from "../../src/dialects/audio/speech_request.ts";
 import { openaiSpeech } from "../../src/providers/openai/speech.ts";
 import { Model } from "../../src/catalog/schema.ts";
-import { GatewayError } from "../../src/http/errors.ts";
+import { GatewayError } from "../../src/errors.ts";
 import { UpstreamFailure } from "../../src/providers/upstream_failure.ts";
 import { openaiCall, recordingUpstream, TEST_ENV } from "../helpers/audio.ts";
 

@@ -6,7 +6,7 @@ import {
 } from "../../src/dialects/audio/transcription_request.ts";
 import { measureAudioSeconds } from "../../src/dialects/audio/audio_duration.ts";
 import { openaiTranscription } from "../../src/providers/openai/transcription.ts";
-import { GatewayError } from "../../src/http/errors.ts";
+import { GatewayError } from "../../src/errors.ts";
 import { UpstreamFailure } from "../../src/providers/upstream_failure.ts";
 import {
   chunkedStream,

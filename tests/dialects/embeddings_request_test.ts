@@ -5,7 +5,7 @@ import {
   parseEmbeddingsRequest,
 } from "../../src/dialects/embeddings/request_schema.ts";
 import { estimateEmbeddingTokens } from "../../src/dialects/embeddings/estimate_embedding_tokens.ts";
-import { GatewayError } from "../../src/http/errors.ts";
+import { GatewayError } from "../../src/errors.ts";
 
 function fails(code: string, param?: string) {
   return (error: unknown) => {

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { Model } from "../../src/catalog/schema.ts";
 import { decodeResponsesRequest } from "../../src/dialects/responses/decode_request.ts";
 import { ResponsesRequestSchema } from "../../src/dialects/responses/request_schema.ts";
-import { GatewayError } from "../../src/http/errors.ts";
+import { GatewayError } from "../../src/errors.ts";
 
 const plainModel = Model.parse({
   id: "acme/chat-1",

@@ -3,7 +3,8 @@
  * fixtures (made once with ffmpeg, see tests/fixtures/audio/README.md), multipart bodies,
  * chunked and generated request streams, and a recording upstream on 127.0.0.1:0.
  */
-import type { ResolvedRoute, UpstreamCall } from "../../src/providers/adapter.ts";
+import type { UpstreamCall } from "../../src/providers/adapter.ts";
+import type { ResolvedRoute } from "../../src/catalog/resolved_route.ts";
 import { Model, Provider } from "../../src/catalog/schema.ts";
 
 /** A PCM16 WAV of exactly `round(seconds × sampleRate)` frames (a quiet 440 Hz tone). */

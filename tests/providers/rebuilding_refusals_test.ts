@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import type { ChatRequest } from "../../src/canonical/chat.ts";
 import type { Dialect } from "../../src/catalog/schema.ts";
-import { GatewayError } from "../../src/http/errors.ts";
-import type { ResolvedRoute } from "../../src/providers/adapter.ts";
+import { GatewayError } from "../../src/errors.ts";
+import type { ResolvedRoute } from "../../src/catalog/resolved_route.ts";
 import { checkRebuildingRefusals } from "../../src/providers/rebuilding_refusals.ts";
 
 function route(dialect: Dialect, upstream: string): ResolvedRoute {

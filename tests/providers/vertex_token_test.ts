@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { ChatRequest } from "../../src/canonical/chat.ts";
-import type { ResolvedRoute } from "../../src/providers/adapter.ts";
+import type { ResolvedRoute } from "../../src/catalog/resolved_route.ts";
 import { createVertexAnthropicAdapter } from "../../src/providers/vertex_anthropic/adapter.ts";
 import { UpstreamFailure } from "../../src/providers/upstream_failure.ts";
 import { startVertexSimulator, type VertexSimulator } from "../../scripts/simulator/vertex/mod.ts";

@@ -4,7 +4,7 @@
  * before any upstream call, speech kept to one route, rule 6 and the guardrail checks first.
  */
 import assert from "node:assert/strict";
-import { GatewayError } from "../../src/http/errors.ts";
+import { GatewayError } from "../../src/errors.ts";
 import { planRoutes } from "../../src/routing/plan_routes.ts";
 import { NO_ROUTING_HOOKS, type RoutingHooks } from "../../src/routing/route_plan.ts";
 import { CALLER, CATALOG, chatRequest, MIXED, OTHER, SPEECH } from "./plan_fixtures.ts";

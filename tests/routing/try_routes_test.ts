@@ -3,7 +3,7 @@
  * first candidate is the answer and a refused later one is skipped (rule 4, rule 7).
  */
 import assert from "node:assert/strict";
-import { GatewayError } from "../../src/http/errors.ts";
+import { GatewayError } from "../../src/errors.ts";
 import { UpstreamFailure } from "../../src/providers/upstream_failure.ts";
 import { planRoutes } from "../../src/routing/plan_routes.ts";
 import { NO_ROUTING_HOOKS } from "../../src/routing/route_plan.ts";

@@ -4,7 +4,7 @@ import { runRetentionCleanup } from "../../src/state/retention.ts";
 import { buildRequestRecord } from "../../src/billing/settle.ts";
 import { timeOrderedId } from "../../src/ids.ts";
 import { kvKeys } from "../../src/state/kv_keys.ts";
-import { minuteOf } from "../../src/limits/rate_limiter.ts";
+import { minuteOf } from "../../src/state/minute.ts";
 
 Deno.test("runRetentionCleanup — deletes metadata past retention and old rate buckets, keeps the rest", async () => {
   const kv = await Deno.openKv(":memory:");

@@ -7,7 +7,7 @@
 // never need.
 let musicMetadata: Promise<typeof import("music-metadata")> | undefined;
 const loadParser = () => musicMetadata ??= import("music-metadata");
-import { GatewayError } from "../../http/errors.ts";
+import { GatewayError } from "../../errors.ts";
 
 export type AudioExtension = "wav" | "mp3" | "flac" | "ogg" | "m4a" | "webm";
 

@@ -12,7 +12,7 @@
  *
  * On any breach (and on the caller's `signal`) the body is cancelled: the rest is never read.
  */
-import { GatewayError, invalidRequest, refusedField } from "../../http/errors.ts";
+import { GatewayError, invalidRequest, refusedField } from "../../errors.ts";
 import { boundaryFromContentType, malformed, parsePartHeaders } from "./multipart_headers.ts";
 
 export interface MultipartLimits {

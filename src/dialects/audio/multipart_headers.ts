@@ -3,7 +3,7 @@
  * the boundary from the request's `Content-Type`, and a part's `Content-Disposition` and
  * `Content-Type`. Nothing here keeps a client file name: only a safe extension leaves.
  */
-import { invalidRequest } from "../../http/errors.ts";
+import { invalidRequest } from "../../errors.ts";
 
 /** Extensions the transcription upstreams accept; anything else yields `undefined`. */
 const AUDIO_EXTENSIONS = new Set([

@@ -6,8 +6,8 @@
 import { z } from "zod";
 import { EndUserId } from "../../canonical/end_user.ts";
 import { AudioFormat, type Model } from "../../catalog/schema.ts";
-import { refusedField } from "../../http/errors.ts";
-import { zodFailure } from "../../http/zod_failure.ts";
+import { refusedField } from "../../errors.ts";
+import { zodFailure } from "../../zod_failure.ts";
 
 export const SPEECH_RESPONSE_FORMATS = AudioFormat.options;
 export const DEFAULT_MAX_INPUT_CHARACTERS = 4096;

@@ -2,7 +2,7 @@
  * The fields of a `POST /v1/audio/transcriptions` form, checked before any audio is parsed
  * or any provider called. Unknown fields are ignored (never forwarded).
  */
-import { invalidRequest, refusedField } from "../../http/errors.ts";
+import { invalidRequest, refusedField } from "../../errors.ts";
 import type { TranscriptionRequest } from "../../providers/adapter.ts";
 import type { MeasuredAudio } from "./audio_duration.ts";
 import type { MultipartForm, UploadedFile } from "./multipart.ts";

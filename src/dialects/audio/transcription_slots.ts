@@ -3,7 +3,7 @@
  * for a slot, then 503 `transcriptions_busy` with `Retry-After: 10`). Waiters are served in
  * arrival order; a freed slot passes straight to the oldest waiter.
  */
-import { GatewayError } from "../../http/errors.ts";
+import { GatewayError } from "../../errors.ts";
 
 /** Frees the slot; calling it again does nothing. */
 export type ReleaseSlot = () => void;

@@ -5,7 +5,7 @@ import type {
   FunctionTool,
   ReasoningDetail,
 } from "../../canonical/chat.ts";
-import { invalidRequest } from "../../http/errors.ts";
+import { invalidRequest } from "../../errors.ts";
 import type { ChatCompletionRequestBody } from "./request_schema.ts";
 import type { z } from "zod";
 import type { ChatMessageSchema, MessageContent } from "./request_schema.ts";

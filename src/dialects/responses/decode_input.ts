@@ -7,7 +7,7 @@
  * becomes the assistant message that produced it.
  */
 import type { ChatMessage, ReasoningDetail, ToolCall } from "../../canonical/chat.ts";
-import { refusedField } from "../../http/errors.ts";
+import { refusedField } from "../../errors.ts";
 import type { ResponsesContentPart, ResponsesInputItem } from "./request_schema.ts";
 
 interface AssistantTurn {

@@ -11,7 +11,7 @@ import type {
   ToolChoice,
 } from "../../canonical/chat.ts";
 import type { Model } from "../../catalog/schema.ts";
-import { refusedField } from "../../http/errors.ts";
+import { refusedField } from "../../errors.ts";
 import { decodeInput } from "./decode_input.ts";
 import type {
   ResponsesReasoning,

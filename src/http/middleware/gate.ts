@@ -7,8 +7,9 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppDeps } from "../../deps.ts";
 import type { AppEnv } from "../context.ts";
-import { GatewayError, missingApiKey, unauthorized } from "../errors.ts";
-import { decideRate, minuteOf, type RateDecision } from "../../limits/rate_limiter.ts";
+import { GatewayError, missingApiKey, unauthorized } from "../../errors.ts";
+import { decideRate, type RateDecision } from "../../limits/rate_limiter.ts";
+import { minuteOf } from "../../state/minute.ts";
 import { errorMessage } from "../../log.ts";
 import { rateName, type Snapshot } from "../../limits/gate_state.ts";
 import { rateLimitHeaders } from "../rate_limit_headers.ts";

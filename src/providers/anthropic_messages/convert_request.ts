@@ -4,7 +4,7 @@
  * sent (rule 1 / rule 8); refusals were decided before (rebuilding_refusals.ts).
  */
 import type { ChatRequest, FunctionTool } from "../../canonical/chat.ts";
-import type { ResolvedRoute } from "../adapter.ts";
+import type { ResolvedRoute } from "../../catalog/resolved_route.ts";
 import {
   groupTurns,
   historyHasTools,

@@ -6,7 +6,7 @@
  * and data unchanged.
  */
 import type { ChatMessage, ReasoningDetail, ToolCall } from "../../canonical/chat.ts";
-import { type GatewayError, invalidRequest } from "../../http/errors.ts";
+import { type GatewayError, invalidRequest } from "../../errors.ts";
 
 export type TurnPart =
   | { kind: "text"; text: string }

@@ -15,7 +15,7 @@
  * parameter the model does not support is removed).
  */
 import type { ChatRequest, ReasoningRequest } from "../../canonical/chat.ts";
-import type { ResolvedRoute } from "../adapter.ts";
+import type { ResolvedRoute } from "../../catalog/resolved_route.ts";
 
 /** Anthropic requires `max_tokens`; used when neither the client nor the catalog gives one. */
 export const FALLBACK_MAX_TOKENS = 4096;

@@ -3,9 +3,10 @@
  * environment variables the catalog names (`provider.aws.*_env`), read through `deps.env`.
  */
 import type { ChatRequest, ChatResult, ChatStreamEvent } from "../../canonical/chat.ts";
-import type { ProviderAdapter, ResolvedRoute, UpstreamCall } from "../adapter.ts";
+import type { ProviderAdapter, UpstreamCall } from "../adapter.ts";
+import type { ResolvedRoute } from "../../catalog/resolved_route.ts";
 import { isAnthropicFamily } from "../anthropic_messages/family.ts";
-import { eventBatches } from "../../streaming/event_batches.ts";
+import { eventBatches } from "../event_batches.ts";
 import { connectFailure, UpstreamFailure } from "../upstream_failure.ts";
 import { toConverseBody } from "./convert_request.ts";
 import { fromConverseResponse } from "./convert_response.ts";

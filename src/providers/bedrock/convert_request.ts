@@ -5,7 +5,7 @@
  * `toolChoice` `none` and no parallel switch: those are refused before (rebuilding_refusals.ts).
  */
 import type { ChatRequest, FunctionTool } from "../../canonical/chat.ts";
-import type { ResolvedRoute } from "../adapter.ts";
+import type { ResolvedRoute } from "../../catalog/resolved_route.ts";
 import { isAnthropicFamily } from "../anthropic_messages/family.ts";
 import {
   groupTurns,

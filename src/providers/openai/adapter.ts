@@ -5,7 +5,7 @@ import { UpstreamFailure } from "../upstream_failure.ts";
 import { convertRequest } from "./convert_request.ts";
 import { convertResponse } from "./convert_response.ts";
 import { openaiSseDecoder } from "./convert_stream.ts";
-import { eventBatches } from "../../streaming/event_batches.ts";
+import { eventBatches } from "../event_batches.ts";
 import { authHeaders, endpointUrl, sendUpstream } from "./http.ts";
 import { WireChatCompletion } from "./wire.ts";
 import { readAnswer } from "../read_answer.ts";

@@ -1,6 +1,6 @@
 /** Canonical request → `openai`-dialect body. Parameter filtering happened before. */
 import type { ChatMessage, ChatRequest } from "../../canonical/chat.ts";
-import type { ResolvedRoute } from "../adapter.ts";
+import type { ResolvedRoute } from "../../catalog/resolved_route.ts";
 
 function convertMessage(m: ChatMessage): Record<string, unknown> {
   switch (m.role) {

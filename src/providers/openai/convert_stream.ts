@@ -4,7 +4,7 @@ import type { ChatStreamEvent } from "../../canonical/chat.ts";
 import { validReasoningDetails } from "../../canonical/reasoning_detail_schema.ts";
 import { normalizeFinishReason } from "../../canonical/finish_reason.ts";
 import { UpstreamFailure } from "../upstream_failure.ts";
-import type { StreamDecoder } from "../../streaming/event_batches.ts";
+import type { StreamDecoder } from "../event_batches.ts";
 import { convertUsage } from "./convert_usage.ts";
 
 type Json = Record<string, unknown>;

@@ -80,5 +80,3 @@ export async function readBodyText(response: Response, signal: AbortSignal): Pro
 }
 
 export { parseJson } from "../parse_json.ts";
-
-export { isJsonContentType } from "../../http/body.ts";

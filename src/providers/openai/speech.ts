@@ -5,10 +5,10 @@
  */
 import type { SpeechRequest, SpeechResult, UpstreamCall } from "../adapter.ts";
 import { UpstreamFailure } from "../upstream_failure.ts";
+import { isJsonContentType } from "../../content_type.ts";
 import {
   authHeaders,
   endpointUrl,
-  isJsonContentType,
   type OpenAiDeps,
   parseJson,
   readBodyText,

@@ -6,10 +6,10 @@
  * JSON answer to a `text` request is then reduced to its `text`.
  */
 import type { TranscriptionRequest, TranscriptionResult, UpstreamCall } from "../adapter.ts";
+import { isJsonContentType } from "../../content_type.ts";
 import {
   authHeaders,
   endpointUrl,
-  isJsonContentType,
   type OpenAiDeps,
   parseJson,
   readBodyText,

@@ -9,7 +9,7 @@ import type { ProviderAdapter, UpstreamCall } from "../adapter.ts";
 import { toMessagesBody } from "../anthropic_messages/convert_request.ts";
 import { fromAnthropicMessage } from "../anthropic_messages/convert_response.ts";
 import { anthropicHttpFailure } from "../anthropic_messages/errors.ts";
-import { eventBatches } from "../../streaming/event_batches.ts";
+import { eventBatches } from "../event_batches.ts";
 import { AnthropicMessage } from "../anthropic_messages/wire.ts";
 import { connectFailure, UpstreamFailure } from "../upstream_failure.ts";
 import { anthropicSseDecoder } from "./sse_decoder.ts";

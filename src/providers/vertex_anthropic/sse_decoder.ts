@@ -2,7 +2,7 @@
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import type { ChatStreamEvent } from "../../canonical/chat.ts";
 import { AnthropicStreamConverter } from "../anthropic_messages/convert_stream.ts";
-import type { StreamDecoder } from "../../streaming/event_batches.ts";
+import type { StreamDecoder } from "../event_batches.ts";
 import { AnthropicStreamEvent } from "../anthropic_messages/wire.ts";
 
 export function anthropicSseDecoder(): StreamDecoder {

@@ -8,7 +8,7 @@
  * events decoded before a failure still go out first.
  */
 import type { ChatStreamEvent } from "../canonical/chat.ts";
-import { UpstreamFailure } from "../providers/upstream_failure.ts";
+import { UpstreamFailure } from "./upstream_failure.ts";
 
 export interface StreamDecoder {
   /**
