@@ -7,7 +7,11 @@ try {
   const config = loadConfig();
   const log = createLogger(config.logLevel);
   const gateway = await startGateway(config, { log, signals: true });
-  log.info("sovra listening", { url: gateway.url, catalog: config.catalogDir, kv: config.kvPath });
+  log.info("sovra listening", {
+    url: gateway.url,
+    catalog: config.catalogDir,
+    ...(config.databaseUrl ? { state: "postgres" } : { kv: config.kvPath }),
+  });
 } catch (error) {
   // Configuration and catalog errors name what to fix; no stack trace.
   console.error(JSON.stringify({

@@ -1,11 +1,14 @@
 /**
- * `deno task admin <command>`: works on the same KV as the running gateway (`SOVRA_KV`).
+ * `deno task admin <command>`: works on the same state as the running gateway (`SOVRA_KV`, or
+ * PostgreSQL when `SOVRA_DATABASE_URL` is set; `migrate` applies the schema migrations).
  * Prints one JSON object, or JSON lines for listings; on failure a JSON `{"error": …}` on
  * stderr and exit code 1.
  */
 import { parseArgs } from "node:util";
 import { loadConfig } from "../src/config.ts";
 import { openKvStore } from "../src/state/kv_store.ts";
+import { openPgStore } from "../src/state/postgres/pg_store.ts";
+import type { Store } from "../src/state/store.ts";
 import { AdminError, type Flags, runAdminCommand } from "../src/admin/commands.ts";
 
 function fail(message: string): never {
@@ -41,8 +44,10 @@ const config = (() => {
     fail((error as Error).message);
   }
 })();
-const creates = parsed.positionals.join(" ") === "org create";
-const isFile = config.kvPath !== ":memory:" && !config.kvPath.includes("://");
+const command = parsed.positionals.join(" ");
+const creates = command === "org create" || command === "import";
+const isFile = !config.databaseUrl && config.kvPath !== ":memory:" &&
+  !config.kvPath.includes("://");
 if (isFile && !creates) {
   try {
     await Deno.stat(config.kvPath);
@@ -52,15 +57,26 @@ if (isFile && !creates) {
     );
   }
 }
-const store = await openKvStore(config.kvPath).catch((error) =>
-  fail(`Cannot open the KV store: ${error.message}`)
+// Opening a PostgreSQL store applies pending migrations (under the same lock as the gateway).
+const opened: Promise<Store & { migration?: { applied: number[]; version: number } }> =
+  config.databaseUrl
+    ? openPgStore(config.databaseUrl, { spillPath: undefined })
+    : openKvStore(config.kvPath);
+const store = await opened.catch((error) =>
+  fail(`Cannot open the ${config.databaseUrl ? "database" : "KV store"}: ${error.message}`)
 );
 try {
-  const result = await runAdminCommand(store, {
-    command: parsed.positionals,
-    flags: parsed.values as Flags,
-    defaultRpm: config.defaultRpm,
-  });
+  const result = command === "migrate"
+    ? {
+      backend: config.databaseUrl ? "postgres" : "kv",
+      applied: store.migration?.applied ?? [],
+      version: store.migration?.version ?? 0,
+    }
+    : await runAdminCommand(store, {
+      command: parsed.positionals,
+      flags: parsed.values as Flags,
+      defaultRpm: config.defaultRpm,
+    });
   const lines = Array.isArray(result)
     ? result.map((r) => JSON.stringify(r))
     : [JSON.stringify(result)];

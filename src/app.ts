@@ -44,7 +44,11 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
       .toResponse();
   });
 
-  app.get("/healthz", () => Response.json({ status: "ok" }));
+  app.get("/healthz", () => {
+    const state = deps.store.health?.();
+    if (!state) return Response.json({ status: "ok" });
+    return Response.json({ status: state.reachable ? "ok" : "degraded", state });
+  });
 
   const open = gate(deps, { billed: false });
   const billed = gate(deps, { billed: true });

@@ -9,6 +9,10 @@ export interface Config {
   dashboardPort: number;
   host: string;
   kvPath: string;
+  /** `postgres://…`: PostgreSQL holds all state (`kvPath` is then unused). */
+  databaseUrl: string | undefined;
+  /** PostgreSQL only: this instance's file of settles waiting for the database. */
+  spillPath: string;
   catalogDir: string;
   logLevel: LogLevel;
   /** Requests per minute for keys created without `--rpm`. */
@@ -21,6 +25,8 @@ export interface Config {
   commitIntervalMs: number;
   /** Milliseconds a key's gate snapshot (rate buckets, balance) may be reused. */
   gateRefreshMs: number;
+  /** Milliseconds a gate snapshot or a key lookup may still be served while the store fails. */
+  staleServeMs: number;
   /** Milliseconds of upstream silence after which a stream is cut. */
   streamIdleMs: number;
   /** Concurrent transcriptions per instance, and how long a request waits for a slot. */
@@ -48,6 +54,14 @@ function integer(env: Record<string, string>, name: string, fallback: number, mi
   return value;
 }
 
+function databaseUrl(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw === "") return undefined;
+  if (!/^postgres(ql)?:\/\//.test(raw)) {
+    throw new ConfigError("SOVRA_DATABASE_URL must be a postgres:// or postgresql:// URL.");
+  }
+  return raw;
+}
+
 /** Builds the configuration from an environment map (tests pass their own). */
 export function configFromEnv(env: Record<string, string>): Config {
   const logLevel = (env.SOVRA_LOG ?? "info") as LogLevel;
@@ -63,6 +77,8 @@ export function configFromEnv(env: Record<string, string>): Config {
     dashboardPort: integer(env, "SOVRA_DASHBOARD_PORT", 8081),
     host: env.SOVRA_HOST || "127.0.0.1",
     kvPath: env.SOVRA_KV || "./data/sovra.kv",
+    databaseUrl: databaseUrl(env.SOVRA_DATABASE_URL),
+    spillPath: env.SOVRA_SPILL_PATH || "./data/sovra-spill.jsonl",
     catalogDir: env.SOVRA_CATALOG || "./catalog",
     logLevel,
     defaultRpm: integer(env, "SOVRA_DEFAULT_RPM", 600, 1),
@@ -70,6 +86,7 @@ export function configFromEnv(env: Record<string, string>): Config {
     keyCacheSeconds,
     streamIdleMs: integer(env, "SOVRA_STREAM_IDLE_MS", 90_000, 1),
     gateRefreshMs: integer(env, "SOVRA_GATE_REFRESH_MS", 1000),
+    staleServeMs: integer(env, "SOVRA_STALE_SERVE_MS", 300_000),
     commitIntervalMs: integer(env, "SOVRA_COMMIT_INTERVAL_MS", 10),
     transcriptionSlots: integer(env, "SOVRA_TRANSCRIPTION_SLOTS", 4, 1),
     transcriptionWaitMs: integer(env, "SOVRA_TRANSCRIPTION_WAIT_MS", 10_000),

@@ -4,7 +4,7 @@
  */
 import type { Config } from "./config.ts";
 import type { AppDeps } from "./deps.ts";
-import { openKvStore } from "./state/kv_store.ts";
+import { openStore } from "./state/open_store.ts";
 import { loadCatalog } from "./catalog/load.ts";
 import { CatalogHolder } from "./catalog/catalog_holder.ts";
 import { ApiKeyAuthenticator } from "./auth/api_key_cache.ts";
@@ -41,7 +41,7 @@ export interface GatewayOptions {
 export async function startGateway(config: Config, options: GatewayOptions = {}): Promise<Gateway> {
   const log = options.log ?? createLogger(config.logLevel);
   const catalog = new CatalogHolder(await loadCatalog(config.catalogDir), config.catalogDir, log);
-  const store = await openKvStore(config.kvPath, config.commitIntervalMs);
+  const store = await openStore(config, log);
   const now = options.now ?? Date.now;
   const upstreamFetch = options.fetch ?? fetch;
   const unsentRequests = new UnsentTally();
@@ -50,7 +50,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     config,
     store,
     catalog,
-    auth: new ApiKeyAuthenticator(store, config.keyCacheSeconds * 1000, now),
+    auth: new ApiKeyAuthenticator(store, config.keyCacheSeconds * 1000, now, config.staleServeMs),
     adapters: {
       openai: createOpenAIAdapter({ secret: config.secret, fetch: upstreamFetch }),
       bedrock: createBedrockAdapter({ env: config.secret, fetch: upstreamFetch }),
@@ -63,7 +63,13 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     metrics: new RouteMetrics(),
     routing: NO_ROUTING_HOOKS,
     log,
-    gate: new GateState(store, unsentRequests, unsentDebits, config.gateRefreshMs),
+    gate: new GateState(
+      store,
+      unsentRequests,
+      unsentDebits,
+      config.gateRefreshMs,
+      config.staleServeMs,
+    ),
     unsentRequests,
     counters: { gateStoreFailures: 0 },
     now,

@@ -2,7 +2,8 @@
  * Authenticates bearer keys: format check first (no lookup for malformed keys), then a
  * cached store lookup. A found key is cached for at most `ttlMs` (≤ 30 s), which is what
  * makes a revocation take effect within 30 s. Unknown keys are not cached, so a key created
- * by the admin CLI works at once.
+ * by the admin CLI works at once. While the store fails, a key seen within `staleMs` past its
+ * cache expiry still answers (the gateway keeps serving through a database restart).
  */
 import { hashApiKey, isWellFormedApiKey } from "./api_key_format.ts";
 import type { ApiKeyRecord } from "../state/records.ts";
@@ -20,6 +21,8 @@ export class ApiKeyAuthenticator {
     private readonly store: Pick<Store, "findApiKeyByHash">,
     private readonly ttlMs: number,
     private readonly now: () => number = Date.now,
+    /** How long past its expiry an entry may still answer while the store fails. */
+    private readonly staleMs = 0,
   ) {}
 
   /** The active key record for an `Authorization` header value, or undefined. */
@@ -33,7 +36,16 @@ export class ApiKeyAuthenticator {
     const now = this.now();
     const cached = this.#cache.get(key);
     if (cached && cached.expires > now) return cached.record.revoked ? undefined : cached.record;
-    const record = await this.store.findApiKeyByHash(hashApiKey(key));
+    let record: ApiKeyRecord | undefined;
+    try {
+      record = await this.store.findApiKeyByHash(hashApiKey(key));
+    } catch (error) {
+      // The store is away: a key seen recently keeps working for a bounded time.
+      if (cached && now - cached.expires < this.staleMs) {
+        return cached.record.revoked ? undefined : cached.record;
+      }
+      throw error;
+    }
     if (!record) {
       this.#cache.delete(key);
       return undefined;

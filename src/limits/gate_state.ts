@@ -3,7 +3,9 @@
  * a store read taken at most `refreshMs` ago, plus this instance's own increments and debits
  * counted exactly (see UnsentTally). The hot path then reads the store about once a second
  * per key instead of once per request. Other processes' writes show within `refreshMs`;
- * a balance that looks used up is always re-read first, so a top-up applies at once.
+ * a balance that looks used up is always re-read first, so a top-up applies at once. While
+ * the store fails, the last snapshot (at most `staleMs` old) keeps serving: its balance, and
+ * rate counts that start from zero in a new minute (the limiter fails open).
  */
 import type { Store } from "../state/store.ts";
 import type { UnsentTally } from "./unsent_tally.ts";
@@ -30,12 +32,15 @@ export class GateState {
   #snapshots = new Map<string, Snapshot>();
   /** One store read in flight per key: concurrent requests at a refresh share it. */
   #refreshing = new Map<string, Promise<Snapshot>>();
+  /** After a failed read, no store read before this time (the store is likely away). */
+  #quietUntil = -Infinity;
 
   constructor(
     private readonly store: Pick<Store, "readGate">,
     private readonly requests: UnsentTally,
     private readonly debits: UnsentTally,
     private readonly refreshMs: number,
+    private readonly staleMs = 0,
   ) {}
 
   /**
@@ -45,13 +50,53 @@ export class GateState {
   async snapshot(keyId: string, orgId: string, minute: number, now: number): Promise<Snapshot> {
     let snapshot = this.#snapshots.get(keyId);
     if (!snapshot || snapshot.minute !== minute || now - snapshot.fetchedAt >= this.refreshMs) {
-      snapshot = await this.#sharedRefresh(keyId, orgId, minute, now);
+      snapshot = await this.#orStale(
+        keyId,
+        minute,
+        now,
+        () => this.#sharedRefresh(keyId, orgId, minute, now),
+      );
     }
     if (snapshot.fetchedAt !== now && this.view(snapshot, keyId, orgId).balanceMicroEur <= 0n) {
       // Before refusing, make sure no top-up has landed since the snapshot.
-      snapshot = await this.#refresh(keyId, orgId, minute, now);
+      snapshot = await this.#orStale(
+        keyId,
+        minute,
+        now,
+        () => this.#refresh(keyId, orgId, minute, now),
+      );
     }
     return snapshot;
+  }
+
+  /** Runs the store read; when it fails, the last snapshot if it is recent enough. */
+  async #orStale(
+    keyId: string,
+    minute: number,
+    now: number,
+    read: () => Promise<Snapshot>,
+  ): Promise<Snapshot> {
+    const last = this.#snapshots.get(keyId);
+    const usable = last !== undefined && now - last.fetchedAt < this.staleMs;
+    if (usable && now < this.#quietUntil) return this.#stale(last, keyId, minute);
+    try {
+      return await read();
+    } catch (error) {
+      this.#quietUntil = now + Math.min(1_000, this.staleMs);
+      if (!usable) throw error;
+      return this.#stale(last, keyId, minute);
+    }
+  }
+
+  #stale(last: Snapshot, keyId: string, minute: number): Snapshot {
+    if (last.minute === minute) return last;
+    return {
+      ...last,
+      minute,
+      rateCurrent: 0,
+      ratePrevious: 0,
+      rateMark: this.requests.sentMark(rateName(keyId, minute)),
+    };
   }
 
   /** The counts now: the snapshot plus what this instance queued that it cannot contain. */

@@ -43,5 +43,14 @@ export interface Store {
   dailyUsage(orgId: string, day: string): Promise<Record<string, number>>;
   /** Deletes request metadata older than `before` and rate buckets older than `minute`. */
   cleanup(before: Date, beforeMinute: number): Promise<{ requests: number; rateBuckets: number }>;
+  /** The backend's own state for /healthz and logs (optional: a local KV file has none). */
+  health?(): StoreHealth;
   close(): Promise<void>;
+}
+
+export interface StoreHealth {
+  backend: string;
+  /** False while writes cannot reach the database (they are kept and retried). */
+  reachable: boolean;
+  [detail: string]: string | number | boolean;
 }

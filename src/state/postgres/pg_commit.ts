@@ -1,0 +1,165 @@
+/**
+ * Group commit on PostgreSQL: settles and rate increments queued during one interval go out as
+ * one statement (`writeBatch`), sums merged per org, day and key. A caller's promise resolves
+ * once its write is committed, or — for a settle the database cannot take now — once it is
+ * fsynced to the spill file (replayed later, billed once). A rate increment the database cannot
+ * take is dropped with an error: the limiter fails open. `onSent` runs when the commit has
+ * landed, so a gate read issued afterwards contains the write (until then the gate counts it
+ * from memory; a read racing the commit may count it twice for one refresh period: stricter,
+ * never looser).
+ */
+import type { Db } from "./connect.ts";
+import type { RequestRecord } from "../records.ts";
+import { isTransient, type RateIncrement, writeBatch } from "./settle_sql.ts";
+import type { SettleSpill } from "./settle_spill.ts";
+import { delay } from "../lock_retry.ts";
+import { errorMessage, type Logger } from "../../log.ts";
+
+type Item =
+  | { kind: "settle"; record: RequestRecord }
+  | { kind: "rate"; rate: RateIncrement };
+
+interface Pending {
+  item: Item;
+  onSent: (() => void) | undefined;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+const MAX_BATCH = 2_000;
+
+export interface CommitHealth {
+  /** Whether the last write reached the database. */
+  reachable: boolean;
+  lastError: string | undefined;
+}
+
+export class PgCommitter {
+  #queue: Pending[] = [];
+  #running = false;
+  #closed = false;
+  #idle: Array<() => void> = [];
+  readonly health: CommitHealth = { reachable: true, lastError: undefined };
+
+  constructor(
+    private readonly sql: Db,
+    private readonly spill: SettleSpill,
+    private readonly log: Logger,
+    private readonly minIntervalMs = 0,
+  ) {}
+
+  write(item: Item, onSent?: () => void): Promise<void> {
+    if (this.#closed) return Promise.reject(new Error("The store is closed."));
+    return new Promise<void>((resolve, reject) => {
+      this.#queue.push({ item, onSent, resolve, reject });
+      if (!this.#running) {
+        this.#running = true;
+        queueMicrotask(() => this.#drain());
+      }
+    });
+  }
+
+  flushed(): Promise<void> {
+    if (!this.#running) return Promise.resolve();
+    return new Promise((resolve) => this.#idle.push(resolve));
+  }
+
+  async close(): Promise<void> {
+    await this.flushed();
+    this.#closed = true;
+  }
+
+  async #drain(): Promise<void> {
+    let lastStart = -Infinity;
+    while (this.#queue.length > 0) {
+      const wait = lastStart + this.minIntervalMs - performance.now();
+      if (wait > 0) await delay(wait);
+      lastStart = performance.now();
+      await this.#commit(this.#queue.splice(0, MAX_BATCH));
+    }
+    this.#running = false;
+    for (const resolve of this.#idle.splice(0)) resolve();
+  }
+
+  async #commit(batch: Pending[]): Promise<void> {
+    try {
+      await this.#attempt(batch);
+      if (!this.health.reachable) this.log.info("database reachable again; writes resumed");
+      this.health.reachable = true;
+      this.health.lastError = undefined;
+      for (const p of batch) p.onSent?.();
+      for (const p of batch) p.resolve();
+      return;
+    } catch (error) {
+      if (!isTransient(error)) {
+        // One bad record must not sink the others: alone, each commits or fails on its own.
+        if (batch.length > 1) {
+          for (const p of batch) await this.#commit([p]);
+        } else {
+          batch[0]!.onSent?.();
+          batch[0]!.reject(error);
+        }
+        return;
+      }
+      if (this.health.reachable) {
+        this.log.error(
+          "database unreachable: settles go to the spill file, the limiter fails open",
+          {
+            reason: errorMessage(error),
+          },
+        );
+      }
+      this.health.reachable = false;
+      this.health.lastError = errorMessage(error);
+      await this.#keep(batch, error);
+    }
+  }
+
+  /** Deadlocks and serialization failures are retried at once; other errors go up. */
+  async #attempt(batch: Pending[]): Promise<void> {
+    const settles: RequestRecord[] = [];
+    const rates: RateIncrement[] = [];
+    for (const p of batch) {
+      if (p.item.kind === "settle") settles.push(p.item.record);
+      else rates.push(p.item.rate);
+    }
+    for (let attempt = 0;; attempt++) {
+      try {
+        await writeBatch(this.sql, settles, rates);
+        return;
+      } catch (error) {
+        const code = (error as { code?: string })?.code;
+        if (attempt < 5 && (code === "40P01" || code === "40001")) {
+          await delay(5 * 2 ** attempt * Math.random());
+          continue;
+        }
+        throw error;
+      }
+    }
+  }
+
+  /** Settles go to the spill file; rate increments are dropped (the limiter fails open). */
+  async #keep(batch: Pending[], error: unknown): Promise<void> {
+    const settles = batch.filter((p) => p.item.kind === "settle");
+    for (const p of batch) {
+      if (p.item.kind === "rate") {
+        p.onSent?.();
+        p.reject(error);
+      }
+    }
+    if (settles.length === 0) return;
+    try {
+      // A spilled debit stays "unsent" for the gate until the replay writes it.
+      await this.spill.add(
+        settles.map((p) => (p.item as { record: RequestRecord }).record),
+        settles.map((p) => p.onSent),
+      );
+      for (const p of settles) p.resolve();
+    } catch (spillError) {
+      for (const p of settles) {
+        p.onSent?.();
+        p.reject(spillError);
+      }
+    }
+  }
+}

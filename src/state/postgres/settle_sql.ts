@@ -1,0 +1,92 @@
+/**
+ * One statement that writes a batch of settles and rate increments: request rows inserted
+ * (a request id already present is skipped), then the debit, the daily aggregates and the rate
+ * buckets incremented by sums over the rows actually inserted, merged per org / day / key.
+ * A statement is a transaction, so a batch lands whole or not at all, and replaying a batch
+ * (spill file, lost acknowledgement) never bills twice. Increments only: no read-modify-write.
+ */
+import type { Db } from "./connect.ts";
+import type { RequestRecord } from "../records.ts";
+
+export interface RateIncrement {
+  minute: number;
+  keyId: string;
+  count: number;
+}
+
+/** Rate increments to the same bucket become one row (ON CONFLICT may touch a row once). */
+export function mergeRates(rates: RateIncrement[]): RateIncrement[] {
+  const merged = new Map<string, RateIncrement>();
+  for (const r of rates) {
+    const id = `${r.minute}\u0000${r.keyId}`;
+    const current = merged.get(id);
+    if (current) current.count += r.count;
+    else merged.set(id, { ...r });
+  }
+  return [...merged.values()];
+}
+
+/** Writes the batch; resolves with how many request rows were new. */
+export async function writeBatch(
+  sql: Db,
+  settles: RequestRecord[],
+  rates: RateIncrement[],
+): Promise<number> {
+  const records = sql.json(settles as never);
+  const buckets = sql.json(mergeRates(rates).map((r) => ({ m: r.minute, k: r.keyId, n: r.count })));
+  // Rows are ordered by their key in every upsert so concurrent batches from several
+  // instances lock shared rows (an org's credits, a day's aggregates) in the same order.
+  const [row] = await sql<{ inserted: number }[]>`
+    with inserted as (
+      insert into sovra_requests (id, org_id, created, key_id, cost_micro_eur, record)
+      select r->>'id', r->>'org', (r->>'created')::timestamptz, r->>'key_id',
+        (r->>'cost_micro_eur')::bigint, r
+      from jsonb_array_elements(${records}) as r
+      order by r->>'id'
+      on conflict (id) do nothing
+      returning org_id, cost_micro_eur, record
+    ), spent as (
+      insert into sovra_credits (org_id, spent_micro_eur)
+      select org_id, sum(cost_micro_eur) from inserted
+      where cost_micro_eur > 0
+      group by org_id order by org_id
+      on conflict (org_id) do update
+        set spent_micro_eur = sovra_credits.spent_micro_eur + excluded.spent_micro_eur
+    ), usage as (
+      insert into sovra_usage_daily (org_id, day, requests, cost_micro_eur, prompt_tokens,
+        completion_tokens, audio_seconds, characters)
+      select org_id, substr(record->>'created', 1, 10)::date, count(*), sum(cost_micro_eur),
+        coalesce(sum((record->>'prompt_tokens')::numeric), 0),
+        coalesce(sum((record->>'completion_tokens')::numeric), 0),
+        coalesce(sum((record->>'audio_seconds')::numeric), 0),
+        coalesce(sum((record->>'characters')::numeric), 0)
+      from inserted
+      group by 1, 2 order by 1, 2
+      on conflict (org_id, day) do update set
+        requests = sovra_usage_daily.requests + excluded.requests,
+        cost_micro_eur = sovra_usage_daily.cost_micro_eur + excluded.cost_micro_eur,
+        prompt_tokens = sovra_usage_daily.prompt_tokens + excluded.prompt_tokens,
+        completion_tokens = sovra_usage_daily.completion_tokens + excluded.completion_tokens,
+        audio_seconds = sovra_usage_daily.audio_seconds + excluded.audio_seconds,
+        characters = sovra_usage_daily.characters + excluded.characters
+    ), rate as (
+      insert into sovra_rate_buckets (minute, key_id, requests)
+      select (b->>'m')::bigint, b->>'k', (b->>'n')::bigint
+      from jsonb_array_elements(${buckets}) as b
+      order by 1, 2
+      on conflict (minute, key_id) do update
+        set requests = sovra_rate_buckets.requests + excluded.requests
+    )
+    select count(*)::int as inserted from inserted`;
+  return row?.inserted ?? 0;
+}
+
+/**
+ * Whether a failed write is worth retrying later (the database is away, restarting, or
+ * deadlocked) rather than a fault of the data itself (SQLSTATE classes 22 and 23).
+ */
+export function isTransient(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  if (typeof code !== "string") return true;
+  return !/^(22|23)/.test(code);
+}

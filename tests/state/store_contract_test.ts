@@ -1,0 +1,239 @@
+/**
+ * The `Store` contract, run against both backends (Deno KV in memory, PostgreSQL on a
+ * throwaway cluster): every method, 1,000 concurrent debits and rate increments landing
+ * exactly, retention. A fresh store (KV handle / database) per case.
+ */
+import assert from "node:assert/strict";
+import type { Store } from "../../src/state/store.ts";
+import { KvStore } from "../../src/state/kv_store.ts";
+import { openPgStore } from "../../src/state/postgres/pg_store.ts";
+import { buildRequestRecord } from "../../src/billing/settle.ts";
+import { runRetentionCleanup } from "../../src/state/retention.ts";
+import { minuteOf } from "../../src/limits/rate_limiter.ts";
+import { timeOrderedId } from "../../src/ids.ts";
+import { type PgCluster, startPostgres } from "../helpers/postgres.ts";
+
+interface Backend {
+  name: string;
+  /** Opens a fresh, empty store. */
+  open(): Promise<Store>;
+  stop(): Promise<void>;
+}
+
+function kvBackend(): Promise<Backend> {
+  return Promise.resolve({
+    name: "kv",
+    open: async () => new KvStore(await Deno.openKv(":memory:"), 2),
+    stop: async () => {},
+  });
+}
+
+async function pgBackend(): Promise<Backend> {
+  const cluster: PgCluster = await startPostgres();
+  const dir = await Deno.makeTempDir({ prefix: "sovra-spill-" });
+  return {
+    name: "postgres",
+    open: async () =>
+      openPgStore(await cluster.database(), {
+        commitIntervalMs: 2,
+        spillPath: `${dir}/${crypto.randomUUID()}.jsonl`,
+      }),
+    stop: async () => {
+      await cluster.stop();
+      await Deno.remove(dir, { recursive: true });
+    },
+  };
+}
+
+const T0 = Date.UTC(2026, 10, 21, 12, 0, 0);
+
+function request(
+  org: string,
+  at: number,
+  extra: Partial<Parameters<typeof buildRequestRecord>[0]> = {},
+) {
+  return buildRequestRecord({
+    id: timeOrderedId("req_", at),
+    startedAt: at,
+    org,
+    keyId: "key_a",
+    user: "end-user-1",
+    endpoint: "chat",
+    requestedModel: "acme/chat",
+    model: {
+      pricing: { prompt_micro_eur_per_million: 2_000_000, completion_micro_eur_per_million: 0 },
+    } as never,
+    servedModel: "acme/chat",
+    provider: "sim-a",
+    status: 200,
+    stream: false,
+    fallbacks: 0,
+    promptTokens: 7,
+    completionTokens: 3,
+    estimated: false,
+    ...extra,
+  }, at + 12);
+}
+
+const org = (id: string, at = T0) => ({
+  id,
+  name: `Org ${id}`,
+  created: new Date(at).toISOString(),
+});
+
+const cases: Array<[string, (store: Store) => Promise<void>]> = [
+  ["organizations: create, duplicate refused, get, list in id order, top-up", async (store) => {
+    const created = await store.createOrg(org("org_b"), 500n);
+    assert.deepEqual(created, {
+      ...org("org_b"),
+      balance_micro_eur: 500,
+      granted_micro_eur: 500,
+      spent_micro_eur: 0,
+    });
+    await assert.rejects(() => store.createOrg(org("org_b"), 1n), /already exists/);
+    await store.createOrg(org("org_a"), 0n);
+    assert.equal(await store.getOrg("org_missing"), undefined);
+    assert.deepEqual((await store.listOrgs()).map((o) => o.id), ["org_a", "org_b"]);
+    assert.equal(await store.topUp("org_b", 250n), 750n);
+    assert.equal((await store.getOrg("org_b"))?.balance_micro_eur, 750);
+    assert.equal((await store.getOrg("org_b"))?.granted_micro_eur, 750);
+  }],
+  ["API keys: stored by hash, collisions refused, listed per org, revoked once", async (store) => {
+    await store.createOrg(org("org_a"), 0n);
+    const key = {
+      id: "key_1",
+      org: "org_a",
+      name: "ci",
+      rpm: 60,
+      hash: "ab".repeat(32),
+      prefix: "sk-ex-abcd",
+    };
+    const record = await store.createApiKey(key);
+    assert.equal(record.revoked, false);
+    assert.equal(record.revoked_at, null);
+    await assert.rejects(() => store.createApiKey({ ...key, id: "key_2" }), /collides/);
+    await assert.rejects(() => store.createApiKey({ ...key, hash: "cd".repeat(32) }), /collides/);
+    await store.createApiKey({ ...key, id: "key_0", hash: "ef".repeat(32), name: null });
+    assert.deepEqual(await store.findApiKeyByHash("ab".repeat(32)), record);
+    assert.equal(await store.findApiKeyByHash("00".repeat(32)), undefined);
+    assert.deepEqual((await store.listApiKeys("org_a")).map((k) => k.id), ["key_0", "key_1"]);
+    assert.deepEqual(await store.listApiKeys("org_other"), []);
+    const revoked = await store.revokeApiKey("key_1");
+    assert.equal(revoked?.revoked, true);
+    assert.ok(revoked?.revoked_at);
+    const again = await store.revokeApiKey("key_1");
+    assert.equal(again?.revoked_at, revoked?.revoked_at);
+    assert.equal((await store.findApiKeyByHash("ab".repeat(32)))?.revoked, true);
+    assert.equal(await store.revokeApiKey("key_missing"), undefined);
+  }],
+  ["settle: metadata newest first, debit, daily aggregates, onSent", async (store) => {
+    await store.createOrg(org("org_a"), 1_000n);
+    const first = request("org_a", T0);
+    const second = request("org_a", T0 + 1_000, { completionTokens: 5, estimated: true });
+    const audio = request("org_a", T0 + 2_000, {
+      endpoint: "transcriptions",
+      promptTokens: undefined,
+      completionTokens: undefined,
+      audioSeconds: 42,
+      model: undefined,
+    });
+    let sent = 0;
+    await store.settle(first, () => sent++);
+    await store.settle(second, () => sent++);
+    await store.settle(audio);
+    assert.equal(sent, 2);
+    assert.equal(first.cost_micro_eur, 14);
+    assert.deepEqual(await store.listRequests("org_a", 10), [audio, second, first]);
+    assert.deepEqual(await store.listRequests("org_a", 1), [audio]);
+    assert.deepEqual(await store.listRequests("org_b", 10), []);
+    assert.equal((await store.getOrg("org_a"))?.balance_micro_eur, 1_000 - 28);
+    assert.equal((await store.getOrg("org_a"))?.spent_micro_eur, 28);
+    assert.deepEqual(await store.dailyUsage("org_a", "2026-11-21"), {
+      requests: 3,
+      cost_micro_eur: 28,
+      prompt_tokens: 14,
+      completion_tokens: 8,
+      audio_seconds: 42,
+    });
+    assert.deepEqual(await store.dailyUsage("org_a", "2026-11-22"), {});
+  }],
+  ["gate: this minute's and last minute's buckets, balance, onSent", async (store) => {
+    await store.createOrg(org("org_a"), 100n);
+    const minute = minuteOf(T0);
+    let sent = 0;
+    await store.countRequest("key_a", minute - 1, () => sent++);
+    await store.countRequest("key_a", minute);
+    await store.countRequest("key_a", minute);
+    await store.countRequest("key_b", minute);
+    assert.equal(sent, 1);
+    assert.deepEqual(await store.readGate("key_a", "org_a", minute), {
+      rateCurrent: 2,
+      ratePrevious: 1,
+      balanceMicroEur: 100n,
+    });
+    assert.deepEqual(await store.readGate("key_c", "org_none", minute), {
+      rateCurrent: 0,
+      ratePrevious: 0,
+      balanceMicroEur: 0n,
+    });
+  }],
+  ["1,000 concurrent debits and rate increments land exactly", async (store) => {
+    await store.createOrg(org("org_a"), 10_000_000n);
+    const minute = minuteOf(T0);
+    const records = Array.from(
+      { length: 1_000 },
+      (_, i) => request("org_a", T0 + i, { promptTokens: i + 1, completionTokens: 0 }),
+    );
+    await Promise.all([
+      ...records.map((r) => store.settle(r)),
+      ...records.map(() => store.countRequest("key_a", minute)),
+    ]);
+    const expected = records.reduce((sum, r) => sum + r.cost_micro_eur, 0);
+    assert.equal(expected, 1_001_000);
+    const view = await store.getOrg("org_a");
+    assert.equal(view?.spent_micro_eur, expected);
+    assert.equal(view?.balance_micro_eur, 10_000_000 - expected);
+    assert.equal((await store.readGate("key_a", "org_a", minute)).rateCurrent, 1_000);
+    const usage = await store.dailyUsage("org_a", "2026-11-21");
+    assert.equal(usage.requests, 1_000);
+    assert.equal(usage.cost_micro_eur, expected);
+    assert.equal(usage.prompt_tokens, 500_500);
+    assert.equal((await store.listRequests("org_a", 1_000)).length, 1_000);
+  }],
+  ["retention: metadata past the period and old buckets go, the rest stays", async (store) => {
+    await store.createOrg(org("org_a"), 0n);
+    const now = T0;
+    const old = request("org_a", now - 31 * 86_400_000);
+    const recent = request("org_a", now - 29 * 86_400_000);
+    await store.settle(old);
+    await store.settle(recent);
+    await store.countRequest("key_a", minuteOf(now) - 10);
+    await store.countRequest("key_a", minuteOf(now));
+    assert.deepEqual(await runRetentionCleanup(store, 30, now), { requests: 1, rateBuckets: 1 });
+    assert.deepEqual(await store.listRequests("org_a", 10), [recent]);
+    assert.equal((await store.readGate("key_a", "org_a", minuteOf(now))).rateCurrent, 1);
+    // Spent credit is not metadata: it stays.
+    assert.equal((await store.getOrg("org_a"))?.spent_micro_eur, 28);
+    assert.deepEqual(await runRetentionCleanup(store, 30, now), { requests: 0, rateBuckets: 0 });
+  }],
+];
+
+for (const [name, make] of [["kv", kvBackend], ["postgres", pgBackend]] as const) {
+  Deno.test(`Store contract — ${name}`, async (t) => {
+    const backend = await make();
+    try {
+      for (const [name, run] of cases) {
+        await t.step(`${backend.name}: ${name}`, async () => {
+          const store = await backend.open();
+          try {
+            await run(store);
+          } finally {
+            await store.close();
+          }
+        });
+      }
+    } finally {
+      await backend.stop();
+    }
+  });
+}
