@@ -4,8 +4,8 @@
  * counted exactly (see UnsentTally). The hot path then reads the store about once a second
  * per key instead of once per request. Other processes' writes show within `refreshMs`;
  * a balance that looks used up is always re-read first, so a top-up applies at once. While
- * the store fails, the last snapshot (at most `staleMs` old) keeps serving: its balance, and
- * rate counts that start from zero in a new minute (the limiter fails open).
+ * the store fails, the last snapshot (at most `staleMs` old) keeps serving its balance; the
+ * rate limit fails open (spec).
  */
 import type { Store } from "../state/store.ts";
 import type { UnsentTally } from "./unsent_tally.ts";
@@ -24,6 +24,8 @@ export interface Snapshot {
   rateMark: bigint;
   balance: bigint;
   debitMark: bigint;
+  /** Served from an old read while the store fails: the rate limit fails open. */
+  stale?: true;
 }
 
 export const rateName = (keyId: string, minute: number) => `${keyId}:${minute}`;
@@ -89,18 +91,25 @@ export class GateState {
   }
 
   #stale(last: Snapshot, keyId: string, minute: number): Snapshot {
-    if (last.minute === minute) return last;
     return {
       ...last,
       minute,
       rateCurrent: 0,
       ratePrevious: 0,
       rateMark: this.requests.sentMark(rateName(keyId, minute)),
+      stale: true,
     };
   }
 
   /** The counts now: the snapshot plus what this instance queued that it cannot contain. */
   view(s: Snapshot, keyId: string, orgId: string): GateView {
+    if (s.stale) {
+      return {
+        rateCurrent: 0,
+        ratePrevious: 0,
+        balanceMicroEur: s.balance - this.debits.unsentSince(orgId, s.debitMark),
+      };
+    }
     return {
       rateCurrent: s.rateCurrent +
         Number(this.requests.unsentSince(rateName(keyId, s.minute), s.rateMark)),
