@@ -9,7 +9,7 @@ import { KvStore } from "../../src/state/kv_store.ts";
 import { openPgStore } from "../../src/state/postgres/pg_store.ts";
 import { buildRequestRecord } from "../../src/billing/settle.ts";
 import { runRetentionCleanup } from "../../src/state/retention.ts";
-import { minuteOf } from "../../src/limits/rate_limiter.ts";
+import { minuteOf } from "../../src/state/minute.ts";
 import { timeOrderedId } from "../../src/ids.ts";
 import { type PgCluster, startPostgres } from "../helpers/postgres.ts";
 
