@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { packReasoning } from "../../src/dialects/responses/reasoning_envelope.ts";
 import type { Response as SdkResponse } from "openai/resources/responses/responses";
 import type { ChatResult } from "../../src/canonical/chat.ts";
 import { Model } from "../../src/catalog/schema.ts";
@@ -56,7 +57,7 @@ Deno.test("encodeResponse — reasoning, function calls, usage and defaults", ()
         id: "rs_e1_0",
         summary: [],
         content: [{ type: "reasoning_text", text: "I should call f" }],
-        encrypted_content: "ENC",
+        encrypted_content: packReasoning(details),
         reasoning_details: details,
         status: "completed",
       },
@@ -121,21 +122,24 @@ Deno.test("encodeResponse — excludeReasoning keeps only encrypted details", ()
     type: "reasoning",
     id: "rs_e1_0",
     summary: [],
-    encrypted_content: "ENC",
+    encrypted_content: packReasoning([details[1]!]),
     reasoning_details: [details[1]],
     status: "completed",
   });
   assert.ok(!JSON.stringify(response).includes("I should call f"));
 });
 
-Deno.test("encodeResponse — a reasoning model's tool calls always follow a reasoning item", () => {
+Deno.test("encodeResponse — tool calls follow a reasoning item only when reasoning is replayed", () => {
   const { reasoning: _reasoning, reasoningDetails: _details, ...bare } = toolResult;
-  assert.equal(encodeResponse(bare, ctx).output[0]?.type, "function_call");
-  const output = encodeResponse(bare, { ...ctx, reasoningModel: true }).output;
+  // No reasoning and none to replay: no (empty) reasoning item.
+  assert.ok(encodeResponse(bare, ctx).output.every((o) => o.type === "function_call"));
+  // Thinking on: an item the client can replay, even when the model showed nothing.
+  const output = encodeResponse(bare, { ...ctx, replayReasoning: true }).output;
   assert.deepEqual(output[0], {
     type: "reasoning",
     id: "rs_e1_0",
     summary: [],
+    encrypted_content: packReasoning([]),
     reasoning_details: [],
     status: "completed",
   });

@@ -4,6 +4,7 @@ import { Model } from "../../src/catalog/schema.ts";
 import { decodeResponsesRequest } from "../../src/dialects/responses/decode_request.ts";
 import { ResponsesRequestSchema } from "../../src/dialects/responses/request_schema.ts";
 import { GatewayError } from "../../src/errors.ts";
+import { packReasoning } from "../../src/dialects/responses/reasoning_envelope.ts";
 
 const plainModel = Model.parse({
   id: "acme/chat-1",
@@ -16,6 +17,15 @@ const reasoningModel = Model.parse({
   ...plainModel,
   id: "acme/think-1",
   reasoning: { supported_efforts: ["low", "high"] },
+});
+
+/** The catalog's Claude: reasoning on request only. */
+const thinkingModel = reasoningModel;
+/** gpt-oss, magistral: reasoning always on. */
+const mandatoryModel = Model.parse({
+  ...plainModel,
+  id: "acme/think-always",
+  reasoning: { supported_efforts: ["high"], default_effort: "high", mandatory: true },
 });
 
 function decode(body: Record<string, unknown>, model = plainModel) {
@@ -196,7 +206,9 @@ Deno.test("decodeResponsesRequest — hosted or allowed_tools choices are refuse
   );
 });
 
-Deno.test("decodeResponsesRequest — a reasoning model's replayed call needs its reasoning item", () => {
+Deno.test("decodeResponsesRequest — with thinking on, a replayed call needs its reasoning item", () => {
+  // A model that always thinks (gpt-oss, magistral).
+  const reasoningModel = mandatoryModel;
   const input = [
     { role: "user", content: "q" },
     { type: "function_call", call_id: "c", name: "f", arguments: "{}" },
@@ -233,6 +245,48 @@ Deno.test("decodeResponsesRequest — a reasoning model's replayed call needs it
   );
   // Non-reasoning models need none.
   assert.equal(decode({ input }).messages.length, 3);
+  // On a model that thinks on request (Claude), asking for reasoning demands it too.
+  assertRefused({ input, reasoning: { effort: "low" } }, "input", thinkingModel);
+});
+
+Deno.test("decodeResponsesRequest — without thinking no reasoning item is demanded", () => {
+  const input = [
+    { role: "user", content: "q" },
+    { type: "function_call", call_id: "c", name: "f", arguments: "{}" },
+    { type: "function_call_output", call_id: "c", output: "r" },
+  ];
+  // A reasoning model with no reasoning asked (Claude's plain tool loop), effort none,
+  // or reasoning asked but excluded (nothing was handed out to replay).
+  assert.equal(decode({ input }, reasoningModel).messages.length, 3);
+  assert.equal(decode({ input, reasoning: { effort: "none" } }, reasoningModel).messages.length, 3);
+  assert.equal(
+    decode({ input, reasoning: { effort: "low", exclude: true } }, reasoningModel).messages.length,
+    3,
+  );
+  // A model that always thinks demands it.
+  assertRefused({ input }, "input", mandatoryModel);
+});
+
+Deno.test("decodeResponsesRequest — the gateway's encrypted_content carries the details back", () => {
+  const details = [{ type: "reasoning.text", text: "hm", signature: "sig" }] as const;
+  const request = decode({
+    input: [
+      { role: "user", content: "q" },
+      { type: "reasoning", summary: [], encrypted_content: packReasoning([...details]) },
+      { type: "function_call", call_id: "c", name: "f", arguments: "{}" },
+      { type: "function_call_output", call_id: "c", output: "r" },
+    ],
+  }, mandatoryModel);
+  const assistant = request.messages[1];
+  assert.equal(assistant?.role, "assistant");
+  assert.deepEqual(assistant.reasoningDetails, details);
+  const damaged = packReasoning([...details]).slice(0, -6) + "AAAA";
+  assertRefused({
+    input: [
+      { role: "user", content: "q" },
+      { type: "reasoning", summary: [], encrypted_content: damaged },
+    ],
+  }, "input");
 });
 
 Deno.test("decodeResponsesRequest — item references are refused as input", () => {

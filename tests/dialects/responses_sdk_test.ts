@@ -51,7 +51,10 @@ function sse(events: ChatStreamEvent[], error?: unknown, reasoningModel = false)
         else controller.close();
       },
     }, { highWaterMark: 0 });
-    const { body } = createResponsesEventStream(canonical, { ...ctx, reasoningModel });
+    const { body } = createResponsesEventStream(canonical, {
+      ...ctx,
+      replayReasoning: reasoningModel,
+    });
     return new Response(body, { headers: { "content-type": "text/event-stream" } });
   };
 }

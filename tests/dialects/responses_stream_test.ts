@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { packReasoning } from "../../src/dialects/responses/reasoning_envelope.ts";
 import type { ChatStreamEvent } from "../../src/canonical/chat.ts";
 import {
   createResponsesEventStream,
@@ -121,6 +122,9 @@ Deno.test("createResponsesEventStream — reasoning then text, details merged in
     id: "rs_t1_0",
     summary: [],
     content: [{ type: "reasoning_text", text: "Thinking" }],
+    encrypted_content: packReasoning([
+      { type: "reasoning.text", text: "Thinking", index: 0, signature: "sig" },
+    ]),
     reasoning_details: [{ type: "reasoning.text", text: "Thinking", signature: "sig", index: 0 }],
     status: "completed",
   });
@@ -137,7 +141,7 @@ Deno.test("createResponsesEventStream — two tool calls on a reasoning model ge
     { type: "tool-call-delta", index: 1, id: "call_b", name: "time", arguments: "{}" },
     { type: "finish", reason: "tool_calls" },
     usage,
-  ], { reasoningModel: true });
+  ], { replayReasoning: true });
   const output = response.output as Array<Record<string, unknown>>;
   assert.deepEqual(output.map((o) => o.type), ["reasoning", "function_call", "function_call"]);
   assert.deepEqual(output[1], {
@@ -274,14 +278,14 @@ Deno.test("createResponsesEventStream — excludeReasoning hides text but keeps 
     { type: "reasoning-detail", detail: { type: "reasoning.encrypted", data: "ENC", id: "rs_up" } },
     { type: "tool-call-delta", index: 0, id: "call_a", name: "f", arguments: "{}" },
     { type: "finish", reason: "tool_calls" },
-  ], { excludeReasoning: true, reasoningModel: true });
+  ], { excludeReasoning: true, replayReasoning: true });
   assert.ok(!text.includes("private"));
   const output = response.output as Array<Record<string, unknown>>;
   assert.deepEqual(output[0], {
     type: "reasoning",
     id: "rs_t1_0",
     summary: [],
-    encrypted_content: "ENC",
+    encrypted_content: packReasoning([{ type: "reasoning.encrypted", data: "ENC", id: "rs_up" }]),
     reasoning_details: [{ type: "reasoning.encrypted", data: "ENC", id: "rs_up" }],
     status: "completed",
   });

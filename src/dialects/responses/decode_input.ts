@@ -9,6 +9,7 @@
 import type { ChatMessage, ReasoningDetail, ToolCall } from "../../canonical/chat.ts";
 import { refusedField } from "../../errors.ts";
 import type { ResponsesContentPart, ResponsesInputItem } from "./request_schema.ts";
+import { unpackReasoning } from "./reasoning_envelope.ts";
 
 interface AssistantTurn {
   content: string | null;
@@ -20,8 +21,11 @@ interface AssistantTurn {
 type ReasoningItem = Extract<ResponsesInputItem, { type: "reasoning" }>;
 
 export interface DecodeInputOptions {
-  /** True for catalog reasoning models: a replayed tool call needs its reasoning item. */
-  reasoningModel: boolean;
+  /**
+   * True when this request thinks and shows its reasoning: a replayed tool call needs the
+   * reasoning item of its turn (the gateway returned one with every such turn).
+   */
+  replayReasoning: boolean;
 }
 
 export function decodeInput(
@@ -72,12 +76,13 @@ export function decodeInput(
         break;
       }
       case "function_call": {
-        if (options.reasoningModel && !turnHasReasoning) {
+        if (options.replayReasoning && !turnHasReasoning) {
           throw refusedField(
             "input",
-            `Function call '${item.call_id}' is replayed without its reasoning item; for a ` +
-              "reasoning model, replay the reasoning output item (with 'reasoning_details') " +
-              "before the function_call items it produced.",
+            `Function call '${item.call_id}' is replayed without its reasoning item; with ` +
+              "reasoning on, replay the reasoning output item (its 'encrypted_content' or " +
+              "'reasoning_details') before the function_call items it produced. Clients that " +
+              "keep reasoning only with 'store: false' (e.g. the Vercel AI SDK) must set it.",
           );
         }
         openTurn().toolCalls.push({
@@ -98,8 +103,10 @@ export function decodeInput(
       case "item_reference":
         throw refusedField(
           "input",
-          "Input items of type 'item_reference' are not supported; the gateway stores no " +
-            "items, resend them in full.",
+          "Input items of type 'item_reference' are not supported: the gateway stores " +
+            "nothing, so resend every item in full. Clients send references when they assume " +
+            "'store: true' (the default of the OpenAI API); set 'store: false' (Vercel AI SDK: " +
+            "providerOptions.openai.store = false).",
         );
     }
   }
@@ -109,8 +116,11 @@ export function decodeInput(
 
 function addReasoning(turn: AssistantTurn, item: ReasoningItem): void {
   for (const part of item.content ?? []) turn.reasoning += part.text;
+  const packed = item.encrypted_content ? unpackReasoning(item.encrypted_content) : undefined;
   if (item.reasoning_details && item.reasoning_details.length > 0) {
     for (const detail of item.reasoning_details) turn.reasoningDetails.push(toDetail(detail));
+  } else if (packed !== undefined) {
+    for (const detail of packed) turn.reasoningDetails.push(toDetail(detail));
   } else if (item.encrypted_content) {
     turn.reasoningDetails.push({
       type: "reasoning.encrypted",

@@ -13,6 +13,7 @@ import type {
 import type { Model } from "../../catalog/schema.ts";
 import { refusedField } from "../../errors.ts";
 import { decodeInput } from "./decode_input.ts";
+import { wantedReasoning } from "../../canonical/thinking.ts";
 import type {
   ResponsesReasoning,
   ResponsesRequest,
@@ -42,11 +43,11 @@ export function decodeResponsesRequest(body: ResponsesRequest, model: Model): Ch
         "tools itself. Use function tools.",
     );
   }
-  const messages = decodeInput(body.input, body.instructions, {
-    reasoningModel: model.reasoning !== undefined,
-  });
   const toolChoice = decodeToolChoice(body.tool_choice);
   const reasoning = decodeReasoning(body.reasoning);
+  const messages = decodeInput(body.input, body.instructions, {
+    replayReasoning: replaysReasoning(model, reasoning),
+  });
 
   const request: ChatRequest = {
     model: body.model,
@@ -63,6 +64,14 @@ export function decodeResponsesRequest(body: ResponsesRequest, model: Model): Ch
   if (reasoning !== undefined) request.reasoning = reasoning;
   if (body.user != null) request.user = body.user;
   return request;
+}
+
+/**
+ * Whether this request's tool loop must replay reasoning items: only when it thinks and the
+ * reasoning is shown (with `exclude` the gateway may have had nothing to hand out).
+ */
+export function replaysReasoning(model: Model, reasoning: ReasoningRequest | undefined): boolean {
+  return wantedReasoning(model.reasoning, reasoning) !== undefined && reasoning?.exclude !== true;
 }
 
 function splitTools(list: ResponsesTool[]): {

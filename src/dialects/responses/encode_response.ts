@@ -32,7 +32,7 @@ export function encodeResponse(result: ChatResult, ctx: EncodeResponseContext): 
   const itemStatus = itemStatusFor(result.finishReason);
   const view = viewReasoning(result.reasoning, result.reasoningDetails ?? [], ctx.excludeReasoning);
   const shown = view.text !== undefined || view.summaries.length > 0 || view.details.length > 0;
-  if (shown || (ctx.reasoningModel === true && toolCalls.length > 0)) {
+  if (shown || (ctx.replayReasoning === true && toolCalls.length > 0)) {
     output.push(reasoningItem(itemId(ctx.id, "rs", output.length), view, itemStatus));
   }
   if (result.content !== null && (result.content !== "" || toolCalls.length === 0)) {

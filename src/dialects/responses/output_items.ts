@@ -2,6 +2,7 @@
 import type { FinishReason } from "../../canonical/chat.ts";
 import { UpstreamFailure } from "../../providers/upstream_failure.ts";
 import type { ReasoningView } from "./reasoning_details.ts";
+import { packReasoning } from "./reasoning_envelope.ts";
 import type {
   FunctionCallOutputItem,
   ItemStatus,
@@ -21,7 +22,7 @@ export function reasoningItem(
     id,
     summary: view.summaries.map((text) => ({ type: "summary_text", text })),
     ...(view.text === undefined ? {} : { content: [{ type: "reasoning_text", text: view.text }] }),
-    ...(view.encrypted === undefined ? {} : { encrypted_content: view.encrypted }),
+    encrypted_content: packReasoning(view.details),
     reasoning_details: view.details,
     status,
   };

@@ -45,10 +45,8 @@ export interface ReasoningView {
   text: string | undefined;
   /** Summaries (`summary: [{type: "summary_text"}]`), if shown. */
   summaries: string[];
-  /** The details handed back to the client for replay. */
+  /** The details handed back to the client for replay (also packed in `encrypted_content`). */
   details: ReasoningDetail[];
-  /** The first encrypted blob, mirrored into `encrypted_content` for OpenAI-style clients. */
-  encrypted: string | undefined;
 }
 
 /**
@@ -62,14 +60,10 @@ export function viewReasoning(
   exclude: boolean,
 ): ReasoningView {
   const kept = exclude ? details.filter((d) => d.type === "reasoning.encrypted") : [...details];
-  let encrypted: string | undefined;
   const summaries: string[] = [];
   let detailText = "";
   for (const d of kept) {
     switch (d.type) {
-      case "reasoning.encrypted":
-        encrypted ??= d.data;
-        break;
       case "reasoning.summary":
         if (d.summary !== "") summaries.push(d.summary);
         break;
@@ -79,5 +73,5 @@ export function viewReasoning(
     }
   }
   const text = exclude ? undefined : reasoning || detailText || undefined;
-  return { text, summaries, details: kept, encrypted };
+  return { text, summaries, details: kept };
 }

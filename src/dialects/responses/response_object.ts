@@ -115,11 +115,12 @@ export interface ResponseContext {
   /** `reasoning.exclude`: no readable reasoning in the output. */
   excludeReasoning: boolean;
   /**
-   * True for catalog reasoning models. Output tool calls are then always preceded by a
-   * `reasoning` item (empty if the model showed none), so the client can replay it as the
-   * decoder demands.
+   * True when the request thinks and shows its reasoning (`replaysReasoning`). Output tool
+   * calls are then always preceded by a `reasoning` item (empty if the model showed none), so
+   * the client can replay it as the decoder demands; otherwise a reasoning item appears only
+   * when there is reasoning to show.
    */
-  reasoningModel?: boolean;
+  replayReasoning?: boolean;
   /** Request fields to echo; defaults otherwise (see `responseEcho`). */
   echo?: ResponseEcho;
 }

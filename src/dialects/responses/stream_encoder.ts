@@ -213,7 +213,7 @@ export class ResponsesStreamEncoder {
     if (call === undefined) {
       this.#closeReasoning("completed");
       this.#closeMessage("completed");
-      if (this.#ctx.reasoningModel === true && this.#reasoningItems === 0) {
+      if (this.#ctx.replayReasoning === true && this.#reasoningItems === 0) {
         this.#openReasoning();
         this.#closeReasoning("completed");
       }

@@ -9,7 +9,10 @@ import { type AppEnv, callerOf } from "../context.ts";
 import { readJsonBody } from "../body.ts";
 import { parseBody } from "../validation.ts";
 import { ResponsesRequestSchema } from "../../dialects/responses/request_schema.ts";
-import { decodeResponsesRequest } from "../../dialects/responses/decode_request.ts";
+import {
+  decodeResponsesRequest,
+  replaysReasoning,
+} from "../../dialects/responses/decode_request.ts";
 import { encodeResponse } from "../../dialects/responses/encode_response.ts";
 import { createResponsesEventStream } from "../../dialects/responses/encode_stream.ts";
 import { newResponseId } from "../../dialects/responses/response_object.ts";
@@ -42,7 +45,7 @@ export function responsesHandler(deps: AppDeps) {
       createdAt: Math.floor(state.startedAt / 1000),
       model: model.id,
       excludeReasoning: request.reasoning?.exclude === true,
-      reasoningModel: model.reasoning !== undefined,
+      replayReasoning: replaysReasoning(model, request.reasoning),
       echo: responseEcho(body),
     };
 

@@ -16,6 +16,7 @@
  */
 import type { ChatRequest, ReasoningRequest } from "../../canonical/chat.ts";
 import type { ResolvedRoute } from "../../catalog/resolved_route.ts";
+import { wantedReasoning } from "../../canonical/thinking.ts";
 
 /** Anthropic requires `max_tokens`; used when neither the client nor the catalog gives one. */
 export const FALLBACK_MAX_TOKENS = 4096;
@@ -34,16 +35,7 @@ export function effectiveReasoning(
   request: ChatRequest,
   route: ResolvedRoute,
 ): ReasoningRequest | undefined {
-  const catalog = route.model.reasoning;
-  if (catalog === undefined) return undefined;
-  const asked = request.reasoning;
-  if (asked === undefined) {
-    return catalog.mandatory ? { effort: catalog.default_effort ?? "medium" } : undefined;
-  }
-  if (asked.effort === "none" || asked.enabled === false) {
-    return catalog.mandatory ? { effort: catalog.default_effort ?? "medium" } : undefined;
-  }
-  return asked;
+  return wantedReasoning(route.model.reasoning, request.reasoning);
 }
 
 /**
