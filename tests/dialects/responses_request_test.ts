@@ -65,6 +65,7 @@ Deno.test("decodeResponsesRequest — string input, instructions and sampling fi
     maxTokens: 100,
     reasoning: { effort: "low", exclude: true },
     user: "u-1",
+    responseFormat: { type: "json_object" },
     extra: {},
   });
 });

@@ -1,8 +1,9 @@
 /**
  * A validated `POST /v1/responses` body → the canonical chat request. Refuses, with a 400
  * naming the field, what a stateless gateway that runs no tools cannot honour. The endpoint is
- * a rebuilding route: nothing is forwarded unless translated (`extra` stays empty), and fields
- * it does not translate (`text.format`, `include`, `truncation` …) are ignored.
+ * a rebuilding route: nothing is forwarded unless translated (`extra` stays empty); `text.format`
+ * becomes `response_format`; fields it does not translate are ignored and named in
+ * `x-sovra-dropped-params` (`ignored_fields.ts`).
  */
 import type {
   ChatRequest,
@@ -13,6 +14,7 @@ import type {
 import type { Model } from "../../catalog/schema.ts";
 import { refusedField } from "../../errors.ts";
 import { decodeInput } from "./decode_input.ts";
+import { translateTextFormat } from "./text_format.ts";
 import { wantedReasoning } from "../../canonical/thinking.ts";
 import type {
   ResponsesReasoning,
@@ -63,6 +65,8 @@ export function decodeResponsesRequest(body: ResponsesRequest, model: Model): Ch
   if (body.parallel_tool_calls != null) request.parallelToolCalls = body.parallel_tool_calls;
   if (reasoning !== undefined) request.reasoning = reasoning;
   if (body.user != null) request.user = body.user;
+  const format = translateTextFormat(body.text?.format);
+  if (format.kind === "translated") request.responseFormat = format.responseFormat;
   return request;
 }
 

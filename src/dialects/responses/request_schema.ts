@@ -134,7 +134,9 @@ export const ResponsesRequestSchema = z.looseObject({
   store: z.boolean().nullish(),
   /** Any value is refused: earlier turns must be resent in `input`. */
   previous_response_id: z.string().nullish(),
-  /** Accepted and ignored (`text.format` is not translated). */
-  text: z.looseObject({}).nullish(),
+  /** `format` becomes chat's `response_format`; other fields are ignored (and named). */
+  text: z.looseObject({
+    format: z.looseObject({ type: z.string() }).nullish(),
+  }).nullish(),
 });
 export type ResponsesRequest = z.infer<typeof ResponsesRequestSchema>;

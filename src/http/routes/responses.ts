@@ -26,6 +26,9 @@ import {
 import { billableUsage, resultText } from "../../pipeline/billable_usage.ts";
 import { servedHeaders } from "../served_headers.ts";
 import type { ChatStreamEvent } from "../../canonical/chat.ts";
+import type { ResolvedRoute } from "../../providers/adapter.ts";
+import { ignoredFields, responsesParamName } from "../../dialects/responses/ignored_fields.ts";
+import { translateTextFormat } from "../../dialects/responses/text_format.ts";
 
 export function responsesHandler(deps: AppDeps) {
   return async (c: Context<AppEnv>) => {
@@ -39,6 +42,18 @@ export function responsesHandler(deps: AppDeps) {
       caller: callerOf(state),
       endpoint: "responses",
       clientSignal: c.req.raw.signal,
+    };
+    const ignored = ignoredFields(
+      body,
+      translateTextFormat(body.text?.format).kind === "ignored",
+    );
+    /** Ignored fields, rule-1 drops in Responses names, and rule 8 on rebuilding routes. */
+    const dropped = (served: { route: ResolvedRoute; dropped: string[] }): string[] => {
+      const names = [...ignored, ...served.dropped.map(responsesParamName)];
+      if (request.responseFormat !== undefined && served.route.dialect !== "openai") {
+        names.push("text.format");
+      }
+      return [...new Set(names)];
     };
     const encodeCtx = {
       id: newResponseId(),
@@ -63,7 +78,7 @@ export function responsesHandler(deps: AppDeps) {
         {
           headers: {
             "content-type": "application/json",
-            ...servedHeaders(state.requestId, served.route, served.dropped),
+            ...servedHeaders(state.requestId, served.route, dropped(served)),
           },
         },
       );
@@ -97,7 +112,7 @@ export function responsesHandler(deps: AppDeps) {
       headers: {
         "content-type": "text/event-stream; charset=utf-8",
         "cache-control": "no-cache",
-        ...servedHeaders(state.requestId, open.served.route, open.served.dropped),
+        ...servedHeaders(state.requestId, open.served.route, dropped(open.served)),
       },
     });
   };
