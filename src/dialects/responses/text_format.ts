@@ -5,7 +5,7 @@
  * `{type: "text"}` is the default and needs nothing; an unknown type is ignored (and named in
  * `x-sovra-dropped-params`).
  */
-import { invalidRequest } from "../../http/errors.ts";
+import { invalidRequest } from "../../errors.ts";
 
 export type TextFormatResult =
   | { kind: "none" }

@@ -26,7 +26,7 @@ import {
 import { billableUsage, resultText } from "../../pipeline/billable_usage.ts";
 import { servedHeaders } from "../served_headers.ts";
 import type { ChatStreamEvent } from "../../canonical/chat.ts";
-import type { ResolvedRoute } from "../../providers/adapter.ts";
+import type { ResolvedRoute } from "../../catalog/resolved_route.ts";
 import { ignoredFields, responsesParamName } from "../../dialects/responses/ignored_fields.ts";
 import { translateTextFormat } from "../../dialects/responses/text_format.ts";
 
