@@ -6,7 +6,7 @@
  */
 import { parseArgs } from "node:util";
 import { loadConfig } from "../src/config.ts";
-import { openKvStore } from "../src/state/kv_store.ts";
+import { openKvStore } from "../src/state/kv/kv_store.ts";
 import { openPgStore } from "../src/state/postgres/pg_store.ts";
 import type { Store } from "../src/state/store.ts";
 import { AdminError, type Flags, runAdminCommand } from "../src/admin/commands.ts";

@@ -5,7 +5,7 @@
 import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
 import type { Store } from "./store.ts";
-import { openKvStore } from "./kv_store.ts";
+import { openKvStore } from "./kv/kv_store.ts";
 import { openPgStore } from "./postgres/pg_store.ts";
 import { describeUrl } from "./postgres/connect.ts";
 

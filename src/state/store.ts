@@ -1,6 +1,8 @@
 /**
- * The interface callers see instead of `Deno.Kv`, so a second backend (for example
- * PostgreSQL + Redis for multi-instance EU deployments) can come without touching them.
+ * The interfaces callers see instead of `Deno.Kv`, one per area, so a second backend (for
+ * example PostgreSQL for multi-instance EU deployments) implements the same areas beside
+ * `kv/` without touching callers. `Store` composes every area; callers that need one area
+ * may take just that interface.
  */
 import type { ApiKeyRecord, GateSnapshot, OrgRecord, OrgView, RequestRecord } from "./records.ts";
 
@@ -13,24 +15,29 @@ export interface NewApiKey {
   prefix: string;
 }
 
-export interface Store {
-  // Organizations and credits (admin, dashboard).
+/** Organizations and their credits (admin CLI, dashboard). */
+export interface OrgStore {
   createOrg(org: OrgRecord, creditsMicroEur: bigint): Promise<OrgView>;
   getOrg(orgId: string): Promise<OrgView | undefined>;
   listOrgs(): Promise<OrgView[]>;
   topUp(orgId: string, microEur: bigint): Promise<bigint>;
+}
 
-  // API keys.
+/** API keys: issued and revoked by the control plane, looked up (cached) on the hot path. */
+export interface ApiKeyStore {
   createApiKey(key: NewApiKey): Promise<ApiKeyRecord>;
   findApiKeyByHash(hash: string): Promise<ApiKeyRecord | undefined>;
   listApiKeys(orgId: string): Promise<ApiKeyRecord[]>;
   revokeApiKey(keyId: string): Promise<ApiKeyRecord | undefined>;
+}
 
-  // Hot path: one read before, one (group-committed) write after.
+/** The hot path: one read before a request (gate), one group-committed write after (settle). */
+export interface MeteringStore {
   readGate(keyId: string, orgId: string, minute: number): Promise<GateSnapshot>;
   /**
    * Counts a request in a rate bucket; resolves when durable. `onSent` runs once a read issued
    * afterwards is sure to include the increment (until then callers count it from memory).
+   * A backend with transactions fires it at commit acknowledgement, not on send.
    */
   countRequest(keyId: string, minute: number, onSent?: () => void): Promise<void>;
   /**
@@ -38,11 +45,20 @@ export interface Store {
    * as for `countRequest`.
    */
   settle(record: RequestRecord, onSent?: () => void): Promise<void>;
+}
 
+/** Request metadata and daily aggregates: listing, usage, retention. */
+export interface RequestLogStore {
   listRequests(orgId: string, limit: number): Promise<RequestRecord[]>;
   dailyUsage(orgId: string, day: string): Promise<Record<string, number>>;
   /** Deletes request metadata older than `before` and rate buckets older than `minute`. */
   cleanup(before: Date, beforeMinute: number): Promise<{ requests: number; rateBuckets: number }>;
+}
+
+/** Every area of one backend, with its lifecycle. */
+export interface Store extends OrgStore, ApiKeyStore, MeteringStore, RequestLogStore {
+  /** Resolves once every queued write is durable (tests, shutdown). */
+  flushed(): Promise<void>;
   /** The backend's own state for /healthz and logs (optional: a local KV file has none). */
   health?(): StoreHealth;
   close(): Promise<void>;

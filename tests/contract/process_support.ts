@@ -3,7 +3,7 @@
  * JSON lines. Used by the operator-contract tests (env, SIGHUP reload, start-up failures).
  */
 import assert from "node:assert/strict";
-import { openKvStore } from "../../src/state/kv_store.ts";
+import { openKvStore } from "../../src/state/kv/kv_store.ts";
 import { runAdminCommand } from "../../src/admin/commands.ts";
 
 export const REPO_ROOT = new URL("../../", import.meta.url).pathname;

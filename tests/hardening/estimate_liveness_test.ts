@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { chatModel } from "../helpers/harness.ts";
 import { healthzWithin, startProcessGateway } from "./process_gateway.ts";
-import { openKvStore } from "../../src/state/kv_store.ts";
+import { openKvStore } from "../../src/state/kv/kv_store.ts";
 
 const MODEL = "acme/quiet";
 const LIVENESS_BOUND_MS = 3_000;

@@ -6,7 +6,7 @@
 import { SIM_KEY, type TestModel, writeCatalog } from "../helpers/harness.ts";
 import { type OpenAISimulator, startOpenAISimulator } from "../../scripts/simulator/openai/mod.ts";
 import { logRecord, type MainProcess, startMain } from "../contract/process_support.ts";
-import { openKvStore } from "../../src/state/kv_store.ts";
+import { openKvStore } from "../../src/state/kv/kv_store.ts";
 import { runAdminCommand } from "../../src/admin/commands.ts";
 
 export interface ProcessGateway {

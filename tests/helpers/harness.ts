@@ -9,7 +9,7 @@ import { type Gateway, startGateway } from "../../src/gateway.ts";
 import { silentLogger } from "../../src/log.ts";
 import { type OpenAISimulator, startOpenAISimulator } from "../../scripts/simulator/openai/mod.ts";
 import { runAdminCommand } from "../../src/admin/commands.ts";
-import type { KvStore } from "../../src/state/kv_store.ts";
+import type { KvStore } from "../../src/state/kv/kv_store.ts";
 
 export const SIM_KEY = "sim-upstream-secret-0123456789";
 

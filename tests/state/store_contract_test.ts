@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import type { Store } from "../../src/state/store.ts";
-import { KvStore } from "../../src/state/kv_store.ts";
+import { createKvStore } from "../../src/state/kv/kv_store.ts";
 import { openPgStore } from "../../src/state/postgres/pg_store.ts";
 import { buildRequestRecord } from "../../src/billing/settle.ts";
 import { runRetentionCleanup } from "../../src/state/retention.ts";
@@ -23,7 +23,7 @@ interface Backend {
 function kvBackend(): Promise<Backend> {
   return Promise.resolve({
     name: "kv",
-    open: async () => new KvStore(await Deno.openKv(":memory:"), 2),
+    open: async () => createKvStore(await Deno.openKv(":memory:"), 2),
     stop: async () => {},
   });
 }

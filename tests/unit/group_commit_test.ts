@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { GroupCommitter } from "../../src/state/group_commit.ts";
+import { GroupCommitter } from "../../src/state/kv/group_commit.ts";
 
 Deno.test("GroupCommitter — concurrent writes land exactly, in few commits", async () => {
   using kv = await Deno.openKv(":memory:");

@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
-import { KvStore } from "../../src/state/kv_store.ts";
+import { createKvStore } from "../../src/state/kv/kv_store.ts";
 import { runRetentionCleanup } from "../../src/state/retention.ts";
 import { buildRequestRecord } from "../../src/billing/settle.ts";
 import { timeOrderedId } from "../../src/ids.ts";
-import { kvKeys } from "../../src/state/kv_keys.ts";
+import { kvKeys } from "../../src/state/kv/kv_keys.ts";
 import { minuteOf } from "../../src/state/minute.ts";
 
 Deno.test("runRetentionCleanup — deletes metadata past retention and old rate buckets, keeps the rest", async () => {
   const kv = await Deno.openKv(":memory:");
-  const store = new KvStore(kv);
+  const store = createKvStore(kv);
   const now = Date.UTC(2026, 10, 21, 12, 0, 0);
   await store.createOrg({ id: "org_a", name: "A", created: new Date(now).toISOString() }, 10n);
   const record = (ageDays: number) => {

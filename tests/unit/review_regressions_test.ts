@@ -1,7 +1,7 @@
 /** Regressions for defects found in the code review. */
 import assert from "node:assert/strict";
 import { mergeUsage } from "../../src/canonical/usage.ts";
-import { GroupCommitter } from "../../src/state/group_commit.ts";
+import { GroupCommitter } from "../../src/state/kv/group_commit.ts";
 import { createTokenSource } from "../../src/providers/vertex_anthropic/token_source.ts";
 import { startVertexSimulator } from "../../scripts/simulator/vertex/mod.ts";
 import { chatModel, startHarness } from "../helpers/harness.ts";

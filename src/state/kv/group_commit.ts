@@ -7,7 +7,7 @@
  * `minIntervalMs`: the writes of that interval share one commit. No client waits for these
  * writes (settles and rate increments happen after or beside the answer).
  */
-import { delay, withLockRetry } from "./lock_retry.ts";
+import { delay, withLockRetry } from "../lock_retry.ts";
 
 export type Mutation =
   | { type: "sum"; key: Deno.KvKey; value: bigint }

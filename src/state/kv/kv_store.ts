@@ -1,0 +1,43 @@
+/**
+ * The Deno KV implementation of `Store`: one handle per process, every area (`orgs.ts`,
+ * `api_keys.ts`, `metering.ts`, `request_log.ts`) over the same handle and group committer.
+ * Only the files of this folder touch `Deno.Kv`.
+ */
+import { GroupCommitter } from "./group_commit.ts";
+import { withLockRetry } from "../lock_retry.ts";
+import { kvOrgStore } from "./orgs.ts";
+import { kvApiKeyStore } from "./api_keys.ts";
+import { kvMeteringStore } from "./metering.ts";
+import { kvRequestLogStore } from "./request_log.ts";
+import type { Store } from "../store.ts";
+
+/** The KV store; `kv` is exposed for tests that inspect every entry (privacy checks). */
+export interface KvStore extends Store {
+  readonly kv: Deno.Kv;
+}
+
+/** Opens the KV file (retrying a concurrent first-open race) and wraps it. */
+export async function openKvStore(path: string, commitIntervalMs = 0): Promise<KvStore> {
+  if (path !== ":memory:" && !path.includes("://")) {
+    const dir = path.replace(/[^/]*$/, "");
+    if (dir) await Deno.mkdir(dir, { recursive: true });
+  }
+  const kv = await withLockRetry(() => Deno.openKv(path));
+  return createKvStore(kv, commitIntervalMs);
+}
+
+export function createKvStore(kv: Deno.Kv, commitIntervalMs = 0): KvStore {
+  const writer = new GroupCommitter(kv, commitIntervalMs);
+  return {
+    kv,
+    ...kvOrgStore(kv),
+    ...kvApiKeyStore(kv),
+    ...kvMeteringStore(kv, writer),
+    ...kvRequestLogStore(kv),
+    flushed: () => writer.flushed(),
+    async close() {
+      await writer.close();
+      kv.close();
+    },
+  };
+}

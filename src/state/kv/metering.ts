@@ -1,0 +1,66 @@
+/**
+ * The hot path on Deno KV: the gate's one `getMany` (two rate buckets + two credit counters)
+ * and the group-committed writes (rate bucket sums; settle = debit + metadata + daily
+ * aggregates in one atomic).
+ */
+import { kvKeys, type UsageField } from "./kv_keys.ts";
+import type { GroupCommitter, Mutation } from "./group_commit.ts";
+import { u64 } from "./kv_values.ts";
+import type { MeteringStore } from "../store.ts";
+
+const U64_MOD = 1n << 64n;
+
+export function kvMeteringStore(kv: Deno.Kv, writer: GroupCommitter): MeteringStore {
+  return {
+    async readGate(keyId, orgId, minute) {
+      const [current, previous, granted, spent] = await kv.getMany([
+        kvKeys.rate(minute, keyId),
+        kvKeys.rate(minute - 1, keyId),
+        kvKeys.credit(orgId, "granted"),
+        kvKeys.credit(orgId, "spent"),
+      ]);
+      return {
+        rateCurrent: Number(u64(current)),
+        ratePrevious: Number(u64(previous)),
+        balanceMicroEur: u64(granted) - u64(spent),
+      };
+    },
+    countRequest(keyId, minute, onSent) {
+      return writer.write(
+        [{ type: "sum", key: kvKeys.rate(minute, keyId), value: 1n }],
+        64,
+        onSent,
+      );
+    },
+    settle(record, onSent) {
+      const day = record.created.slice(0, 10);
+      const mutations: Mutation[] = [
+        { type: "set", key: kvKeys.request(record.org, record.id), value: record },
+        { type: "sum", key: kvKeys.usageDay(record.org, day, "requests"), value: 1n },
+      ];
+      if (record.cost_micro_eur > 0) {
+        const cost = BigInt(record.cost_micro_eur);
+        mutations.push(
+          { type: "sum", key: kvKeys.credit(record.org, "spent"), value: cost % U64_MOD },
+          { type: "sum", key: kvKeys.usageDay(record.org, day, "cost_micro_eur"), value: cost },
+        );
+      }
+      const aggregates: Array<[UsageField, number | null]> = [
+        ["prompt_tokens", record.prompt_tokens],
+        ["completion_tokens", record.completion_tokens],
+        ["audio_seconds", record.audio_seconds],
+        ["characters", record.characters],
+      ];
+      for (const [field, value] of aggregates) {
+        if (value) {
+          mutations.push({
+            type: "sum",
+            key: kvKeys.usageDay(record.org, day, field),
+            value: BigInt(value),
+          });
+        }
+      }
+      return writer.write(mutations, 900, onSent);
+    },
+  };
+}
