@@ -1,11 +1,16 @@
 /** Composition root: read config, start the gateway (store, catalog, adapters, server). */
-import { loadConfig } from "./src/config.ts";
+import { loadConfig, unknownSovraVariables } from "./src/config.ts";
 import { startGateway } from "./src/gateway.ts";
 import { createLogger } from "./src/log.ts";
 
 try {
   const config = loadConfig();
   const log = createLogger(config.logLevel);
+  for (const name of unknownSovraVariables(Deno.env.toObject())) {
+    log.warn("unknown SOVRA_ variable ignored (a typo?); the README lists the known ones", {
+      name,
+    });
+  }
   const gateway = await startGateway(config, { log, signals: true });
   log.info("sovra listening", {
     url: gateway.url,

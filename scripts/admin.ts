@@ -10,10 +10,16 @@ import { openKvStore } from "../src/state/kv/kv_store.ts";
 import { openPgStore } from "../src/state/postgres/pg_store.ts";
 import type { Store } from "../src/state/store.ts";
 import { AdminError, type Flags, runAdminCommand } from "../src/admin/commands.ts";
+import { ADMIN_USAGE, wantsHelp } from "../src/admin/usage.ts";
 
 function fail(message: string): never {
   console.error(JSON.stringify({ error: message }));
   Deno.exit(1);
+}
+
+if (wantsHelp(Deno.args)) {
+  console.log(ADMIN_USAGE);
+  Deno.exit(0);
 }
 
 let parsed;

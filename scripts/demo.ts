@@ -11,8 +11,22 @@ import { startOpenAISimulator } from "./simulator/openai/mod.ts";
 import { startBedrockSimulator } from "./simulator/bedrock/mod.ts";
 import { startVertexSimulator } from "./simulator/vertex/mod.ts";
 import { writeSimulatedCatalog } from "./simulated_catalog.ts";
+import { describeBindError } from "../src/port_in_use.ts";
 
 const env = Deno.env.toObject();
+const base = configFromEnv(env);
+// Claim the gateway's port before anything is written: a second demo on a busy port must fail
+// without touching the first one's files.
+try {
+  Deno.listen({ hostname: base.host, port: base.port }).close();
+} catch (error) {
+  console.error(
+    `The demo could not start: ${
+      describeBindError(error, "SOVRA_PORT", base.host, base.port).message
+    }`,
+  );
+  Deno.exit(1);
+}
 const openai = await startOpenAISimulator({ recordRequests: false });
 // Simulated platform credentials: the simulators verify SigV4 and the JWT grant for real.
 const aws = {
@@ -22,12 +36,20 @@ const aws = {
 };
 const bedrock = startBedrockSimulator(aws);
 const vertex = await startVertexSimulator();
-const catalogDir = "./data/demo-catalog";
+// This process's own catalog, pointing at this process's simulators: another demo never
+// rewrites it (it would point at simulators that died with that demo).
+const catalogDir = await Deno.makeTempDir({ prefix: "sovra-demo-catalog-" });
 await writeSimulatedCatalog(env.SOVRA_CATALOG || "./catalog", catalogDir, {
   openai: openai.url,
   bedrock: bedrock.url,
   vertex: { url: vertex.url, tokenUrl: vertex.tokenUrl },
 });
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  Deno.addSignalListener(signal, () => {
+    Deno.removeSync(catalogDir, { recursive: true });
+    Deno.exit(0);
+  });
+}
 
 // The simulated openai-dialect providers take any Bearer key: give each one a placeholder.
 const providerKeys = Object.fromEntries(
@@ -49,10 +71,8 @@ const config = configFromEnv({
 });
 const log = createLogger(config.logLevel);
 const gateway = await startGateway(config, { log, signals: true }).catch((error) => {
-  const hint = error instanceof Deno.errors.AddrInUse
-    ? ` Port ${config.port} is in use: set SOVRA_PORT to a free port.`
-    : "";
-  console.error(`The demo could not start: ${(error as Error).message}.${hint}`);
+  Deno.removeSync(catalogDir, { recursive: true });
+  console.error(`The demo could not start: ${(error as Error).message}`);
   Deno.exit(1);
 });
 const store = gateway.deps.store;
@@ -79,6 +99,7 @@ const model = gateway.deps.catalog.current.activeModels().find((m) =>
 console.log(`
 Sovra demo is running.
   API:          ${gateway.url}   (simulated upstream providers at ${openai.url})
+  Catalog:      ${catalogDir}   (this demo's own; edit and send SIGHUP to reload)
   Organization: ${org.id} (Demo organization)
   API key:      ${key.key}   (shown once; id ${key.id})
 

@@ -95,6 +95,26 @@ export function configFromEnv(env: Record<string, string>): Config {
   };
 }
 
+/**
+ * `SOVRA_*` variables the configuration does not read: most likely typos, warned about at
+ * start. The known names are the ones `configFromEnv` reads, so the list never goes stale.
+ */
+export function unknownSovraVariables(env: Record<string, string>): string[] {
+  const read = new Set<string>();
+  const tracked = new Proxy(env, {
+    get(target, name) {
+      if (typeof name === "string") read.add(name);
+      return target[name as string];
+    },
+  });
+  try {
+    configFromEnv(tracked);
+  } catch {
+    // An invalid value is reported by the start itself.
+  }
+  return Object.keys(env).filter((name) => name.startsWith("SOVRA_") && !read.has(name)).sort();
+}
+
 /** The process environment's configuration. */
 export function loadConfig(): Config {
   return configFromEnv(Deno.env.toObject());

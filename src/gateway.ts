@@ -18,6 +18,7 @@ import { createLogger, type Logger } from "./log.ts";
 import { GateState } from "./limits/gate_state.ts";
 import { UnsentTally } from "./limits/unsent_tally.ts";
 import { createApp } from "./app.ts";
+import { describeBindError } from "./port_in_use.ts";
 import { startRetentionCleanup } from "./state/retention.ts";
 import { missingCredentials } from "./catalog/credential_check.ts";
 
@@ -81,11 +82,16 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   };
   warnMissing();
   const app = createApp(deps);
-  const server = Deno.serve({
-    port: config.port,
-    hostname: config.host,
-    onListen: () => {},
-  }, app.fetch);
+  let server: Deno.HttpServer<Deno.NetAddr>;
+  try {
+    server = Deno.serve(
+      { port: config.port, hostname: config.host, onListen: () => {} },
+      app.fetch,
+    );
+  } catch (error) {
+    await store.close().catch(() => {});
+    throw describeBindError(error, "SOVRA_PORT", config.host, config.port);
+  }
   const port = server.addr.port;
   const cleanup = startRetentionCleanup(store, config.retentionDays, log);
 

@@ -123,7 +123,7 @@ export async function runAdminCommand(
     }
     default:
       throw new AdminError(
-        `Unknown command '${name}'. Commands: org create|show|list, credits topup, key create|list|revoke, requests, usage.`,
+        `Unknown command '${name}'. Commands: org create|show|list, credits topup, key create|list|revoke, requests, usage; 'admin --help' shows the flags.`,
       );
   }
 }

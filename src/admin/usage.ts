@@ -1,0 +1,25 @@
+/** `deno task admin --help`: the command table (the README's, kept next to the commands). */
+export const ADMIN_USAGE = `Usage: deno task admin <command> [flags]
+
+Works on the gateway's state: SOVRA_KV (default ./data/sovra.kv), or PostgreSQL when
+SOVRA_DATABASE_URL is set. Prints one JSON object, or JSON lines for listings; errors as
+{"error": …} on stderr with exit code 1.
+
+  org create --name NAME [--credits-micro-eur N]   create an organization (with credit)
+  org show --org ID                                an organization's balance and totals
+  org list                                         all organizations (JSON lines)
+  credits topup --org ID --micro-eur N             add credit
+  key create --org ID [--rpm N] [--name NAME]      a new API key (shown only this once)
+  key list --org ID                                an organization's keys, never the key itself
+  key revoke --id ID                               revoke a key (bites within 30 s)
+  requests --org ID [--limit N]                    request metadata, newest first
+  usage --org ID [--day YYYY-MM-DD]                one day's aggregates
+  migrate                                          apply pending schema migrations
+
+Amounts are integers in micro-EUR (1 EUR = 1,000,000).`;
+
+/** True when the arguments ask for help rather than a command. */
+export function wantsHelp(args: readonly string[]): boolean {
+  return args.length === 0 || args[0] === "help" || args.includes("--help") ||
+    args.includes("-h");
+}
