@@ -11,7 +11,7 @@ import { startOpenAISimulator } from "./simulator/openai/mod.ts";
 import { startBedrockSimulator } from "./simulator/bedrock/mod.ts";
 import { startVertexSimulator } from "./simulator/vertex/mod.ts";
 import { writeSimulatedCatalog } from "./simulated_catalog.ts";
-import { describeBindError } from "../src/port_in_use.ts";
+import { describeBindError } from "../src/http/port_in_use.ts";
 
 const env = Deno.env.toObject();
 const base = configFromEnv(env);

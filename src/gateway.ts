@@ -18,7 +18,7 @@ import { createLogger, type Logger } from "./log.ts";
 import { GateState } from "./limits/gate_state.ts";
 import { UnsentTally } from "./limits/unsent_tally.ts";
 import { createApp } from "./app.ts";
-import { describeBindError } from "./port_in_use.ts";
+import { describeBindError } from "./http/port_in_use.ts";
 import { startRetentionCleanup } from "./state/retention.ts";
 import { missingCredentials } from "./catalog/credential_check.ts";
 

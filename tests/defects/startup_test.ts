@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { unknownSovraVariables } from "../../src/config.ts";
-import { describeBindError } from "../../src/port_in_use.ts";
+import { describeBindError } from "../../src/http/port_in_use.ts";
 import {
   logRecord,
   REPO_ROOT,
