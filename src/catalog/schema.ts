@@ -114,6 +114,22 @@ export const ModelLimits = z.strictObject({
   default_max_tokens: z.number().int().positive().optional(),
 });
 
+const qualityFigure = z.number().min(0).max(1);
+
+/**
+ * A chat model's quality for the smart router: 0–1, normalised across the catalog; each
+ * figure's source and date go in the model's `$comment`.
+ */
+export const ModelQuality = z.strictObject({
+  overall: qualityFigure,
+  code: qualityFigure.optional(),
+  math: qualityFigure.optional(),
+  reasoning: qualityFigure.optional(),
+  writing: qualityFigure.optional(),
+  multilingual: qualityFigure.optional(),
+});
+export type ModelQuality = z.infer<typeof ModelQuality>;
+
 export const Route = z.strictObject({
   provider: z.string().min(1),
   upstream_model: z.string().min(1),
@@ -137,6 +153,7 @@ export const Model = z.strictObject({
   reasoning: ModelReasoning.optional(),
   voices: z.array(z.string().min(1)).min(1).optional(),
   limits: ModelLimits.optional(),
+  quality: ModelQuality.optional(),
   routes: z.array(Route).min(1),
 });
 export type Model = z.infer<typeof Model>;
