@@ -9,6 +9,8 @@ import { loadConfig } from "../src/config.ts";
 import { openKvStore } from "../src/state/kv/kv_store.ts";
 import { openPgStore } from "../src/state/postgres/pg_store.ts";
 import type { Store } from "../src/state/store.ts";
+import type { StateTransfer } from "../src/state/transfer.ts";
+import { exportState, importState } from "../src/admin/transfer_commands.ts";
 import { AdminError, type Flags, runAdminCommand } from "../src/admin/commands.ts";
 import { ADMIN_USAGE, wantsHelp } from "../src/admin/usage.ts";
 
@@ -64,25 +66,39 @@ if (isFile && !creates) {
   }
 }
 // Opening a PostgreSQL store applies pending migrations (under the same lock as the gateway).
-const opened: Promise<Store & { migration?: { applied: number[]; version: number } }> =
-  config.databaseUrl
-    ? openPgStore(config.databaseUrl, { spillPath: undefined })
-    : openKvStore(config.kvPath);
+const opened: Promise<
+  Store & StateTransfer & { migration?: { applied: number[]; version: number } }
+> = config.databaseUrl
+  ? openPgStore(config.databaseUrl, { spillPath: undefined })
+  : openKvStore(config.kvPath);
 const store = await opened.catch((error) =>
   fail(`Cannot open the ${config.databaseUrl ? "database" : "KV store"}: ${error.message}`)
 );
 try {
-  const result = command === "migrate"
-    ? {
-      backend: config.databaseUrl ? "postgres" : "kv",
+  const backend = config.databaseUrl ? "postgres" : "kv";
+  const encoder = new TextEncoder();
+  const stdout = async (text: string) => {
+    const bytes = encoder.encode(text);
+    for (let n = 0; n < bytes.length;) n += await Deno.stdout.write(bytes.subarray(n));
+  };
+  let result: Record<string, unknown> | Record<string, unknown>[] = [];
+  if (command === "migrate") {
+    result = {
+      backend,
       applied: store.migration?.applied ?? [],
       version: store.migration?.version ?? 0,
-    }
-    : await runAdminCommand(store, {
+    };
+  } else if (command === "export") {
+    await exportState(store, backend, stdout);
+  } else if (command === "import") {
+    result = await importState(store, await new Response(Deno.stdin.readable).text());
+  } else {
+    result = await runAdminCommand(store, {
       command: parsed.positionals,
       flags: parsed.values as Flags,
       defaultRpm: config.defaultRpm,
     });
+  }
   const lines = Array.isArray(result)
     ? result.map((r) => JSON.stringify(r))
     : [JSON.stringify(result)];

@@ -123,7 +123,7 @@ export async function runAdminCommand(
     }
     default:
       throw new AdminError(
-        `Unknown command '${name}'. Commands: org create|show|list, credits topup, key create|list|revoke, requests, usage; 'admin --help' shows the flags.`,
+        `Unknown command '${name}'. Commands: org create|show|list, credits topup, key create|list|revoke, requests, usage, migrate, export, import; 'admin --help' shows the flags.`,
       );
   }
 }

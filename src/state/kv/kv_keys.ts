@@ -16,7 +16,9 @@ export const kvKeys = {
   org: (orgId: string) => ["org", orgId] as const,
   orgPrefix: () => ["org"] as const,
   credit: (orgId: string, side: "granted" | "spent") => ["credit", orgId, side] as const,
+  creditPrefix: () => ["credit"] as const,
   apiKey: (keyId: string) => ["apikey", keyId] as const,
+  apiKeyPrefix: () => ["apikey"] as const,
   apiKeyHash: (hash: string) => ["apikey_hash", hash] as const,
   orgKey: (orgId: string, keyId: string) => ["org_key", orgId, keyId] as const,
   orgKeyPrefix: (orgId: string) => ["org_key", orgId] as const,
@@ -24,9 +26,11 @@ export const kvKeys = {
   ratePrefix: () => ["rl"] as const,
   request: (orgId: string, requestId: string) => ["req", orgId, requestId] as const,
   requestPrefix: (orgId: string) => ["req", orgId] as const,
+  requestAllPrefix: () => ["req"] as const,
   usageDay: (orgId: string, day: string, field: UsageField) =>
     ["usage_day", orgId, day, field] as const,
   usageDayPrefix: (orgId: string, day: string) => ["usage_day", orgId, day] as const,
+  usageDayAllPrefix: () => ["usage_day"] as const,
 };
 
 export type UsageField =

@@ -10,9 +10,11 @@ import { kvApiKeyStore } from "./api_keys.ts";
 import { kvMeteringStore } from "./metering.ts";
 import { kvRequestLogStore } from "./request_log.ts";
 import type { Store } from "../store.ts";
+import type { StateTransfer } from "../transfer.ts";
+import { kvTransfer } from "./transfer.ts";
 
 /** The KV store; `kv` is exposed for tests that inspect every entry (privacy checks). */
-export interface KvStore extends Store {
+export interface KvStore extends Store, StateTransfer {
   readonly kv: Deno.Kv;
 }
 
@@ -34,6 +36,7 @@ export function createKvStore(kv: Deno.Kv, commitIntervalMs = 0): KvStore {
     ...kvApiKeyStore(kv),
     ...kvMeteringStore(kv, writer),
     ...kvRequestLogStore(kv),
+    ...kvTransfer(kv),
     flushed: () => writer.flushed(),
     async close() {
       await writer.close();

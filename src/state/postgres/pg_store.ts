@@ -12,6 +12,9 @@ import { PgCommitter } from "./pg_commit.ts";
 import { SettleSpill } from "./settle_spill.ts";
 import { writeBatch } from "./settle_sql.ts";
 import { type Logger, silentLogger } from "../../log.ts";
+import type { StateLine, StateTransfer } from "../transfer.ts";
+import { exportPg, importPg, isPgEmpty } from "./pg_transfer.ts";
+import { inContractOrder } from "./record_order.ts";
 
 /** The advisory lock id of retention cleanup ("sovra" + 2). */
 const RETENTION_LOCK = 0x736f767261_02;
@@ -62,7 +65,7 @@ interface KeyRow {
   revoked_at: Date | null;
 }
 
-export class PgStore implements Store {
+export class PgStore implements Store, StateTransfer {
   readonly #writer: PgCommitter;
   readonly #spill: SettleSpill;
 
@@ -189,7 +192,7 @@ export class PgStore implements Store {
   async listRequests(orgId: string, limit: number): Promise<RequestRecord[]> {
     const rows = await this.sql<{ record: RequestRecord }[]>`
       select record from sovra_requests where org_id = ${orgId} order by id desc limit ${limit}`;
-    return rows.map((r) => r.record);
+    return rows.map((r) => inContractOrder(r.record));
   }
 
   async dailyUsage(orgId: string, day: string): Promise<Record<string, number>> {
@@ -217,6 +220,18 @@ export class PgStore implements Store {
       const buckets = await tx`delete from sovra_rate_buckets where minute < ${beforeMinute}`;
       return { requests: requests.count, rateBuckets: buckets.count };
     });
+  }
+
+  exportState(): AsyncIterable<StateLine> {
+    return exportPg(this.sql);
+  }
+
+  importLines(lines: StateLine[]): Promise<void> {
+    return importPg(this.sql, lines);
+  }
+
+  isEmpty(): Promise<boolean> {
+    return isPgEmpty(this.sql);
   }
 
   /** What health checks and logs report about the database and the spill file. */

@@ -1,0 +1,122 @@
+/** Export and import of the whole state on Deno KV (see ../transfer.ts for the line format). */
+import { kvKeys, type UsageField } from "./kv_keys.ts";
+import { withLockRetry } from "../lock_retry.ts";
+import type { ApiKeyRecord, OrgRecord, RequestRecord } from "../records.ts";
+import {
+  apiKeyLine,
+  apiKeyRecord,
+  orgLine,
+  requestLine,
+  requestRecord,
+  type StateLine,
+  type StateTransfer,
+  USAGE_FIELDS,
+  type UsageDayLine,
+} from "../transfer.ts";
+
+function u64(value: unknown): number {
+  return value instanceof Deno.KvU64 ? Number(value.value) : 0;
+}
+
+/** The area as the store composes it. */
+export function kvTransfer(kv: Deno.Kv): StateTransfer {
+  return {
+    exportState: () => exportKv(kv),
+    importLines: (lines) => importKv(kv, lines),
+    isEmpty: () => isKvEmpty(kv),
+  };
+}
+
+export async function* exportKv(kv: Deno.Kv): AsyncIterable<StateLine> {
+  for await (const e of kv.list<OrgRecord>({ prefix: kvKeys.orgPrefix() })) yield orgLine(e.value);
+  const credits = new Map<string, { granted: number; spent: number }>();
+  for await (const e of kv.list({ prefix: kvKeys.creditPrefix() })) {
+    const org = e.key[1] as string;
+    const totals = credits.get(org) ?? { granted: 0, spent: 0 };
+    totals[e.key[2] as "granted" | "spent"] = u64(e.value);
+    credits.set(org, totals);
+  }
+  for (const [org, t] of credits) {
+    yield { type: "credits", org, granted_micro_eur: t.granted, spent_micro_eur: t.spent };
+  }
+  for await (const e of kv.list<ApiKeyRecord>({ prefix: kvKeys.apiKeyPrefix() })) {
+    yield apiKeyLine(e.value);
+  }
+  for await (const e of kv.list<RequestRecord>({ prefix: kvKeys.requestAllPrefix() })) {
+    yield requestLine(e.value);
+  }
+  let day: UsageDayLine | undefined;
+  for await (const e of kv.list({ prefix: kvKeys.usageDayAllPrefix() })) {
+    const [, org, d, field] = e.key as [string, string, string, UsageField & keyof UsageDayLine];
+    if (!day || day.org !== org || day.day !== d) {
+      if (day) yield day;
+      day = { type: "usage_day", org, day: d, ...zeroUsage() };
+    }
+    day[field] = u64(e.value);
+  }
+  if (day) yield day;
+}
+
+function zeroUsage(): Record<(typeof USAGE_FIELDS)[number], number> {
+  return Object.fromEntries(USAGE_FIELDS.map((f) => [f, 0])) as Record<
+    (typeof USAGE_FIELDS)[number],
+    number
+  >;
+}
+
+export async function isKvEmpty(kv: Deno.Kv): Promise<boolean> {
+  for await (const _ of kv.list({ prefix: kvKeys.orgPrefix() }, { limit: 1 })) return false;
+  return true;
+}
+
+/** Writes lines in atomics of at most ~300 mutations (KV allows 1000). */
+export async function importKv(kv: Deno.Kv, lines: StateLine[]): Promise<void> {
+  let op = kv.atomic();
+  let mutations = 0;
+  const flush = async () => {
+    if (mutations === 0) return;
+    const pending = op;
+    await withLockRetry(() => pending.commit());
+    op = kv.atomic();
+    mutations = 0;
+  };
+  for (const line of lines) {
+    switch (line.type) {
+      case "org": {
+        const { type: _type, ...org } = line;
+        op.set(kvKeys.org(org.id), org);
+        mutations++;
+        break;
+      }
+      case "credits":
+        op.sum(kvKeys.credit(line.org, "granted"), BigInt(line.granted_micro_eur));
+        op.sum(kvKeys.credit(line.org, "spent"), BigInt(line.spent_micro_eur));
+        mutations += 2;
+        break;
+      case "api_key": {
+        const record = apiKeyRecord(line);
+        op.set(kvKeys.apiKey(record.id), record);
+        op.set(kvKeys.apiKeyHash(record.hash), record.id);
+        op.set(kvKeys.orgKey(record.org, record.id), true);
+        mutations += 3;
+        break;
+      }
+      case "request": {
+        const record = requestRecord(line);
+        op.set(kvKeys.request(record.org, record.id), record);
+        mutations++;
+        break;
+      }
+      case "usage_day":
+        for (const field of USAGE_FIELDS) {
+          if (line[field] > 0) {
+            op.sum(kvKeys.usageDay(line.org, line.day, field), BigInt(line[field]));
+            mutations++;
+          }
+        }
+        break;
+    }
+    if (mutations >= 300) await flush();
+  }
+  await flush();
+}

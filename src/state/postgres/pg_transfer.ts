@@ -1,0 +1,161 @@
+/** Export and import of the whole state on PostgreSQL (see ../transfer.ts for the format). */
+import type { Db } from "./connect.ts";
+import type { RequestRecord } from "../records.ts";
+import {
+  apiKeyRecord,
+  requestLine,
+  requestRecord,
+  type StateLine,
+  USAGE_FIELDS,
+  type UsageDayLine,
+} from "../transfer.ts";
+import { inContractOrder } from "./record_order.ts";
+
+const BATCH = 500;
+
+export async function* exportPg(sql: Db): AsyncIterable<StateLine> {
+  for await (
+    const rows of sql<{ id: string; name: string; created: Date }[]>`
+    select id, name, created from sovra_orgs order by id`.cursor(BATCH)
+  ) {
+    for (const r of rows) {
+      yield { type: "org", id: r.id, name: r.name, created: r.created.toISOString() };
+    }
+  }
+  for await (
+    const rows of sql<{ org_id: string; granted: bigint; spent: bigint }[]>`
+    select org_id, granted_micro_eur as granted, spent_micro_eur as spent
+    from sovra_credits order by org_id`.cursor(BATCH)
+  ) {
+    for (const r of rows) {
+      yield {
+        type: "credits",
+        org: r.org_id,
+        granted_micro_eur: Number(r.granted),
+        spent_micro_eur: Number(r.spent),
+      };
+    }
+  }
+  for await (
+    const rows of sql<
+      {
+        id: string;
+        org_id: string;
+        name: string | null;
+        rpm: number;
+        hash: string;
+        prefix: string;
+        created: Date;
+        revoked: boolean;
+        revoked_at: Date | null;
+      }[]
+    >`select * from sovra_api_keys order by id`.cursor(BATCH)
+  ) {
+    for (const r of rows) {
+      yield {
+        type: "api_key",
+        id: r.id,
+        org: r.org_id,
+        name: r.name,
+        rpm: r.rpm,
+        hash: r.hash,
+        prefix: r.prefix,
+        created: r.created.toISOString(),
+        revoked: r.revoked,
+        revoked_at: r.revoked_at ? r.revoked_at.toISOString() : null,
+      };
+    }
+  }
+  for await (
+    const rows of sql<{ record: RequestRecord }[]>`
+    select record from sovra_requests order by org_id, id`.cursor(BATCH)
+  ) {
+    for (const r of rows) yield requestLine(inContractOrder(r.record));
+  }
+  for await (
+    const rows of sql<Record<string, bigint | string | Date>[]>`
+    select org_id, to_char(day, 'YYYY-MM-DD') as day, requests, cost_micro_eur, prompt_tokens,
+      completion_tokens, audio_seconds, characters
+    from sovra_usage_daily order by org_id, day`.cursor(BATCH)
+  ) {
+    for (const r of rows) {
+      const line: UsageDayLine = {
+        type: "usage_day",
+        org: String(r.org_id),
+        day: String(r.day),
+        requests: 0,
+        cost_micro_eur: 0,
+        prompt_tokens: 0,
+        completion_tokens: 0,
+        audio_seconds: 0,
+        characters: 0,
+      };
+      for (const f of USAGE_FIELDS) line[f] = Number(r[f]);
+      yield line;
+    }
+  }
+}
+
+export async function isPgEmpty(sql: Db): Promise<boolean> {
+  const rows = await sql`select 1 from sovra_orgs limit 1`;
+  return rows.length === 0;
+}
+
+/** Writes lines in transactions of up to `BATCH` lines; sums add, rows are inserted once. */
+export async function importPg(sql: Db, lines: StateLine[]): Promise<void> {
+  for (let i = 0; i < lines.length; i += BATCH) {
+    const chunk = lines.slice(i, i + BATCH);
+    const of = <T extends StateLine["type"]>(type: T) =>
+      chunk.filter((l): l is Extract<StateLine, { type: T }> => l.type === type);
+    const orgs = of("org");
+    const credits = of("credits");
+    const keys = of("api_key").map(apiKeyRecord);
+    const requests = of("request").map(requestRecord);
+    const usage = of("usage_day");
+    await sql.begin(async (tx) => {
+      for (const o of orgs) {
+        await tx`insert into sovra_orgs (id, name, created) values (${o.id}, ${o.name}, ${o.created})
+          on conflict (id) do nothing`;
+      }
+      for (const c of credits) {
+        await tx`
+          insert into sovra_credits (org_id, granted_micro_eur, spent_micro_eur)
+          values (${c.org}, ${BigInt(c.granted_micro_eur)}, ${BigInt(c.spent_micro_eur)})
+          on conflict (org_id) do update set
+            granted_micro_eur = sovra_credits.granted_micro_eur + excluded.granted_micro_eur,
+            spent_micro_eur = sovra_credits.spent_micro_eur + excluded.spent_micro_eur`;
+      }
+      for (const k of keys) {
+        await tx`
+          insert into sovra_api_keys (id, org_id, name, rpm, hash, prefix, created, revoked,
+            revoked_at)
+          values (${k.id}, ${k.org}, ${k.name}, ${k.rpm}, ${k.hash}, ${k.prefix}, ${k.created},
+            ${k.revoked}, ${k.revoked_at})
+          on conflict do nothing`;
+      }
+      if (requests.length > 0) {
+        await tx`
+          insert into sovra_requests (id, org_id, created, key_id, cost_micro_eur, record)
+          select r->>'id', r->>'org', (r->>'created')::timestamptz, r->>'key_id',
+            (r->>'cost_micro_eur')::bigint, r
+          from jsonb_array_elements(${tx.json(requests as never)}) as r
+          on conflict (id) do nothing`;
+      }
+      for (const u of usage) {
+        await tx`
+          insert into sovra_usage_daily (org_id, day, requests, cost_micro_eur, prompt_tokens,
+            completion_tokens, audio_seconds, characters)
+          values (${u.org}, ${u.day}::date, ${BigInt(u.requests)}, ${BigInt(u.cost_micro_eur)},
+            ${BigInt(u.prompt_tokens)}, ${BigInt(u.completion_tokens)},
+            ${BigInt(u.audio_seconds)}, ${BigInt(u.characters)})
+          on conflict (org_id, day) do update set
+            requests = sovra_usage_daily.requests + excluded.requests,
+            cost_micro_eur = sovra_usage_daily.cost_micro_eur + excluded.cost_micro_eur,
+            prompt_tokens = sovra_usage_daily.prompt_tokens + excluded.prompt_tokens,
+            completion_tokens = sovra_usage_daily.completion_tokens + excluded.completion_tokens,
+            audio_seconds = sovra_usage_daily.audio_seconds + excluded.audio_seconds,
+            characters = sovra_usage_daily.characters + excluded.characters`;
+      }
+    });
+  }
+}

@@ -1,0 +1,154 @@
+/**
+ * `admin export` / `admin import`: the whole state as JSON lines, the same on both backends,
+ * so an operator can move from the embedded KV to PostgreSQL (or back) without losing a key or
+ * a cent. Keys travel as hashes; balances as their two totals (granted, spent); request
+ * metadata and daily aggregates as stored. Rate buckets are not exported (they expire within
+ * two minutes). An import goes into an empty store only, so nothing is counted twice.
+ */
+import { z } from "zod";
+import type { ApiKeyRecord, OrgRecord, RequestRecord } from "./records.ts";
+
+export const EXPORT_VERSION = 1;
+
+const money = z.number().int().nonnegative();
+const count = z.number().int().nonnegative();
+
+export const Header = z.object({
+  type: z.literal("sovra_export"),
+  version: z.literal(EXPORT_VERSION),
+  backend: z.string(),
+  exported_at: z.string(),
+});
+
+const OrgLine = z.object({
+  type: z.literal("org"),
+  id: z.string().min(1),
+  name: z.string(),
+  created: z.string(),
+});
+
+const CreditsLine = z.object({
+  type: z.literal("credits"),
+  org: z.string().min(1),
+  granted_micro_eur: money,
+  spent_micro_eur: money,
+});
+
+const ApiKeyLine = z.object({
+  type: z.literal("api_key"),
+  id: z.string().min(1),
+  org: z.string().min(1),
+  name: z.string().nullable(),
+  rpm: z.number().int().positive(),
+  hash: z.string().regex(/^[0-9a-f]{64}$/, "must be a SHA-256 hex digest"),
+  prefix: z.string(),
+  created: z.string(),
+  revoked: z.boolean(),
+  revoked_at: z.string().nullable(),
+});
+
+const nullableCount = count.nullable();
+const RequestLine = z.looseObject({
+  type: z.literal("request"),
+  id: z.string().min(1),
+  created: z.string(),
+  org: z.string().min(1),
+  key_id: z.string(),
+  user: z.string().nullable(),
+  endpoint: z.enum(["chat", "responses", "embeddings", "transcriptions", "speech"]),
+  requested_model: z.string(),
+  served_model: z.string().nullable(),
+  provider: z.string().nullable(),
+  status: z.number().int(),
+  latency_ms: z.number(),
+  prompt_tokens: nullableCount,
+  completion_tokens: nullableCount,
+  total_tokens: nullableCount,
+  audio_seconds: z.number().nonnegative().nullable(),
+  characters: nullableCount,
+  cost_micro_eur: money,
+  estimated: z.boolean(),
+  stream: z.boolean(),
+  fallbacks: count,
+});
+
+export const USAGE_FIELDS = [
+  "requests",
+  "cost_micro_eur",
+  "prompt_tokens",
+  "completion_tokens",
+  "audio_seconds",
+  "characters",
+] as const;
+
+const UsageDayLine = z.object({
+  type: z.literal("usage_day"),
+  org: z.string().min(1),
+  day: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+  requests: count,
+  cost_micro_eur: money,
+  prompt_tokens: count,
+  completion_tokens: count,
+  audio_seconds: count,
+  characters: count,
+});
+
+export const StateLine = z.discriminatedUnion("type", [
+  OrgLine,
+  CreditsLine,
+  ApiKeyLine,
+  RequestLine,
+  UsageDayLine,
+]);
+export type StateLine = z.infer<typeof StateLine>;
+export type UsageDayLine = z.infer<typeof UsageDayLine>;
+
+/** Both stores implement this beside `Store`. */
+export interface StateTransfer {
+  /** Every line of the state (without the header), orgs first. */
+  exportState(): AsyncIterable<StateLine>;
+  /** Writes lines into this (empty) store. */
+  importLines(lines: StateLine[]): Promise<void>;
+  /** Whether the store holds no organization yet. */
+  isEmpty(): Promise<boolean>;
+}
+
+export const orgLine = (o: OrgRecord): StateLine => ({ type: "org", ...o });
+export const apiKeyLine = (k: ApiKeyRecord): StateLine => ({ type: "api_key", ...k });
+export const requestLine = (r: RequestRecord): StateLine => ({ type: "request", ...r });
+
+/** A request line back to the record (the `type` tag dropped). */
+export function requestRecord(line: Extract<StateLine, { type: "request" }>): RequestRecord {
+  const { type: _type, ...record } = line;
+  return record as RequestRecord;
+}
+
+export function apiKeyRecord(line: Extract<StateLine, { type: "api_key" }>): ApiKeyRecord {
+  const { type: _type, ...record } = line;
+  return record;
+}
+
+/** Parses one JSON line of an export; throws with the line number on anything else. */
+export function parseLine(text: string, lineNumber: number): StateLine | "header" {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new Error(`Line ${lineNumber}: not JSON.`);
+  }
+  if ((value as { type?: unknown })?.type === "sovra_export") {
+    const header = Header.safeParse(value);
+    if (!header.success) {
+      throw new Error(`Line ${lineNumber}: unsupported export header (version ${EXPORT_VERSION}).`);
+    }
+    return "header";
+  }
+  const line = StateLine.safeParse(value);
+  if (!line.success) {
+    const issue = line.error.issues[0];
+    throw new Error(
+      `Line ${lineNumber}: ${issue?.path.join(".") || "(line)"}: ${issue?.message ?? "invalid"}.`,
+    );
+  }
+  return line.data;
+}

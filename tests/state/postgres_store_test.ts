@@ -1,0 +1,122 @@
+/**
+ * What only the PostgreSQL store has: migrations raced by several instances, a replayed batch
+ * billed once, retention run by one instance at a time, the spill file surviving a torn line.
+ */
+import assert from "node:assert/strict";
+import { startPostgres } from "../helpers/postgres.ts";
+import { connect } from "../../src/state/postgres/connect.ts";
+import { migrate } from "../../src/state/postgres/migrate.ts";
+import { openPgStore } from "../../src/state/postgres/pg_store.ts";
+import { writeBatch } from "../../src/state/postgres/settle_sql.ts";
+import { SettleSpill } from "../../src/state/postgres/settle_spill.ts";
+import { MIGRATIONS } from "../../src/state/postgres/migrations.ts";
+import { buildRequestRecord } from "../../src/billing/settle.ts";
+import { timeOrderedId } from "../../src/ids.ts";
+import { silentLogger } from "../../src/log.ts";
+
+const cluster = await startPostgres();
+
+function record(org: string, at = Date.now()) {
+  return buildRequestRecord({
+    id: timeOrderedId("req_", at),
+    startedAt: at,
+    org,
+    keyId: "key_a",
+    user: undefined,
+    endpoint: "chat",
+    requestedModel: "acme/chat",
+    model: { pricing: { prompt_micro_eur_per_million: 1_000_000 } } as never,
+    servedModel: "acme/chat",
+    provider: "sim-a",
+    status: 200,
+    stream: false,
+    fallbacks: 0,
+    promptTokens: 100,
+    completionTokens: 0,
+    estimated: false,
+  }, at);
+}
+
+Deno.test("migrations — five instances starting together apply each migration once", async () => {
+  const url = await cluster.database();
+  const handles = Array.from({ length: 5 }, () => connect(url, 1));
+  try {
+    const results = await Promise.all(handles.map((sql) => migrate(sql)));
+    const applied = results.flatMap((r) => r.applied);
+    assert.deepEqual(applied, MIGRATIONS.map((m) => m.version));
+    assert.ok(results.every((r) => r.version === MIGRATIONS.at(-1)!.version));
+    const rows = await handles[0]!`select version from sovra_schema_migrations`;
+    assert.equal(rows.length, MIGRATIONS.length);
+  } finally {
+    await Promise.all(handles.map((sql) => sql.end()));
+  }
+});
+
+Deno.test("settle batch — replaying the same settles never bills twice", async () => {
+  const store = await openPgStore(await cluster.database(), { spillPath: undefined });
+  try {
+    await store.createOrg({ id: "org_a", name: "A", created: new Date().toISOString() }, 1_000n);
+    const records = [record("org_a"), record("org_a")];
+    assert.equal(await writeBatch(store.sql, records, []), 2);
+    assert.equal(await writeBatch(store.sql, records, []), 0);
+    assert.equal(await writeBatch(store.sql, [...records, record("org_a")], []), 1);
+    const org = await store.getOrg("org_a");
+    assert.equal(org?.spent_micro_eur, 300);
+    assert.equal((await store.dailyUsage("org_a", records[0]!.created.slice(0, 10))).requests, 3);
+  } finally {
+    await store.close();
+  }
+});
+
+Deno.test("retention — a second instance skips while one holds the cleanup lock", async () => {
+  const url = await cluster.database();
+  const store = await openPgStore(url, { spillPath: undefined });
+  const other = connect(url, 1);
+  try {
+    await store.settle(record("org_a", Date.now() - 40 * 86_400_000));
+    const holder = other.reserve();
+    const conn = await holder;
+    try {
+      await conn`select pg_advisory_lock(${0x736f767261_02}::bigint)`;
+      assert.deepEqual(await store.cleanup(new Date(), 0), { requests: 0, rateBuckets: 0 });
+      await conn`select pg_advisory_unlock(${0x736f767261_02}::bigint)`;
+    } finally {
+      conn.release();
+    }
+    assert.deepEqual(await store.cleanup(new Date(), 0), { requests: 1, rateBuckets: 0 });
+  } finally {
+    await other.end();
+    await store.close();
+  }
+});
+
+Deno.test("spill file — a torn last line is skipped, the rest replayed and the file removed", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "sovra-spill-" });
+  const path = `${dir}/spill.jsonl`;
+  const written: string[] = [];
+  try {
+    const a = record("org_a");
+    const b = record("org_a");
+    await Deno.writeTextFile(path, `${JSON.stringify(a)}\n${JSON.stringify(b)}\n{"id":"req_tor`);
+    const spill = new SettleSpill(
+      path,
+      (records) => {
+        written.push(...records.map((r) => r.id));
+        return Promise.resolve();
+      },
+      silentLogger,
+      1,
+    );
+    assert.equal(await spill.load(), 2);
+    await spill.drained(10_000);
+    await spill.stop();
+    assert.deepEqual(written.sort(), [a.id, b.id].sort());
+    await assert.rejects(() => Deno.stat(path), Deno.errors.NotFound);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("postgres cluster teardown (store)", async () => {
+  await cluster.stop();
+});

@@ -1,0 +1,193 @@
+/**
+ * `admin export` / `admin import`: the whole state moves between the backends unchanged (KV →
+ * PostgreSQL → KV gives the same lines), through the real CLI, and a key made on KV then
+ * works on a gateway running on PostgreSQL with its balance to the cent.
+ */
+import assert from "node:assert/strict";
+import { createKvStore, type KvStore, openKvStore } from "../../src/state/kv/kv_store.ts";
+import { openPgStore } from "../../src/state/postgres/pg_store.ts";
+import { runAdminCommand } from "../../src/admin/commands.ts";
+import { exportState, importState } from "../../src/admin/transfer_commands.ts";
+import { buildRequestRecord } from "../../src/billing/settle.ts";
+import { timeOrderedId } from "../../src/ids.ts";
+import type { StateTransfer } from "../../src/state/transfer.ts";
+import { startPostgres } from "../helpers/postgres.ts";
+import { chatModel, startHarness } from "../helpers/harness.ts";
+import { chatBody, REPO_ROOT } from "../foundation/support.ts";
+
+const cluster = await startPostgres();
+
+async function seed(store: KvStore) {
+  const run = (command: string, flags: Record<string, string>) =>
+    runAdminCommand(store, { command: command.split(" "), flags, defaultRpm: 600 }) as Promise<
+      Record<string, string>
+    >;
+  const a = await run("org create", { name: "Alpha", "credits-micro-eur": "5000000" });
+  const b = await run("org create", { name: "Beta" });
+  await run("credits topup", { org: b.id!, "micro-eur": "777" });
+  const key = await run("key create", { org: a.id!, rpm: "42", name: "ci" });
+  const gone = await run("key create", { org: b.id! });
+  await run("key revoke", { id: gone.id! });
+  const at = Date.UTC(2026, 10, 20, 23, 59, 58);
+  for (let i = 0; i < 30; i++) {
+    await store.settle(buildRequestRecord({
+      id: timeOrderedId("req_", at + i * 1000),
+      startedAt: at + i * 1000,
+      org: i % 3 === 0 ? b.id! : a.id!,
+      keyId: key.id!,
+      user: i % 2 ? "u-1" : undefined,
+      endpoint: i % 5 === 0 ? "embeddings" : "chat",
+      requestedModel: "acme/chat",
+      model: {
+        pricing: { prompt_micro_eur_per_million: 3_000_000, completion_micro_eur_per_million: 1 },
+      } as never,
+      servedModel: "acme/chat",
+      provider: "sim-a",
+      status: 200,
+      stream: i % 2 === 0,
+      fallbacks: i % 2,
+      promptTokens: 10 + i,
+      completionTokens: i,
+      estimated: i % 4 === 0,
+    }, at + i * 1000 + 5));
+  }
+  return { org: a.id!, key: key.key! };
+}
+
+async function dump(store: StateTransfer): Promise<string[]> {
+  let text = "";
+  await exportState(store, "any", (chunk) => {
+    text += chunk;
+    return Promise.resolve();
+  });
+  return text.trim().split("\n").slice(1);
+}
+
+Deno.test("export/import — KV → PostgreSQL → KV keeps every line", async () => {
+  const kv = createKvStore(await Deno.openKv(":memory:"));
+  const pg = await openPgStore(await cluster.database(), { spillPath: undefined });
+  const back = createKvStore(await Deno.openKv(":memory:"));
+  try {
+    await seed(kv);
+    const original = await dump(kv);
+    const types = new Set(original.map((l) => JSON.parse(l).type));
+    assert.deepEqual([...types].sort(), ["api_key", "credits", "org", "request", "usage_day"]);
+    const header = JSON.stringify({
+      type: "sovra_export",
+      version: 1,
+      backend: "kv",
+      exported_at: "x",
+    });
+    const text = [header, ...original].join("\n");
+    const result = await importState(pg, text);
+    assert.equal(result.imported.request, 30);
+    assert.deepEqual(await dump(pg), original);
+    await importState(back, [header, ...(await dump(pg))].join("\n"));
+    assert.deepEqual(await dump(back), original);
+    // Views agree too.
+    for (const org of await kv.listOrgs()) {
+      assert.deepEqual(await pg.getOrg(org.id), org);
+      assert.deepEqual(await pg.listRequests(org.id, 100), await kv.listRequests(org.id, 100));
+      assert.deepEqual(
+        await pg.dailyUsage(org.id, "2026-11-21"),
+        await kv.dailyUsage(org.id, "2026-11-21"),
+      );
+    }
+    // Into a store that is not empty: refused, nothing written twice.
+    await assert.rejects(() => importState(pg, text), /empty/);
+    assert.deepEqual(await dump(pg), original);
+  } finally {
+    await kv.close();
+    await pg.close();
+    await back.close();
+  }
+});
+
+Deno.test("export/import — a malformed line is refused with its number before anything is written", async () => {
+  const pg = await openPgStore(await cluster.database(), { spillPath: undefined });
+  try {
+    const header = JSON.stringify({
+      type: "sovra_export",
+      version: 1,
+      backend: "kv",
+      exported_at: "x",
+    });
+    const org = JSON.stringify({
+      type: "org",
+      id: "org_a",
+      name: "A",
+      created: new Date().toISOString(),
+    });
+    const bad = JSON.stringify({
+      type: "credits",
+      org: "org_a",
+      granted_micro_eur: -5,
+      spent_micro_eur: 0,
+    });
+    await assert.rejects(
+      () => importState(pg, [header, org, bad].join("\n")),
+      /Line 3: granted_micro_eur/,
+    );
+    await assert.rejects(() => importState(pg, org), /header/);
+    assert.equal(await pg.isEmpty(), true);
+  } finally {
+    await pg.close();
+  }
+});
+
+Deno.test("export/import — through the CLI, a KV key then works on a PostgreSQL gateway to the cent", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "sovra-transfer-" });
+  const kvPath = `${dir}/sovra.kv`;
+  const url = await cluster.database();
+  const kv = await openKvStore(kvPath);
+  const { org, key } = await seed(kv);
+  const before = await kv.getOrg(org);
+  await kv.close();
+  const cli = (env: Record<string, string>, args: string[], stdin?: Uint8Array) => {
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", "scripts/admin.ts", ...args],
+      cwd: REPO_ROOT,
+      env: { NO_COLOR: "1", ...env },
+      stdin: stdin ? "piped" : "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    if (stdin) {
+      const writer = child.stdin.getWriter();
+      void writer.write(stdin).then(() => writer.close());
+    }
+    return child.output();
+  };
+  const exported = await cli({ SOVRA_KV: kvPath }, ["export"]);
+  assert.equal(exported.code, 0, new TextDecoder().decode(exported.stderr));
+  const imported = await cli({ SOVRA_DATABASE_URL: url }, ["import"], exported.stdout);
+  assert.equal(imported.code, 0, new TextDecoder().decode(imported.stderr));
+  const summary = JSON.parse(new TextDecoder().decode(imported.stdout));
+  assert.deepEqual(summary.imported, { org: 2, credits: 2, api_key: 2, request: 30, usage_day: 4 });
+
+  const h = await startHarness({
+    models: [chatModel("acme/chat", "sim-chat")],
+    env: { SOVRA_DATABASE_URL: url, SOVRA_SPILL_PATH: `${dir}/spill.jsonl` },
+  });
+  try {
+    assert.deepEqual(await h.store.getOrg(org), before);
+    const res = await fetch(`${h.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify(chatBody("acme/chat")),
+    });
+    assert.equal(res.status, 200, await res.clone().text());
+    await res.body?.cancel();
+    await h.flushed();
+    const [latest] = await h.store.listRequests(org, 1);
+    const after = await h.store.getOrg(org);
+    assert.equal(after!.balance_micro_eur, before!.balance_micro_eur - latest!.cost_micro_eur);
+  } finally {
+    await h.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("postgres cluster teardown (transfer)", async () => {
+  await cluster.stop();
+});
