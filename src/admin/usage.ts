@@ -15,6 +15,8 @@ SOVRA_DATABASE_URL is set. Prints one JSON object, or JSON lines for listings; e
   requests --org ID [--limit N]                    request metadata, newest first
   usage --org ID [--day YYYY-MM-DD]                one day's aggregates
   migrate                                          apply pending schema migrations
+  export                                           the whole state as JSON lines on stdout
+  import                                           an export from stdin, into an empty store
 
 Amounts are integers in micro-EUR (1 EUR = 1,000,000).`;
 
