@@ -17,7 +17,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["routing"],
   ["pipeline", "dialects", "admin"],
   ["deps"],
-  ["http"],
+  ["http", "compose_deps"],
   ["app"],
   ["gateway"],
 ];

@@ -1,0 +1,73 @@
+/**
+ * Builds the dependencies once from a config: the store, the catalog, the adapters, the
+ * gate, the settler. Every server of the process (the API, later the dashboard) is served
+ * from the same set; `closeDependencies` releases them after the servers stopped.
+ */
+import type { Config } from "./config.ts";
+import type { AppDeps } from "./deps.ts";
+import { openStore } from "./state/open_store.ts";
+import { loadCatalog } from "./catalog/load.ts";
+import { CatalogHolder } from "./catalog/catalog_holder.ts";
+import { ApiKeyAuthenticator } from "./auth/api_key_cache.ts";
+import { createOpenAIAdapter } from "./providers/openai/adapter.ts";
+import { createBedrockAdapter } from "./providers/bedrock/adapter.ts";
+import { createVertexAnthropicAdapter } from "./providers/vertex_anthropic/adapter.ts";
+import { Settler } from "./billing/settle.ts";
+import { RouteMetrics } from "./routing/route_metrics.ts";
+import { NO_ROUTING_HOOKS } from "./routing/route_plan.ts";
+import { createLogger, type Logger } from "./log.ts";
+import { GateState } from "./limits/gate_state.ts";
+import { UnsentTally } from "./limits/unsent_tally.ts";
+
+export interface ComposeOptions {
+  log?: Logger;
+  now?: () => number;
+  fetch?: typeof fetch;
+}
+
+export async function composeDependencies(
+  config: Config,
+  options: ComposeOptions = {},
+): Promise<AppDeps> {
+  const log = options.log ?? createLogger(config.logLevel);
+  const catalog = new CatalogHolder(await loadCatalog(config.catalogDir), config.catalogDir, log);
+  const store = await openStore(config, log);
+  const now = options.now ?? Date.now;
+  const upstreamFetch = options.fetch ?? fetch;
+  const unsentRequests = new UnsentTally();
+  const unsentDebits = new UnsentTally();
+  return {
+    config,
+    store,
+    catalog,
+    auth: new ApiKeyAuthenticator(store, config.keyCacheSeconds * 1000, now, config.staleServeMs),
+    adapters: {
+      openai: createOpenAIAdapter({ secret: config.secret, fetch: upstreamFetch }),
+      bedrock: createBedrockAdapter({ env: config.secret, fetch: upstreamFetch }),
+      "vertex-anthropic": createVertexAnthropicAdapter({
+        env: config.secret,
+        fetch: upstreamFetch,
+      }),
+    },
+    settler: new Settler(store, log, unsentDebits),
+    metrics: new RouteMetrics(),
+    routing: NO_ROUTING_HOOKS,
+    log,
+    gate: new GateState(
+      store,
+      unsentRequests,
+      unsentDebits,
+      config.gateRefreshMs,
+      config.staleServeMs,
+    ),
+    unsentRequests,
+    counters: { gateStoreFailures: 0 },
+    now,
+  };
+}
+
+/** After every server stopped: settles still in flight, then the store. */
+export async function closeDependencies(deps: AppDeps): Promise<void> {
+  await deps.settler.idle();
+  await deps.store.close();
+}
