@@ -13,7 +13,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["errors"],
   ["zod_failure", "state", "canonical"],
   ["limits", "auth", "catalog"],
-  ["providers", "billing", "router"],
+  ["providers", "billing", "router", "accounts"],
   ["routing"],
   ["pipeline", "dialects", "admin"],
   ["deps"],

@@ -1,10 +1,13 @@
 /**
- * The admin CLI's commands, exactly as the operator contract lists them. Each returns what
- * to print: one JSON object, or an array printed as JSON lines. Failures throw AdminError.
+ * The admin CLI's commands, exactly as the operator contract lists them: flags parsed here,
+ * the rules applied by `src/accounts/` (shared with the dashboard). Each returns what to
+ * print: one JSON object, or an array printed as JSON lines. Failures throw AdminError.
  */
 import type { Store } from "../state/store.ts";
-import { generateApiKey, hashApiKey } from "../auth/api_key_format.ts";
-import { randomId } from "../ids.ts";
+import { AccountError } from "../accounts/account_error.ts";
+import { createOrganization, requireOrganization, topUpCredits } from "../accounts/orgs.ts";
+import { issueApiKey, listApiKeys, revokeApiKey } from "../accounts/api_keys.ts";
+import { dailyUsage, recentRequests } from "../accounts/usage.ts";
 
 export class AdminError extends Error {
   override name = "AdminError";
@@ -34,13 +37,20 @@ function nonNegativeInteger(flags: Flags, name: string, fallback?: bigint): bigi
   return value;
 }
 
-async function requireOrg(store: Store, orgId: string) {
-  const org = await store.getOrg(orgId);
-  if (!org) throw new AdminError(`Organization '${orgId}' does not exist.`);
-  return org;
+export async function runAdminCommand(
+  store: Store,
+  args: { command: string[]; flags: Flags; defaultRpm: number },
+): Promise<Record<string, unknown> | Record<string, unknown>[]> {
+  try {
+    return await runCommand(store, args);
+  } catch (error) {
+    if (error instanceof AccountError) throw new AdminError(error.message);
+    throw error;
+  }
 }
 
-export async function runAdminCommand(
+/** Flags in, the accounts module's rules applied, the contract's output shape out. */
+async function runCommand(
   store: Store,
   args: { command: string[]; flags: Flags; defaultRpm: number },
 ): Promise<Record<string, unknown> | Record<string, unknown>[]> {
@@ -48,78 +58,44 @@ export async function runAdminCommand(
   const name = args.command.join(" ");
   switch (name) {
     case "org create": {
-      const org = await store.createOrg(
-        {
-          id: randomId("org_", 12),
-          name: required(flags, "name"),
-          created: new Date().toISOString(),
-        },
-        nonNegativeInteger(flags, "credits-micro-eur", 0n),
-      );
+      const org = await createOrganization(store, {
+        name: required(flags, "name"),
+        creditsMicroEur: nonNegativeInteger(flags, "credits-micro-eur", 0n),
+      });
       return { id: org.id, name: org.name, balance_micro_eur: org.balance_micro_eur };
     }
     case "org show":
-      return { ...(await requireOrg(store, required(flags, "org"))) };
+      return { ...(await requireOrganization(store, required(flags, "org"))) };
     case "org list":
       return (await store.listOrgs()).map((o) => ({ ...o }));
     case "credits topup": {
       const orgId = required(flags, "org");
-      await requireOrg(store, orgId);
-      const amount = nonNegativeInteger(flags, "micro-eur");
-      if (amount === 0n) throw new AdminError("--micro-eur must be positive.");
-      const balance = await store.topUp(orgId, amount);
+      const balance = await topUpCredits(store, orgId, nonNegativeInteger(flags, "micro-eur"));
       return { org: orgId, balance_micro_eur: Number(balance) };
     }
     case "key create": {
       const orgId = required(flags, "org");
-      await requireOrg(store, orgId);
-      const rpm = Number(nonNegativeInteger(flags, "rpm", BigInt(args.defaultRpm)));
-      if (rpm < 1) throw new AdminError("--rpm must be at least 1.");
-      const key = generateApiKey();
-      const record = await store.createApiKey({
-        id: randomId("key_", 12),
+      const { record, key } = await issueApiKey(store, {
         org: orgId,
         name: flags.name ?? null,
-        rpm,
-        hash: hashApiKey(key),
-        prefix: key.slice(0, 10),
+        rpm: Number(nonNegativeInteger(flags, "rpm", BigInt(args.defaultRpm))),
       });
       return { id: record.id, key, rpm: record.rpm, org: orgId, name: record.name };
     }
-    case "key list": {
-      const orgId = required(flags, "org");
-      await requireOrg(store, orgId);
-      return (await store.listApiKeys(orgId)).map(({ hash: _hash, ...rest }) => rest);
-    }
+    case "key list":
+      return (await listApiKeys(store, required(flags, "org"))).map((k) => ({ ...k }));
     case "key revoke": {
-      const keyId = required(flags, "id");
-      const record = await store.revokeApiKey(keyId);
-      if (!record) throw new AdminError(`API key '${keyId}' does not exist.`);
+      const record = await revokeApiKey(store, required(flags, "id"));
       return { id: record.id, revoked: true };
     }
     case "requests": {
-      const orgId = required(flags, "org");
-      await requireOrg(store, orgId);
       const limit = Number(nonNegativeInteger(flags, "limit", 50n));
-      if (limit < 1 || limit > 1000) throw new AdminError("--limit must be between 1 and 1000.");
-      return (await store.listRequests(orgId, limit)).map((r) => ({ ...r }));
+      return (await recentRequests(store, required(flags, "org"), limit)).map((r) => ({ ...r }));
     }
     case "usage": {
       const orgId = required(flags, "org");
-      await requireOrg(store, orgId);
       const day = flags.day ?? new Date().toISOString().slice(0, 10);
-      if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(Date.parse(day))) {
-        throw new AdminError(`--day must be a date as YYYY-MM-DD, got '${day}'.`);
-      }
-      const zero = {
-        requests: 0,
-        cost_micro_eur: 0,
-        prompt_tokens: 0,
-        completion_tokens: 0,
-        audio_seconds: 0,
-        characters: 0,
-      };
-      return { org: orgId, day, ...zero, ...(await store.dailyUsage(orgId, day)) };
+      return { org: orgId, day, ...(await dailyUsage(store, orgId, day)) };
     }
     default:
       throw new AdminError(
