@@ -3,7 +3,7 @@
  * one statement (`writeBatch`), sums merged per org, day and key. A caller's promise resolves
  * once its write is committed, or — for a settle the database cannot take now — once it is
  * fsynced to the spill file (replayed later, billed once). A rate increment the database cannot
- * take is dropped with an error: the limiter fails open. `onSent` runs when the commit has
+ * take is dropped (the limiter fails open; the outage is logged once and shown by /healthz). `onSent` runs when the commit has
  * landed, so a gate read issued afterwards contains the write (until then the gate counts it
  * from memory; a read racing the commit may count it twice for one refresh period: stricter,
  * never looser).
@@ -111,7 +111,7 @@ export class PgCommitter {
       }
       this.health.reachable = false;
       this.health.lastError = errorMessage(error);
-      await this.#keep(batch, error);
+      await this.#keep(batch);
     }
   }
 
@@ -139,12 +139,13 @@ export class PgCommitter {
   }
 
   /** Settles go to the spill file; rate increments are dropped (the limiter fails open). */
-  async #keep(batch: Pending[], error: unknown): Promise<void> {
+  async #keep(batch: Pending[]): Promise<void> {
     const settles = batch.filter((p) => p.item.kind === "settle");
+    // Dropped on purpose (the limiter fails open); the outage is logged once, not per request.
     for (const p of batch) {
       if (p.item.kind === "rate") {
         p.onSent?.();
-        p.reject(error);
+        p.resolve();
       }
     }
     if (settles.length === 0) return;
