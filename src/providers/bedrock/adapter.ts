@@ -7,7 +7,8 @@ import type { ProviderAdapter, UpstreamCall } from "../adapter.ts";
 import type { ResolvedRoute } from "../../catalog/resolved_route.ts";
 import { isAnthropicFamily } from "../anthropic_messages/family.ts";
 import { eventBatches } from "../event_batches.ts";
-import { connectFailure, UpstreamFailure } from "../upstream_failure.ts";
+import { UpstreamFailure } from "../upstream_failure.ts";
+import { postUpstream } from "../transport/post_upstream.ts";
 import { toConverseBody } from "./convert_request.ts";
 import { fromConverseResponse } from "./convert_response.ts";
 import { BedrockStreamConverter } from "./convert_stream.ts";
@@ -50,18 +51,15 @@ export function createBedrockAdapter(deps: BedrockDeps): ProviderAdapter {
         accept: stream ? "application/vnd.amazon.eventstream" : "application/json",
       },
     });
-    let response: Response;
-    try {
-      response = await doFetch(url, { method: "POST", headers, body, signal: call.signal });
-    } catch (error) {
-      if (call.signal.aborted) throw call.signal.reason;
-      throw connectFailure(error);
-    }
-    if (!response.ok) {
-      const text = await response.text().catch(() => "");
-      throw bedrockHttpFailure(response.status, response.headers.get("x-amzn-errortype"), text);
-    }
-    return response;
+    return await postUpstream({
+      url,
+      headers,
+      body,
+      signal: call.signal,
+      fetch: doFetch,
+      failure: (response, text) =>
+        bedrockHttpFailure(response.status, response.headers.get("x-amzn-errortype"), text),
+    });
   }
 
   return {

@@ -6,35 +6,6 @@ import {
   UpstreamFailure,
 } from "../upstream_failure.ts";
 
-const MAX_ERROR_BODY = 64 * 1024;
-
-/** Reads at most 64 KiB of an error body. */
-export async function readErrorBody(response: Response): Promise<string> {
-  if (!response.body) return "";
-  const reader = response.body.getReader();
-  const parts: Uint8Array[] = [];
-  let size = 0;
-  try {
-    while (size < MAX_ERROR_BODY) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      parts.push(value);
-      size += value.length;
-    }
-  } catch {
-    // A body that breaks off is still an error answer; use what arrived.
-  } finally {
-    reader.cancel().catch(() => {});
-  }
-  const all = new Uint8Array(size);
-  let offset = 0;
-  for (const p of parts) {
-    all.set(p, offset);
-    offset += p.length;
-  }
-  return new TextDecoder().decode(all.subarray(0, MAX_ERROR_BODY));
-}
-
 function providerMessage(parsed: unknown): string | undefined {
   if (typeof parsed !== "object" || parsed === null) return undefined;
   const p = parsed as { message?: unknown; error?: unknown; detail?: unknown };
@@ -45,9 +16,8 @@ function providerMessage(parsed: unknown): string | undefined {
   return undefined;
 }
 
-/** A non-2xx answer as an UpstreamFailure (rule 4 classification, passthrough 4xx). */
-export async function failureFromResponse(response: Response): Promise<UpstreamFailure> {
-  const text = await readErrorBody(response);
+/** A non-2xx answer (its capped body) as an UpstreamFailure (rule 4, passthrough 4xx). */
+export function failureFromResponse(response: Response, text: string): UpstreamFailure {
   const status = response.status;
   const kind = kindForStatus(status);
   let parsed: unknown;

@@ -4,7 +4,8 @@
  * answer is mapped by `errors.ts`, so all four endpoints classify alike.
  */
 import type { UpstreamCall } from "../adapter.ts";
-import { connectFailure, UpstreamFailure } from "../upstream_failure.ts";
+import { UpstreamFailure } from "../upstream_failure.ts";
+import { postUpstream } from "../transport/post_upstream.ts";
 import { failureFromResponse } from "./errors.ts";
 
 /** Where the upstream calls get their key and their fetch (tests pass their own). */
@@ -34,30 +35,23 @@ export function authHeaders(call: UpstreamCall, deps: OpenAiDeps): Record<string
 }
 
 /**
- * Sends one request. Resolves with a 2xx response; every other outcome throws an
- * `UpstreamFailure`, except an abort of `call.signal`, which is rethrown as it is.
+ * Sends one request through the shared transport. Resolves with a 2xx response; every other
+ * outcome throws an `UpstreamFailure`, except an abort of `call.signal` (its reason).
  */
-export async function sendUpstream(
+export function sendUpstream(
   call: UpstreamCall,
   deps: OpenAiDeps,
   url: string,
   init: { headers: Record<string, string>; body: BodyInit },
 ): Promise<Response> {
-  const doFetch = deps.fetch ?? fetch;
-  let response: Response;
-  try {
-    response = await doFetch(url, {
-      method: "POST",
-      headers: init.headers,
-      body: init.body,
-      signal: call.signal,
-    });
-  } catch (error) {
-    if (call.signal.aborted) throw error;
-    throw connectFailure(error);
-  }
-  if (response.ok) return response;
-  throw await failureFromResponse(response);
+  return postUpstream({
+    url,
+    headers: init.headers,
+    body: init.body,
+    signal: call.signal,
+    fetch: deps.fetch ?? fetch,
+    failure: failureFromResponse,
+  });
 }
 
 /** A failure for a 2xx answer the gateway cannot read (treated like a broken upstream). */

@@ -11,7 +11,8 @@ import { fromAnthropicMessage } from "../anthropic_messages/convert_response.ts"
 import { anthropicHttpFailure } from "../anthropic_messages/errors.ts";
 import { eventBatches } from "../event_batches.ts";
 import { AnthropicMessage } from "../anthropic_messages/wire.ts";
-import { connectFailure, UpstreamFailure } from "../upstream_failure.ts";
+import { UpstreamFailure } from "../upstream_failure.ts";
+import { postUpstream } from "../transport/post_upstream.ts";
 import { anthropicSseDecoder } from "./sse_decoder.ts";
 import { readAnswer } from "../read_answer.ts";
 import { createTokenSource, type TokenSource } from "./token_source.ts";
@@ -82,10 +83,9 @@ export function createVertexAnthropicAdapter(deps: VertexAnthropicDeps): Provide
     const source = tokenSource(call);
     for (let attempt = 0;; attempt++) {
       const token = await source.token(call.signal);
-      let response: Response;
       try {
-        response = await doFetch(url, {
-          method: "POST",
+        return await postUpstream({
+          url,
           headers: {
             authorization: `Bearer ${token}`,
             "content-type": "application/json",
@@ -93,18 +93,17 @@ export function createVertexAnthropicAdapter(deps: VertexAnthropicDeps): Provide
           },
           body,
           signal: call.signal,
+          fetch: doFetch,
+          failure: (response, text) => anthropicHttpFailure(response.status, text),
         });
       } catch (error) {
-        if (call.signal.aborted) throw call.signal.reason;
-        throw connectFailure(error);
+        // A token revoked early: one fresh grant, one retry.
+        if (error instanceof UpstreamFailure && error.status === 401 && attempt === 0) {
+          source.invalidate(token);
+          continue;
+        }
+        throw error;
       }
-      if (response.ok) return response;
-      const text = await response.text().catch(() => "");
-      if (response.status === 401 && attempt === 0) {
-        source.invalidate(token);
-        continue;
-      }
-      throw anthropicHttpFailure(response.status, text);
     }
   }
 

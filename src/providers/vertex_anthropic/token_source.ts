@@ -6,7 +6,8 @@
  */
 import { importPKCS8, SignJWT } from "jose";
 import { z } from "zod";
-import { connectFailure, UpstreamFailure } from "../upstream_failure.ts";
+import { UpstreamFailure } from "../upstream_failure.ts";
+import { postUpstream } from "../transport/post_upstream.ts";
 
 const SCOPE = "https://www.googleapis.com/auth/cloud-platform";
 const REFRESH_MARGIN_MS = 60_000;
@@ -60,36 +61,17 @@ export function createTokenSource(options: TokenSourceOptions): TokenSource {
       .setIssuedAt(issuedAt)
       .setExpirationTime(issuedAt + ASSERTION_LIFETIME_S)
       .sign(key);
-    let response: Response;
-    try {
-      response = await options.fetch(options.tokenUrl, {
-        method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams({
-          grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer",
-          assertion,
-        }),
-        signal,
-      });
-    } catch (error) {
-      if (signal.aborted) throw signal.reason;
-      throw connectFailure(error);
-    }
-    if (!response.ok) {
-      await response.body?.cancel();
-      const kind = response.status === 429
-        ? "rate_limited"
-        : response.status >= 500
-        ? "unavailable"
-        : "auth";
-      throw new UpstreamFailure(
-        kind,
-        `The token endpoint refused the service account (${response.status}).`,
-        {
-          status: response.status,
-        },
-      );
-    }
+    const response = await postUpstream({
+      url: options.tokenUrl,
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({
+        grant_type: "urn:ietf:params:oauth:grant-type:jwt-bearer",
+        assertion,
+      }),
+      signal,
+      fetch: options.fetch,
+      failure: grantFailure,
+    });
     const parsed = TokenAnswer.safeParse(await response.json().catch(() => undefined));
     if (!parsed.success) {
       throw new UpstreamFailure("unavailable", "The token endpoint sent an unreadable answer.");
@@ -163,4 +145,18 @@ function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
     signal.addEventListener("abort", onAbort, { once: true });
     promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
   });
+}
+
+/** A refused grant: 429 and 5xx are the token endpoint's trouble, the rest the account's. */
+function grantFailure(response: Response): UpstreamFailure {
+  const kind = response.status === 429
+    ? "rate_limited"
+    : response.status >= 500
+    ? "unavailable"
+    : "auth";
+  return new UpstreamFailure(
+    kind,
+    `The token endpoint refused the service account (${response.status}).`,
+    { status: response.status },
+  );
 }
