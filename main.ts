@@ -2,6 +2,8 @@
 import { loadConfig, unknownSovraVariables } from "./src/config.ts";
 import { startGateway } from "./src/gateway.ts";
 import { createLogger } from "./src/log.ts";
+import { startDashboardBeside } from "./src/dashboard/server.ts";
+import { describeBindError } from "./src/http/port_in_use.ts";
 
 try {
   const config = loadConfig();
@@ -17,6 +19,18 @@ try {
     catalog: config.catalogDir,
     ...(config.databaseUrl ? { state: "postgres" } : { kv: config.kvPath }),
   });
+  if (config.databaseUrl) {
+    log.warn("the dashboard runs on the Deno KV backend only (for now); not started");
+  } else {
+    const dashboard = (() => {
+      try {
+        return startDashboardBeside(gateway, log);
+      } catch (error) {
+        throw describeBindError(error, "SOVRA_DASHBOARD_PORT", config.host, config.dashboardPort);
+      }
+    })();
+    log.info("sovra dashboard listening", { url: dashboard.url });
+  }
 } catch (error) {
   // Configuration and catalog errors name what to fix; no stack trace.
   console.error(JSON.stringify({

@@ -13,6 +13,7 @@ import type { StateTransfer } from "../src/state/transfer.ts";
 import { exportState, importState } from "../src/admin/transfer_commands.ts";
 import { AdminError, type Flags, runAdminCommand } from "../src/admin/commands.ts";
 import { ADMIN_USAGE, wantsHelp } from "../src/admin/usage.ts";
+import { controlPlaneOf } from "../src/state/kv/control_plane.ts";
 
 function fail(message: string): never {
   console.error(JSON.stringify({ error: message }));
@@ -39,6 +40,9 @@ try {
       id: { type: "string" },
       limit: { type: "string" },
       day: { type: "string" },
+      email: { type: "string" },
+      role: { type: "string" },
+      operator: { type: "boolean" },
     },
   });
 } catch (error) {
@@ -71,6 +75,9 @@ const opened: Promise<
 > = config.databaseUrl
   ? openPgStore(config.databaseUrl, { spillPath: undefined })
   : openKvStore(config.kvPath);
+const dashboardUrl = config.dashboardUrl ?? `http://${config.host}:${config.dashboardPort}`;
+const withPlane = (plane: ReturnType<typeof controlPlaneOf>) =>
+  plane ? { plane: { ...plane, dashboardUrl } } : {};
 const store = await opened.catch((error) =>
   fail(`Cannot open the ${config.databaseUrl ? "database" : "KV store"}: ${error.message}`)
 );
@@ -97,6 +104,7 @@ try {
       command: parsed.positionals,
       flags: parsed.values as Flags,
       defaultRpm: config.defaultRpm,
+      ...withPlane(controlPlaneOf(store)),
     });
   }
   const lines = Array.isArray(result)

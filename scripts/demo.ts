@@ -12,6 +12,8 @@ import { startBedrockSimulator } from "./simulator/bedrock/mod.ts";
 import { startVertexSimulator } from "./simulator/vertex/mod.ts";
 import { writeSimulatedCatalog } from "./simulated_catalog.ts";
 import { describeBindError } from "../src/http/port_in_use.ts";
+import { startDashboardBeside } from "../src/dashboard/server.ts";
+import { ensureDemoAccounts } from "../src/dashboard/demo_accounts.ts";
 
 const env = Deno.env.toObject();
 const base = configFromEnv(env);
@@ -93,6 +95,26 @@ const key = await runAdminCommand(store, {
   defaultRpm: config.defaultRpm,
 }) as { id: string; key: string };
 
+const dashboard = (() => {
+  try {
+    return startDashboardBeside(gateway, log);
+  } catch (error) {
+    const reason = describeBindError(
+      error,
+      "SOVRA_DASHBOARD_PORT",
+      config.host,
+      config.dashboardPort,
+    );
+    console.error(`The dashboard could not start: ${reason.message}`);
+    Deno.exit(1);
+  }
+})();
+const logins = await ensureDemoAccounts(
+  dashboard.deps.accounts,
+  org.id,
+  config.passwordScryptLogN,
+);
+
 const model = gateway.deps.catalog.current.activeModels().find((m) =>
   m.kind === "chat" && m.sovereignty === "strict"
 );
@@ -108,6 +130,11 @@ Try it:
     -H "Authorization: Bearer ${key.key}" \\
     -H "Content-Type: application/json" \\
     -d '{"model": "${model?.id}", "messages": [{"role": "user", "content": "Hello from the EU"}]}'
+
+  Dashboard:    ${dashboard.url}
+    owner:      ${logins.owner.email}      password ${logins.owner.password}
+    operator:   ${logins.operator.email}   password ${logins.operator.password}
+    (fresh passwords on every demo start)
 
 Then see it recorded:
   SOVRA_KV=${config.kvPath} npx -y deno@2.9.6 task admin requests --org ${org.id}

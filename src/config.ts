@@ -34,6 +34,15 @@ export interface Config {
   transcriptionWaitMs: number;
   /** Milliseconds a whole transcription upload may take. */
   uploadDeadlineMs: number;
+  /** Dashboard: public origin (links, CSRF origin check); unset = its own listening URL. */
+  dashboardUrl: string | undefined;
+  /** Dashboard: session cookie `Secure` + `__Host-` prefix (off only for plain-HTTP hosts). */
+  dashboardSecureCookie: boolean;
+  /** Dashboard: a session ends after this many idle minutes, and at most after these hours. */
+  sessionIdleMinutes: number;
+  sessionMaxHours: number;
+  /** Dashboard: scrypt cost as log2(N) (r = 8, p = 1). */
+  passwordScryptLogN: number;
   /** Reads an upstream credential by the env var name the catalog gives. */
   secret: (name: string) => string | undefined;
 }
@@ -91,6 +100,11 @@ export function configFromEnv(env: Record<string, string>): Config {
     transcriptionSlots: integer(env, "SOVRA_TRANSCRIPTION_SLOTS", 4, 1),
     transcriptionWaitMs: integer(env, "SOVRA_TRANSCRIPTION_WAIT_MS", 10_000),
     uploadDeadlineMs: integer(env, "SOVRA_UPLOAD_DEADLINE_MS", 300_000, 1),
+    dashboardUrl: env.SOVRA_DASHBOARD_URL?.replace(/\/+$/, "") || undefined,
+    dashboardSecureCookie: env.SOVRA_DASHBOARD_SECURE_COOKIE !== "false",
+    sessionIdleMinutes: integer(env, "SOVRA_SESSION_IDLE_MINUTES", 30, 1),
+    sessionMaxHours: integer(env, "SOVRA_SESSION_MAX_HOURS", 12, 1),
+    passwordScryptLogN: integer(env, "SOVRA_PASSWORD_SCRYPT_LOG_N", 17, 10),
     secret: (name) => env[name],
   };
 }

@@ -14,7 +14,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["zod_failure", "state", "canonical"],
   ["limits", "auth", "catalog"],
   ["providers", "billing", "router", "accounts"],
-  ["routing"],
+  ["routing", "dashboard"],
   ["pipeline", "dialects", "admin"],
   ["deps"],
   ["http", "compose_deps"],

@@ -8,22 +8,24 @@ import { AccountError } from "../accounts/account_error.ts";
 import { createOrganization, requireOrganization, topUpCredits } from "../accounts/orgs.ts";
 import { issueApiKey, listApiKeys, revokeApiKey } from "../accounts/api_keys.ts";
 import { dailyUsage, recentRequests } from "../accounts/usage.ts";
+import { timeOrderedId } from "../ids.ts";
+import { type ControlPlane, runUserCommand, UserCommandError } from "./user_commands.ts";
 
 export class AdminError extends Error {
   override name = "AdminError";
 }
 
-export type Flags = Record<string, string | undefined>;
+export type Flags = Record<string, string | boolean | undefined>;
 
 function required(flags: Flags, name: string): string {
   const value = flags[name];
-  if (value === undefined || value === "") throw new AdminError(`Missing --${name}.`);
+  if (typeof value !== "string" || value === "") throw new AdminError(`Missing --${name}.`);
   return value;
 }
 
 function nonNegativeInteger(flags: Flags, name: string, fallback?: bigint): bigint {
   const raw = flags[name];
-  if (raw === undefined) {
+  if (typeof raw !== "string") {
     if (fallback === undefined) throw new AdminError(`Missing --${name}.`);
     return fallback;
   }
@@ -39,7 +41,7 @@ function nonNegativeInteger(flags: Flags, name: string, fallback?: bigint): bigi
 
 export async function runAdminCommand(
   store: Store,
-  args: { command: string[]; flags: Flags; defaultRpm: number },
+  args: { command: string[]; flags: Flags; defaultRpm: number; plane?: ControlPlane },
 ): Promise<Record<string, unknown> | Record<string, unknown>[]> {
   try {
     return await runCommand(store, args);
@@ -52,10 +54,18 @@ export async function runAdminCommand(
 /** Flags in, the accounts module's rules applied, the contract's output shape out. */
 async function runCommand(
   store: Store,
-  args: { command: string[]; flags: Flags; defaultRpm: number },
+  args: { command: string[]; flags: Flags; defaultRpm: number; plane?: ControlPlane },
 ): Promise<Record<string, unknown> | Record<string, unknown>[]> {
   const { flags } = args;
   const name = args.command.join(" ");
+  if (args.command[0] === "user" && args.plane) {
+    try {
+      return await runUserCommand(store, args.plane, args.command.slice(1).join(" "), flags);
+    } catch (error) {
+      if (error instanceof UserCommandError) throw new AdminError(error.message);
+      throw error;
+    }
+  }
   switch (name) {
     case "org create": {
       const org = await createOrganization(store, {
@@ -70,14 +80,25 @@ async function runCommand(
       return (await store.listOrgs()).map((o) => ({ ...o }));
     case "credits topup": {
       const orgId = required(flags, "org");
-      const balance = await topUpCredits(store, orgId, nonNegativeInteger(flags, "micro-eur"));
+      const amount = nonNegativeInteger(flags, "micro-eur");
+      // With the control plane at hand the top-up is a ledger line too (one atomic step).
+      const balance = args.plane && amount > 0n && (await requireOrganization(store, orgId))
+        ? await args.plane.control.grantCredits({
+          id: timeOrderedId("led_"),
+          org: orgId,
+          created: new Date().toISOString(),
+          amount_micro_eur: Number(amount),
+          actor: "cli",
+          note: "credits topup",
+        })
+        : await topUpCredits(store, orgId, amount);
       return { org: orgId, balance_micro_eur: Number(balance) };
     }
     case "key create": {
       const orgId = required(flags, "org");
       const { record, key } = await issueApiKey(store, {
         org: orgId,
-        name: flags.name ?? null,
+        name: typeof flags.name === "string" ? flags.name : null,
         rpm: Number(nonNegativeInteger(flags, "rpm", BigInt(args.defaultRpm))),
       });
       return { id: record.id, key, rpm: record.rpm, org: orgId, name: record.name };
@@ -94,12 +115,12 @@ async function runCommand(
     }
     case "usage": {
       const orgId = required(flags, "org");
-      const day = flags.day ?? new Date().toISOString().slice(0, 10);
+      const day = typeof flags.day === "string" ? flags.day : new Date().toISOString().slice(0, 10);
       return { org: orgId, day, ...(await dailyUsage(store, orgId, day)) };
     }
     default:
       throw new AdminError(
-        `Unknown command '${name}'. Commands: org create|show|list, credits topup, key create|list|revoke, requests, usage, migrate, export, import; 'admin --help' shows the flags.`,
+        `Unknown command '${name}'. Commands: org create|show|list, credits topup, key create|list|revoke, requests, usage, migrate, export, import, user create|list|remove; 'admin --help' shows the flags.`,
       );
   }
 }

@@ -14,6 +14,11 @@ SOVRA_DATABASE_URL is set. Prints one JSON object, or JSON lines for listings; e
   key revoke --id ID                               revoke a key (bites within 30 s)
   requests --org ID [--limit N]                    request metadata, newest first
   usage --org ID [--day YYYY-MM-DD]                one day's aggregates
+  user create --email E [--org ID --role R] [--operator]
+                                                   a dashboard user; prints a one-time
+                                                   set-password link (24 h); R: owner|admin|viewer
+  user list [--org ID]                             users (with --org: its members and roles)
+  user remove --email E | --id ID                  delete a user (not an org's last owner)
   migrate                                          apply pending schema migrations
   export                                           the whole state as JSON lines on stdout
   import                                           an export from stdin, into an empty store

@@ -23,7 +23,8 @@ export function startMain(env: Record<string, string>): MainProcess {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "main.ts"],
     cwd: REPO_ROOT,
-    env: { NO_COLOR: "1", ...env },
+    // The dashboard starts beside the gateway: a free port unless the test picks one.
+    env: { NO_COLOR: "1", SOVRA_DASHBOARD_PORT: "0", ...env },
     stdin: "null",
     stdout: "null",
     stderr: "piped",
@@ -91,7 +92,8 @@ export async function runMainToEnd(
   const output = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "main.ts"],
     cwd: REPO_ROOT,
-    env: { NO_COLOR: "1", ...env },
+    // The dashboard starts beside the gateway: a free port unless the test picks one.
+    env: { NO_COLOR: "1", SOVRA_DASHBOARD_PORT: "0", ...env },
     stdin: "null",
     stdout: "null",
     stderr: "piped",

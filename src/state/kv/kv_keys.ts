@@ -11,6 +11,20 @@
  *                                                  so old windows are deleted by one range)
  *   ["req", orgId, requestId]                   → RequestRecord (ids sort by time)
  *   ["usage_day", orgId, "YYYY-MM-DD", field]   → KvU64 daily aggregate
+ *
+ * Control plane (dashboard, admin CLI; never read on the request path):
+ *   ["user", userId]                            → UserRecord
+ *   ["user_email", email]                       → userId (unique index)
+ *   ["member", orgId, userId]                   → MembershipRecord
+ *   ["user_org", userId, orgId]                 → Role (index: a user's organizations)
+ *   ["session", sha256hex]                      → SessionRecord (expires with the session)
+ *   ["user_session", userId, sha256hex]         → true (index: a user's sessions)
+ *   ["pw_token", sha256hex]                     → PasswordTokenRecord
+ *   ["user_token", userId, sha256hex]           → true (index: a user's tokens)
+ *   ["login_fail", subject, windowStartMs]      → KvU64 failed logins in that window
+ *   ["ledger", orgId, entryId]                  → LedgerEntry (ids sort by time)
+ *   ["audit", orgId | "-", entryId]             → AuditEntry (ids sort by time)
+ *   ["org_settings", orgId]                     → OrgSettings
  */
 export const kvKeys = {
   org: (orgId: string) => ["org", orgId] as const,
@@ -31,6 +45,26 @@ export const kvKeys = {
     ["usage_day", orgId, day, field] as const,
   usageDayPrefix: (orgId: string, day: string) => ["usage_day", orgId, day] as const,
   usageDayAllPrefix: () => ["usage_day"] as const,
+  usageOrgPrefix: (orgId: string) => ["usage_day", orgId] as const,
+  user: (userId: string) => ["user", userId] as const,
+  userPrefix: () => ["user"] as const,
+  userEmail: (email: string) => ["user_email", email] as const,
+  member: (orgId: string, userId: string) => ["member", orgId, userId] as const,
+  memberPrefix: (orgId: string) => ["member", orgId] as const,
+  userOrg: (userId: string, orgId: string) => ["user_org", userId, orgId] as const,
+  userOrgPrefix: (userId: string) => ["user_org", userId] as const,
+  session: (hash: string) => ["session", hash] as const,
+  userSession: (userId: string, hash: string) => ["user_session", userId, hash] as const,
+  userSessionPrefix: (userId: string) => ["user_session", userId] as const,
+  passwordToken: (hash: string) => ["pw_token", hash] as const,
+  userToken: (userId: string, hash: string) => ["user_token", userId, hash] as const,
+  userTokenPrefix: (userId: string) => ["user_token", userId] as const,
+  loginFailure: (subject: string, window: number) => ["login_fail", subject, window] as const,
+  ledger: (orgId: string, entryId: string) => ["ledger", orgId, entryId] as const,
+  ledgerPrefix: (orgId: string) => ["ledger", orgId] as const,
+  audit: (orgId: string | null, entryId: string) => ["audit", orgId ?? "-", entryId] as const,
+  auditPrefix: (orgId: string | null) => ["audit", orgId ?? "-"] as const,
+  orgSettings: (orgId: string) => ["org_settings", orgId] as const,
 };
 
 export type UsageField =

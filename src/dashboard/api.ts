@@ -1,0 +1,193 @@
+/**
+ * The dashboard's JSON API under `/api/`: everything the pages do, with the same session and
+ * role checks (the pages call the same `areas/` functions). Bodies are JSON, validated by zod;
+ * errors are the spec's error object. Organization routes resolve `:org` through the
+ * viewer's memberships first (another organization's id is 404).
+ */
+import { Hono } from "hono";
+import { z } from "zod";
+import type { DashboardDeps, DashEnv } from "./deps.ts";
+import { badInput } from "./errors.ts";
+import { publicUser, setPasswordWithToken, signIn } from "./areas/accounts.ts";
+import { endSession, startSession } from "./sessions.ts";
+import { overview } from "./areas/overview.ts";
+import { createKey, keySnippets, listKeys, revokeKey } from "./areas/keys.ts";
+import { grantCredits, ledger, updateSettings } from "./areas/credits.ts";
+import { parseRange, recentRequests, toCsv, usageSeries } from "./areas/usage.ts";
+import { changeMember, inviteMember, listMembers, parseRole } from "./areas/members.ts";
+import { createOrg, listAllOrgs } from "./areas/operator.ts";
+import { globalAudit, orgAudit } from "./areas/audit_log.ts";
+import { clientAddress, requireViewer, withOrgAccess } from "./middleware.ts";
+import { exampleModel } from "./example_model.ts";
+
+async function body<T>(c: { req: { json(): Promise<unknown> } }, schema: z.ZodType<T>): Promise<T> {
+  let raw: unknown;
+  try {
+    raw = await c.req.json();
+  } catch {
+    throw badInput("The body is not valid JSON.");
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const path = issue.path.join(".");
+    throw badInput(`Invalid '${path || "body"}': ${issue.message}.`, path || undefined);
+  }
+  return parsed.data;
+}
+
+const Login = z.object({ email: z.string().max(254), password: z.string().max(200) });
+const SetPassword = z.object({ token: z.string().max(100), password: z.string().max(200) });
+const NewKey = z.object({
+  name: z.string(),
+  rpm: z.number().int().positive().optional(),
+});
+const Grant = z.object({
+  amount_micro_eur: z.number().int().positive(),
+  note: z.string().max(200).nullish(),
+});
+const Settings = z.object({
+  low_balance_micro_eur: z.number().int().nonnegative().nullable().optional(),
+  rpm_ceiling: z.number().int().positive().nullable().optional(),
+});
+const Invite = z.object({ email: z.string(), role: z.string() });
+const RoleChange = z.object({ role: z.string() });
+const NewOrg = z.object({
+  name: z.string(),
+  credits_micro_eur: z.number().int().nonnegative().optional(),
+});
+
+function limitOf(raw: string | undefined, fallback: number, max: number): number {
+  const n = raw === undefined ? fallback : Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > max) {
+    throw badInput(`limit must be between 1 and ${max}.`, "limit");
+  }
+  return n;
+}
+
+export function createApi(deps: DashboardDeps): Hono<DashEnv> {
+  const api = new Hono<DashEnv>();
+
+  // Public: sign in and set a password.
+  api.post("/login", async (c) => {
+    const input = await body(c, Login);
+    const user = await signIn(deps, { ...input, address: clientAddress(c) });
+    await startSession(deps, c, user.id);
+    return c.json({ user: publicUser(user) });
+  });
+  api.post("/set-password", async (c) => {
+    const input = await body(c, SetPassword);
+    const user = await setPasswordWithToken(deps, input.token, input.password);
+    return c.json({ user: publicUser(user) });
+  });
+
+  // Everything else needs a session.
+  api.use("*", requireViewer(deps, "json"));
+  api.post("/logout", async (c) => {
+    await endSession(deps, c, c.var.viewer);
+    return c.json({ signed_out: true });
+  });
+  api.get("/session", (c) => {
+    const v = c.var.viewer;
+    return c.json({ user: publicUser(v.user), memberships: v.memberships });
+  });
+  api.get("/orgs", async (c) => {
+    const v = c.var.viewer;
+    const orgs = [];
+    for (const m of v.memberships) {
+      const org = await deps.store.getOrg(m.org);
+      if (org) orgs.push({ id: org.id, name: org.name, role: m.role });
+    }
+    return c.json({ data: orgs });
+  });
+
+  // Operator.
+  api.get("/operator/orgs", async (c) => c.json({ data: await listAllOrgs(deps, c.var.viewer) }));
+  api.post("/operator/orgs", async (c) => {
+    const input = await body(c, NewOrg);
+    return c.json(await createOrg(deps, c.var.viewer, input), 201);
+  });
+  api.get(
+    "/operator/audit",
+    async (c) =>
+      c.json({
+        data: await globalAudit(deps, c.var.viewer, limitOf(c.req.query("limit"), 100, 1000)),
+      }),
+  );
+
+  // One organization.
+  const org = new Hono<DashEnv>();
+  org.use("*", withOrgAccess(deps));
+  org.get("/overview", async (c) => c.json(await overview(deps, c.var.access)));
+  org.get("/keys", async (c) => c.json({ data: await listKeys(deps, c.var.access) }));
+  org.post("/keys", async (c) => {
+    const input = await body(c, NewKey);
+    const created = await createKey(deps, c.var.access, c.var.viewer, input);
+    const snippets = keySnippets(deps.apiUrl, created.key, exampleModel(deps));
+    return c.json({ ...created, snippets }, 201);
+  });
+  org.post(
+    "/keys/:key/revoke",
+    async (c) => c.json(await revokeKey(deps, c.var.access, c.var.viewer, c.req.param("key"))),
+  );
+  org.get("/credits", async (c) => c.json(await ledger(deps, c.var.access)));
+  org.post("/credits/grants", async (c) => {
+    const input = await body(c, Grant);
+    return c.json(await grantCredits(deps, c.var.access, c.var.viewer, input), 201);
+  });
+  org.patch("/settings", async (c) => {
+    const input = await body(c, Settings);
+    return c.json(await updateSettings(deps, c.var.access, c.var.viewer, input));
+  });
+  org.get(
+    "/usage",
+    async (c) => c.json(await usageSeries(deps, c.var.access, parseRange(c.req.query("days")))),
+  );
+  const filters = (q: (name: string) => string | undefined) => ({
+    model: q("model") || undefined,
+    key: q("key") || undefined,
+    status: q("status") || undefined,
+    user: q("user") || undefined,
+  });
+  org.get("/requests", async (c) => {
+    const limit = limitOf(c.req.query("limit"), 100, 1000);
+    const rows = await recentRequests(deps, c.var.access, filters((n) => c.req.query(n)), limit);
+    return c.json({ data: rows });
+  });
+  org.get("/requests.csv", async (c) => {
+    const limit = limitOf(c.req.query("limit"), 10_000, 50_000);
+    const rows = await recentRequests(deps, c.var.access, filters((n) => c.req.query(n)), limit);
+    return c.body(toCsv(rows), 200, {
+      "content-type": "text/csv; charset=utf-8",
+      "content-disposition": `attachment; filename="requests-${c.var.access.org.id}.csv"`,
+    });
+  });
+  org.get("/members", async (c) => c.json({ data: await listMembers(deps, c.var.access) }));
+  org.post("/members", async (c) => {
+    const input = await body(c, Invite);
+    const result = await inviteMember(deps, c.var.access, c.var.viewer, {
+      email: input.email,
+      role: parseRole(input.role),
+    });
+    return c.json(result, 201);
+  });
+  org.patch("/members/:user", async (c) => {
+    const input = await body(c, RoleChange);
+    const role = parseRole(input.role);
+    return c.json(await changeMember(deps, c.var.access, c.var.viewer, c.req.param("user"), role));
+  });
+  org.delete(
+    "/members/:user",
+    async (c) =>
+      c.json(await changeMember(deps, c.var.access, c.var.viewer, c.req.param("user"), null)),
+  );
+  org.get(
+    "/audit",
+    async (c) =>
+      c.json({
+        data: await orgAudit(deps, c.var.access, limitOf(c.req.query("limit"), 100, 1000)),
+      }),
+  );
+  api.route("/orgs/:org", org);
+  return api;
+}

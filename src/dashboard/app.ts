@@ -1,0 +1,86 @@
+/**
+ * createDashboardApp(deps): the control plane's Hono app — secure headers and CSRF guard on
+ * everything, static assets, the JSON API under /api/, the public pages (sign in, set
+ * password), then the pages behind a session: the operator's and each organization's (from
+ * `pages/nav.ts`). Served on its own port, beside or apart from the request API.
+ */
+import { Hono } from "hono";
+import { secureHeaders } from "hono/secure-headers";
+import type { DashboardDeps, DashEnv } from "./deps.ts";
+import { GatewayError, internalError } from "../errors.ts";
+import { errorMessage } from "../log.ts";
+import { requestGuard } from "./request_guard.ts";
+import { registerStaticAssets } from "./static_assets.ts";
+import { createApi } from "./api.ts";
+import { registerPublicPages } from "./pages/public_pages.tsx";
+import { registerOperatorPages } from "./pages/operator.tsx";
+import { isBuilt, ORG_PAGES } from "./pages/nav.ts";
+import { requireViewer, withOrgAccess } from "./middleware.ts";
+import { ErrorPage } from "./pages/error_page.tsx";
+
+export function createDashboardApp(deps: DashboardDeps): Hono<DashEnv> {
+  const app = new Hono<DashEnv>();
+
+  app.onError((error, c) => {
+    const known = error instanceof GatewayError;
+    if (!known) {
+      deps.log.error("dashboard error", { path: c.req.path, reason: errorMessage(error) });
+    }
+    const e = known ? error : internalError();
+    if (c.req.path.startsWith("/api/")) return e.toResponse({ "cache-control": "no-store" });
+    if (e.status === 401) return c.redirect("/login", 303);
+    return c.html(ErrorPage({ status: e.status, message: e.message }), e.status as 400);
+  });
+  app.notFound((c) => {
+    const e = new GatewayError(404, "not_found", `No route for ${c.req.method} ${c.req.path}.`);
+    if (c.req.path.startsWith("/api/")) return e.toResponse();
+    return c.html(ErrorPage({ status: 404, message: "This page does not exist." }), 404);
+  });
+
+  app.use(
+    "*",
+    secureHeaders({
+      contentSecurityPolicy: {
+        defaultSrc: ["'none'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'"],
+        imgSrc: ["'self'", "data:"],
+        connectSrc: ["'self'"],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+        baseUri: ["'none'"],
+      },
+      xFrameOptions: "DENY",
+    }),
+  );
+  app.use("*", async (c, next) => {
+    await next();
+    if (!c.req.path.startsWith("/static/")) c.header("cache-control", "no-store");
+  });
+  app.use("*", requestGuard(deps.publicUrl));
+  registerStaticAssets(app as unknown as Hono<never>);
+  app.route("/api", createApi(deps));
+  registerPublicPages(app, deps);
+
+  const signedIn = requireViewer(deps, "page");
+  app.use("/", signedIn);
+  app.use("/operator", signedIn);
+  app.use("/operator/*", signedIn);
+  app.use("/orgs/*", signedIn);
+  app.get("/", (c) => {
+    const first = c.var.viewer.memberships[0];
+    if (first) return c.redirect(`/orgs/${first.org}/overview`, 303);
+    if (c.var.viewer.user.operator) return c.redirect("/operator", 303);
+    return c.html(
+      ErrorPage({ status: 200, message: "You are not a member of any organization yet." }),
+    );
+  });
+  registerOperatorPages(app, deps);
+
+  const org = new Hono<DashEnv>();
+  org.use("*", withOrgAccess(deps));
+  org.get("/", (c) => c.redirect(`/orgs/${c.var.access.org.id}/overview`, 303));
+  for (const page of ORG_PAGES) if (isBuilt(page)) page.register(org, deps);
+  app.route("/orgs/:org", org);
+  return app;
+}

@@ -1,0 +1,139 @@
+/** API keys of an organization: list, create (the key shown once), revoke. */
+import type { DashboardDeps, OrgAccess, Viewer } from "../deps.ts";
+import { requirePermission } from "../access.ts";
+import { generateApiKey, hashApiKey } from "../../auth/api_key_format.ts";
+import { randomId } from "../../ids.ts";
+import { audit } from "../audit.ts";
+import { badInput, notFound } from "../errors.ts";
+import { utcDay } from "./days.ts";
+
+/** Request rows scanned for each key's last-used day (newest first). */
+const LAST_USED_SCAN = 20_000;
+
+export interface KeyView {
+  id: string;
+  name: string | null;
+  prefix: string;
+  rpm: number;
+  created: string;
+  /** The UTC day of the key's latest request within the kept metadata, or null. */
+  last_used_day: string | null;
+  state: "active" | "revoked";
+  revoked_at: string | null;
+}
+
+export async function listKeys(deps: DashboardDeps, access: OrgAccess): Promise<KeyView[]> {
+  const keys = await deps.store.listApiKeys(access.org.id);
+  const lastUsed = new Map<string, string>();
+  const now = deps.now();
+  const since = new Date(now - deps.config.retentionDays * 86_400_000);
+  const rows = await deps.control.requestsBetween(
+    access.org.id,
+    since,
+    new Date(now + 60_000),
+    LAST_USED_SCAN,
+  );
+  for (const r of rows) {
+    if (!lastUsed.has(r.key_id)) lastUsed.set(r.key_id, utcDay(Date.parse(r.created)));
+  }
+  return keys
+    .map((k) => ({
+      id: k.id,
+      name: k.name,
+      prefix: k.prefix,
+      rpm: k.rpm,
+      created: k.created,
+      last_used_day: lastUsed.get(k.id) ?? null,
+      state: k.revoked ? "revoked" as const : "active" as const,
+      revoked_at: k.revoked_at,
+    }))
+    .sort((a, b) => b.created.localeCompare(a.created));
+}
+
+export interface CreatedKey {
+  id: string;
+  name: string;
+  rpm: number;
+  prefix: string;
+  created: string;
+  /** The full key: in this answer only, never again. */
+  key: string;
+}
+
+export async function createKey(
+  deps: DashboardDeps,
+  access: OrgAccess,
+  viewer: Viewer,
+  input: { name: string; rpm?: number | undefined },
+): Promise<CreatedKey> {
+  requirePermission(access, "manage_keys", "creating API keys");
+  const name = input.name.trim();
+  if (name.length < 1 || name.length > 64) {
+    throw badInput("The key name must be 1 to 64 characters.", "name");
+  }
+  const settings = await deps.control.getOrgSettings(access.org.id);
+  const ceiling = settings.rpm_ceiling;
+  const rpm = input.rpm ?? Math.min(deps.config.defaultRpm, ceiling ?? Infinity);
+  if (!Number.isInteger(rpm) || rpm < 1) {
+    throw badInput("The RPM must be a whole number of at least 1.", "rpm");
+  }
+  if (ceiling !== null && rpm > ceiling) {
+    throw badInput(`The RPM may be at most ${ceiling} in this organization.`, "rpm");
+  }
+  const key = generateApiKey();
+  const record = await deps.store.createApiKey({
+    id: randomId("key_", 12),
+    org: access.org.id,
+    name,
+    rpm,
+    hash: hashApiKey(key),
+    prefix: key.slice(0, 10),
+  });
+  await audit(deps, access.org.id, viewer.user.email, "key.created", record.id, { name, rpm });
+  return { id: record.id, name, rpm, prefix: record.prefix, created: record.created, key };
+}
+
+export async function revokeKey(
+  deps: DashboardDeps,
+  access: OrgAccess,
+  viewer: Viewer,
+  keyId: string,
+): Promise<KeyView> {
+  requirePermission(access, "manage_keys", "revoking API keys");
+  const own = (await deps.store.listApiKeys(access.org.id)).find((k) => k.id === keyId);
+  if (!own) throw notFound("API key");
+  const revoked = await deps.store.revokeApiKey(keyId);
+  if (!revoked) throw notFound("API key");
+  if (!own.revoked) {
+    await audit(deps, access.org.id, viewer.user.email, "key.revoked", keyId, {
+      name: own.name,
+    });
+  }
+  return {
+    id: revoked.id,
+    name: revoked.name,
+    prefix: revoked.prefix,
+    rpm: revoked.rpm,
+    created: revoked.created,
+    last_used_day: null,
+    state: "revoked",
+    revoked_at: revoked.revoked_at,
+  };
+}
+
+/** The snippets shown with a new key: curl and the OpenAI SDKs against this gateway. */
+export function keySnippets(apiUrl: string, key: string, model: string) {
+  const body = JSON.stringify({ model, messages: [{ role: "user", content: "Hello" }] });
+  return {
+    curl: `curl ${apiUrl}/v1/chat/completions \\\n  -H "Authorization: Bearer ${key}" \\\n` +
+      `  -H "Content-Type: application/json" \\\n  -d '${body}'`,
+    python:
+      `from openai import OpenAI\n\nclient = OpenAI(base_url="${apiUrl}/v1", api_key="${key}")\n` +
+      `answer = client.chat.completions.create(\n    model="${model}",\n` +
+      `    messages=[{"role": "user", "content": "Hello"}],\n)\nprint(answer.choices[0].message.content)`,
+    typescript:
+      `import OpenAI from "openai";\n\nconst client = new OpenAI({ baseURL: "${apiUrl}/v1", apiKey: "${key}" });\n` +
+      `const answer = await client.chat.completions.create({\n  model: "${model}",\n` +
+      `  messages: [{ role: "user", content: "Hello" }],\n});\nconsole.log(answer.choices[0].message.content);`,
+  };
+}

@@ -1,0 +1,24 @@
+/** Writes one audit entry: who did what to which target. Never a secret. */
+import { timeOrderedId } from "../ids.ts";
+import type { AuditAction, AuditEntry } from "../state/account_records.ts";
+import type { DashboardDeps } from "./deps.ts";
+
+export async function audit(
+  deps: Pick<DashboardDeps, "control" | "now">,
+  org: string | null,
+  actor: string,
+  action: AuditAction,
+  target: string | null,
+  detail: AuditEntry["detail"] = {},
+): Promise<void> {
+  const now = deps.now();
+  await deps.control.appendAudit({
+    id: timeOrderedId("aud_", now),
+    created: new Date(now).toISOString(),
+    org,
+    actor,
+    action,
+    target,
+    detail,
+  });
+}

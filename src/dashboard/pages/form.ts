@@ -1,0 +1,29 @@
+/** Helpers for the pages' form actions (the same area functions as the JSON API). */
+import type { Context } from "hono";
+import { GatewayError } from "../../errors.ts";
+
+export async function formFields(c: Context): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  const form = await c.req.parseBody();
+  for (const [name, value] of Object.entries(form)) {
+    if (typeof value === "string") out[name] = value;
+  }
+  return out;
+}
+
+/**
+ * The message to show on the form for a refusal the user can fix (bad input, role, conflict,
+ * throttling); anything else — including 404, which must stay a 404 — is rethrown.
+ */
+export function formError(error: unknown): GatewayError {
+  if (error instanceof GatewayError && [400, 401, 403, 409, 429].includes(error.status)) {
+    return error;
+  }
+  throw error;
+}
+
+/** An optional whole number from a form field; NaN when present but not one. */
+export function optionalInt(raw: string | undefined): number | undefined {
+  if (raw === undefined || raw.trim() === "") return undefined;
+  return /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : NaN;
+}

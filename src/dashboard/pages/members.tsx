@@ -1,0 +1,136 @@
+/** Members (owners): invite (a set-password link to pass on), change role, remove. */
+import type { Context } from "hono";
+import type { OrgPage } from "./nav.ts";
+import type { DashboardDeps, DashEnv } from "../deps.ts";
+import { ErrorNote, frameFor, Layout } from "./layout.tsx";
+import { changeMember, inviteMember, listMembers, parseRole } from "../areas/members.ts";
+import { can } from "../access.ts";
+import { ROLES } from "../../state/account_records.ts";
+import { formError, formFields } from "./form.ts";
+
+async function render(
+  c: Context<DashEnv>,
+  deps: DashboardDeps,
+  extra: { error?: string; status?: number; invited?: { email: string; url: string | null } } = {},
+) {
+  const access = c.var.access;
+  const members = await listMembers(deps, access);
+  const frame = await frameFor(deps, c.var.viewer, access, "Members", "members");
+  const base = `/orgs/${access.org.id}/members`;
+  return c.html(
+    <Layout {...frame}>
+      <ErrorNote message={extra.error} />
+      {extra.invited && (
+        <div class="notice">
+          {extra.invited.url
+            ? (
+              <>
+                <p>
+                  Invited{" "}
+                  {extra.invited.email}. Pass this one-time link on (valid 24 h; Sovra sends no
+                  e-mail):
+                </p>
+                <p>
+                  <code class="key" id="invite-link">{extra.invited.url}</code>{" "}
+                  <button type="button" data-copy="#invite-link">Copy</button>
+                </p>
+              </>
+            )
+            : <p>Added {extra.invited.email}; they sign in with their existing password.</p>}
+        </div>
+      )}
+      <div class="panel">
+        <h2>Invite a member</h2>
+        <form method="post" action={base} class="row">
+          <label>
+            E-mail<input name="email" type="email" required />
+          </label>
+          <label>
+            Role<select name="role">
+              {ROLES.map((r) => <option value={r} selected={r === "viewer"}>{r}</option>)}
+            </select>
+          </label>
+          <button type="submit">Invite</button>
+        </form>
+      </div>
+      <div class="panel">
+        <table id="members">
+          <thead>
+            <tr>
+              <th>E-mail</th>
+              <th>Role</th>
+              <th>Since</th>
+              <th>Password</th>
+              <th></th>
+            </tr>
+          </thead>
+          <tbody>
+            {members.map((m) => (
+              <tr>
+                <td>{m.email}</td>
+                <td>
+                  <form method="post" action={`${base}/${m.user}/role`} class="inline">
+                    <select name="role">
+                      {ROLES.map((r) => <option value={r} selected={r === m.role}>{r}</option>)}
+                    </select>{" "}
+                    <button type="submit" class="secondary">Change</button>
+                  </form>
+                </td>
+                <td>{m.since.slice(0, 10)}</td>
+                <td>{m.password_set ? "set" : <span class="muted">link not used yet</span>}</td>
+                <td>
+                  <form
+                    method="post"
+                    action={`${base}/${m.user}/remove`}
+                    class="inline"
+                    hx-confirm={`Remove ${m.email} from ${access.org.name}?`}
+                  >
+                    <button type="submit" class="danger">Remove</button>
+                  </form>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </Layout>,
+    (extra.status ?? 200) as 200,
+  );
+}
+
+export const membersPage: OrgPage = {
+  path: "members",
+  title: "Members",
+  visible: (access) => can(access, "manage_members"),
+  register(router, deps) {
+    router.get("/members", (c) => render(c, deps));
+    router.post("/members", async (c) => {
+      const form = await formFields(c);
+      try {
+        const result = await inviteMember(deps, c.var.access, c.var.viewer, {
+          email: form.email ?? "",
+          role: parseRole(form.role),
+        });
+        return await render(c, deps, {
+          invited: { email: result.email, url: result.set_password_url },
+        });
+      } catch (error) {
+        const e = formError(error);
+        return await render(c, deps, { error: e.message, status: e.status });
+      }
+    });
+    for (const action of ["role", "remove"] as const) {
+      router.post(`/members/:user/${action}`, async (c) => {
+        const form = await formFields(c);
+        try {
+          const role = action === "remove" ? null : parseRole(form.role);
+          await changeMember(deps, c.var.access, c.var.viewer, c.req.param("user"), role);
+        } catch (error) {
+          const e = formError(error);
+          return await render(c, deps, { error: e.message, status: e.status });
+        }
+        return c.redirect(`/orgs/${c.var.access.org.id}/members`, 303);
+      });
+    }
+  },
+};

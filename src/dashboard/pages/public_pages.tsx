@@ -1,0 +1,119 @@
+/** Sign in, sign out, set a password (from a one-time link): the pages without a session. */
+import type { Hono } from "hono";
+import type { DashboardDeps, DashEnv } from "../deps.ts";
+import { ErrorNote, Head } from "./layout.tsx";
+import { setPasswordWithToken, signIn } from "../areas/accounts.ts";
+import { endSession, loadViewer, startSession } from "../sessions.ts";
+import { clientAddress } from "../middleware.ts";
+import { formError, formFields } from "./form.ts";
+
+function Page(props: { title: string; children?: unknown; status?: number }) {
+  return (
+    <html lang="en">
+      <Head title={props.title} />
+      <body>
+        <div class="login">
+          <h1>
+            Sovra<span class="muted">.</span>
+          </h1>
+          <p class="muted">{props.title}</p>
+          {props.children as never}
+        </div>
+      </body>
+    </html>
+  );
+}
+
+/** Only local paths are followed after sign-in (no open redirect). */
+function safeNext(raw: string | undefined): string {
+  return raw && /^\/(?!\/)[\w\-./?=&%]*$/.test(raw) ? raw : "/";
+}
+
+function LoginForm(props: { error?: string; next: string; email?: string }) {
+  return (
+    <Page title="Sign in to the dashboard">
+      <ErrorNote message={props.error} />
+      <form method="post" action="/login">
+        <input type="hidden" name="next" value={props.next} />
+        <label>
+          E-mail<input
+            name="email"
+            type="email"
+            autocomplete="username"
+            required
+            value={props.email ?? ""}
+          />
+        </label>
+        <label>
+          Password<input name="password" type="password" autocomplete="current-password" required />
+        </label>
+        <button type="submit">Sign in</button>
+      </form>
+    </Page>
+  );
+}
+
+function SetPasswordForm(props: { token: string; error?: string }) {
+  return (
+    <Page title="Choose your password">
+      <ErrorNote message={props.error} />
+      <form method="post" action="/set-password">
+        <input type="hidden" name="token" value={props.token} />
+        <label>
+          New password (at least 12 characters)<input
+            name="password"
+            type="password"
+            autocomplete="new-password"
+            minlength={12}
+            required
+          />
+        </label>
+        <button type="submit">Set password</button>
+      </form>
+    </Page>
+  );
+}
+
+export function registerPublicPages(app: Hono<DashEnv>, deps: DashboardDeps): void {
+  app.get("/login", (c) => c.html(<LoginForm next={safeNext(c.req.query("next"))} />));
+  app.post("/login", async (c) => {
+    const form = await formFields(c);
+    const next = safeNext(form.next);
+    try {
+      const user = await signIn(deps, {
+        email: form.email ?? "",
+        password: form.password ?? "",
+        address: clientAddress(c),
+      });
+      await startSession(deps, c, user.id);
+      return c.redirect(next, 303);
+    } catch (error) {
+      const e = formError(error);
+      return c.html(
+        <LoginForm error={e.message} next={next} email={form.email ?? ""} />,
+        e.status as 401,
+      );
+    }
+  });
+  app.post("/logout", async (c) => {
+    await endSession(deps, c, await loadViewer(deps, c));
+    return c.redirect("/login", 303);
+  });
+  app.get("/set-password", (c) => c.html(<SetPasswordForm token={c.req.query("token") ?? ""} />));
+  app.post("/set-password", async (c) => {
+    const form = await formFields(c);
+    try {
+      await setPasswordWithToken(deps, form.token ?? "", form.password ?? "");
+    } catch (error) {
+      const e = formError(error);
+      return c.html(<SetPasswordForm token={form.token ?? ""} error={e.message} />, 400);
+    }
+    return c.html(
+      <Page title="Password set">
+        <p>
+          Your password is set. <a href="/login">Sign in</a>.
+        </p>
+      </Page>,
+    );
+  });
+}

@@ -1,0 +1,171 @@
+/**
+ * Usage: per-day charts (cost, requests, tokens, audio seconds, characters) in total, by model
+ * or by key over 7/30/90 days; the recent-requests table with filters and CSV export.
+ */
+import type { OrgPage } from "./nav.ts";
+import { frameFor, Layout } from "./layout.tsx";
+import {
+  type Metric,
+  METRICS,
+  parseRange,
+  recentRequests,
+  USAGE_RANGES,
+  usageSeries,
+} from "../areas/usage.ts";
+import { formatEur } from "../money.ts";
+import { badInput } from "../errors.ts";
+
+const LABELS: Record<Metric, [string, number]> = {
+  cost_micro_eur: ["Cost (EUR)", 1_000_000],
+  requests: ["Requests", 1],
+  tokens: ["Tokens", 1],
+  audio_seconds: ["Audio seconds", 1],
+  characters: ["Characters", 1],
+};
+const GROUPS = ["total", "model", "key"] as const;
+
+export const usagePage: OrgPage = {
+  path: "usage",
+  title: "Usage",
+  visible: () => true,
+  register(router, deps) {
+    router.get("/usage", async (c) => {
+      const access = c.var.access;
+      const days = parseRange(c.req.query("days"));
+      const group = c.req.query("group") ?? "total";
+      if (!(GROUPS as readonly string[]).includes(group)) throw badInput("Unknown grouping.");
+      const filters = {
+        model: c.req.query("model") || undefined,
+        key: c.req.query("key") || undefined,
+        status: c.req.query("status") || undefined,
+        user: c.req.query("user") || undefined,
+      };
+      const [series, rows, keys] = await Promise.all([
+        usageSeries(deps, access, days),
+        recentRequests(deps, access, filters, 100),
+        deps.store.listApiKeys(access.org.id),
+      ]);
+      const keyName = new Map(keys.map((k) => [k.id, k.name ?? k.prefix]));
+      const frame = await frameFor(deps, c.var.viewer, access, "Usage", "usage");
+      const base = `/orgs/${access.org.id}/usage`;
+      const query = (p: Record<string, string | number>) =>
+        `${base}?${new URLSearchParams(
+          { days: String(days), group, ...p } as Record<string, string>,
+        )}`;
+      const csv = `/api/orgs/${access.org.id}/requests.csv?${new URLSearchParams(
+        Object.entries(filters).filter(([, v]) => v) as [string, string][],
+      )}`;
+      const chartFor = (metric: Metric) => {
+        const [label, scale] = LABELS[metric];
+        const groups = group === "model" ? series.by_model : group === "key" ? series.by_key : null;
+        const lines = groups
+          ? Object.entries(groups).map(([name, s]) => ({
+            label: group === "key" ? keyName.get(name) ?? name : name,
+            values: s[metric],
+          }))
+          : [{ label, values: series.totals[metric] }];
+        return { days: series.days, series: lines, scale, legend: true };
+      };
+      const models = Object.keys(series.by_model).sort();
+      return c.html(
+        <Layout {...frame}>
+          <div class="panel tabs">
+            Range:{" "}
+            {USAGE_RANGES.map((d) => (
+              <a href={query({ days: d })} aria-current={d === days ? "true" : undefined}>
+                {d} days
+              </a>
+            ))}
+            <span class="muted">·</span> Split:{" "}
+            {GROUPS.map((g) => (
+              <a href={query({ group: g })} aria-current={g === group ? "true" : undefined}>
+                {g === "total" ? "total" : `by ${g}`}
+              </a>
+            ))}
+          </div>
+          <div class="grid2">
+            {METRICS.map((m) => (
+              <div class="panel">
+                <h2>{LABELS[m][0]} per day</h2>
+                <div class="chart" data-chart={JSON.stringify(chartFor(m))}></div>
+              </div>
+            ))}
+          </div>
+          <div class="panel">
+            <h2>Recent requests</h2>
+            <form method="get" action={base} class="row">
+              <input type="hidden" name="days" value={String(days)} />
+              <input type="hidden" name="group" value={group} />
+              <label>
+                Model<select name="model">
+                  <option value="">all</option>
+                  {models.map((m) => <option value={m} selected={filters.model === m}>{m}</option>)}
+                </select>
+              </label>
+              <label>
+                Key<select name="key">
+                  <option value="">all</option>
+                  {keys.map((k) => (
+                    <option value={k.id} selected={filters.key === k.id}>
+                      {k.name ?? k.prefix}
+                    </option>
+                  ))}
+                </select>
+              </label>
+              <label>
+                Status<select name="status">
+                  <option value="">all</option>
+                  <option value="ok" selected={filters.status === "ok"}>ok</option>
+                  <option value="error" selected={filters.status === "error"}>errors</option>
+                </select>
+              </label>
+              <label>
+                End-user id<input name="user" value={filters.user ?? ""} />
+              </label>
+              <button type="submit" class="secondary">Filter</button>
+              <a class="button secondary" href={csv} hx-boost="false" download>Export CSV</a>
+            </form>
+            <table id="requests">
+              <thead>
+                <tr>
+                  <th>Time (UTC)</th>
+                  <th>Key</th>
+                  <th>Endpoint</th>
+                  <th>Model</th>
+                  <th>Provider</th>
+                  <th class="num">Status</th>
+                  <th class="num">Tokens</th>
+                  <th class="num">Latency</th>
+                  <th class="num">Cost (EUR)</th>
+                  <th>End user</th>
+                </tr>
+              </thead>
+              <tbody>
+                {rows.map((r) => (
+                  <tr>
+                    <td>{r.created.slice(0, 19).replace("T", " ")}</td>
+                    <td>{keyName.get(r.key_id) ?? r.key_id}</td>
+                    <td>{r.endpoint}{r.stream ? " (stream)" : ""}</td>
+                    <td>{r.served_model ?? r.requested_model}</td>
+                    <td>{r.provider ?? ""}</td>
+                    <td class="num">
+                      <span class={`pill ${r.status >= 400 ? "error" : "ok"}`}>{r.status}</span>
+                    </td>
+                    <td class="num">{r.total_tokens ?? ""}{r.estimated ? "*" : ""}</td>
+                    <td class="num">{r.latency_ms} ms</td>
+                    <td class="num">{formatEur(r.cost_micro_eur)}</td>
+                    <td>{r.user ?? ""}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            {rows.length === 0 && <p class="muted">No requests match.</p>}
+            <p class="muted">
+              * estimated usage. Metadata only: Sovra never stores prompts or answers.
+            </p>
+          </div>
+        </Layout>,
+      );
+    });
+  },
+};

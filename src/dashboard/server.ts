@@ -1,0 +1,82 @@
+/**
+ * Starts the dashboard on its own port over a store the caller opened (the gateway's, when
+ * both run in one process; see `scripts/dashboard.ts` for the dashboard alone).
+ */
+import type { Config } from "../config.ts";
+import type { Store } from "../state/store.ts";
+import type { Logger } from "../log.ts";
+import type { Catalog } from "../catalog/catalog.ts";
+import { controlPlaneOf } from "../state/kv/control_plane.ts";
+import type { AccountStore } from "../state/account_store.ts";
+import type { ControlStore } from "../state/control_store.ts";
+import { createDashboardApp } from "./app.ts";
+import type { DashboardDeps } from "./deps.ts";
+
+export interface Dashboard {
+  deps: DashboardDeps;
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+export interface DashboardOptions {
+  config: Config;
+  store: Store;
+  accounts?: AccountStore;
+  control?: ControlStore;
+  log: Logger;
+  apiUrl: string;
+  catalog?: () => Catalog;
+  now?: () => number;
+}
+
+export function startDashboard(options: DashboardOptions): Dashboard {
+  const { config } = options;
+  const areas = controlPlaneOf(options.store);
+  const accounts = options.accounts ?? areas?.accounts;
+  const control = options.control ?? areas?.control;
+  if (!accounts || !control) {
+    throw new Error("The dashboard has no control-plane stores for this state backend yet.");
+  }
+  let url = "";
+  const deps: DashboardDeps = {
+    config,
+    store: options.store,
+    accounts,
+    control,
+    log: options.log,
+    now: options.now ?? Date.now,
+    apiUrl: options.apiUrl,
+    publicUrl: () => config.dashboardUrl ?? url,
+    ...(options.catalog ? { catalog: options.catalog } : {}),
+  };
+  const app = createDashboardApp(deps);
+  const server = Deno.serve({
+    port: config.dashboardPort,
+    hostname: config.host,
+    onListen: () => {},
+  }, app.fetch);
+  const port = server.addr.port;
+  url = `http://${config.host}:${port}`;
+  return {
+    deps,
+    url,
+    port,
+    close: () => server.shutdown(),
+  };
+}
+
+/** The dashboard beside a running gateway, on the gateway's store (same process). */
+export function startDashboardBeside(
+  gateway: { url: string; deps: { config: Config; store: Store; catalog: { current: Catalog } } },
+  log: Logger,
+): Dashboard {
+  const { store, config, catalog } = gateway.deps;
+  return startDashboard({
+    config,
+    store,
+    log,
+    apiUrl: gateway.url,
+    catalog: () => catalog.current,
+  });
+}

@@ -1,0 +1,69 @@
+/**
+ * Dashboard sessions: a random token in a cookie (HttpOnly, SameSite=Strict, `__Host-` + Secure
+ * unless configured off), kept in the store only as its SHA-256, with an idle and an absolute
+ * expiry. `last_seen` is written at most once a minute.
+ */
+import type { Context } from "hono";
+import { getCookie, setCookie } from "hono/cookie";
+import type { DashboardDeps, Viewer } from "./deps.ts";
+import { hashToken, newSecretToken } from "./secret_tokens.ts";
+
+const TOUCH_EVERY_MS = 60_000;
+
+function cookieName(deps: DashboardDeps): string {
+  return deps.config.dashboardSecureCookie ? "__Host-sovra_session" : "sovra_session";
+}
+
+export async function startSession(deps: DashboardDeps, c: Context, userId: string) {
+  const token = newSecretToken();
+  const now = deps.now();
+  const maxMs = deps.config.sessionMaxHours * 3_600_000;
+  await deps.accounts.createSession({
+    hash: hashToken(token),
+    user: userId,
+    created: new Date(now).toISOString(),
+    last_seen: new Date(now).toISOString(),
+    expires: new Date(now + maxMs).toISOString(),
+  });
+  setCookie(c, cookieName(deps), token, {
+    path: "/",
+    httpOnly: true,
+    sameSite: "Strict",
+    secure: deps.config.dashboardSecureCookie,
+    maxAge: Math.floor(maxMs / 1000),
+  });
+}
+
+/** The signed-in viewer, or undefined (and the stale session removed) when none is valid. */
+export async function loadViewer(deps: DashboardDeps, c: Context): Promise<Viewer | undefined> {
+  const token = getCookie(c, cookieName(deps));
+  if (!token || token.length > 100) return undefined;
+  const hash = hashToken(token);
+  const session = await deps.accounts.getSession(hash);
+  if (!session) return undefined;
+  const now = deps.now();
+  const idleMs = deps.config.sessionIdleMinutes * 60_000;
+  const lastSeen = Date.parse(session.last_seen);
+  if (now >= Date.parse(session.expires) || now - lastSeen >= idleMs) {
+    await deps.accounts.deleteSession(hash);
+    return undefined;
+  }
+  const user = await deps.accounts.getUser(session.user);
+  if (!user) return undefined;
+  if (now - lastSeen >= TOUCH_EVERY_MS) {
+    await deps.accounts.touchSession(hash, new Date(now).toISOString());
+  }
+  const memberships = await deps.accounts.listMembershipsOfUser(user.id);
+  return { user, sessionHash: hash, memberships };
+}
+
+export async function endSession(deps: DashboardDeps, c: Context, viewer: Viewer | undefined) {
+  if (viewer) await deps.accounts.deleteSession(viewer.sessionHash);
+  setCookie(c, cookieName(deps), "", {
+    path: "/",
+    httpOnly: true,
+    sameSite: "Strict",
+    secure: deps.config.dashboardSecureCookie,
+    maxAge: 0,
+  });
+}

@@ -1,0 +1,112 @@
+/**
+ * What the control plane (dashboard, admin CLI) stores beside the gateway's records: users,
+ * memberships, sessions, one-time set-password tokens, the credit ledger, the audit log and
+ * per-organization settings. Plain data; never a password, a session token or an API key
+ * in clear (only their hashes).
+ */
+
+export type Role = "owner" | "admin" | "viewer";
+export const ROLES: readonly Role[] = ["owner", "admin", "viewer"];
+
+export interface UserRecord {
+  id: string;
+  /** Lower-cased; unique. */
+  email: string;
+  /** A self-describing password hash (`scrypt$…`), or null until the user sets one. */
+  password_hash: string | null;
+  /** Whoever runs the gateway: sees every organization, creates them, grants credits. */
+  operator: boolean;
+  created: string;
+  password_changed_at: string | null;
+}
+
+export interface MembershipRecord {
+  org: string;
+  user: string;
+  role: Role;
+  created: string;
+}
+
+export interface SessionRecord {
+  /** SHA-256 (hex) of the session token; the token itself is only in the browser's cookie. */
+  hash: string;
+  user: string;
+  created: string;
+  /** Last time the session was used (refreshed at most once a minute). */
+  last_seen: string;
+  /** The session ends here whatever its use. */
+  expires: string;
+}
+
+/** A one-time link to set a password (new user, invitation, reset); 24 h. */
+export interface PasswordTokenRecord {
+  /** SHA-256 (hex) of the token in the link. */
+  hash: string;
+  user: string;
+  created: string;
+  expires: string;
+}
+
+/** A credit grant or top-up. Daily spend lines are derived from the usage aggregates. */
+export interface LedgerEntry {
+  id: string;
+  org: string;
+  created: string;
+  amount_micro_eur: number;
+  /** The acting user's e-mail, or `cli` for the admin CLI. */
+  actor: string;
+  note: string | null;
+}
+
+export type AuditAction =
+  | "key.created"
+  | "key.revoked"
+  | "credits.granted"
+  | "member.invited"
+  | "member.role_changed"
+  | "member.removed"
+  | "org.created"
+  | "org.settings_changed"
+  | "policy.changed"
+  | "user.created"
+  | "user.removed"
+  | "user.password_set"
+  | "login.failed"
+  | "login.succeeded";
+
+/** One control-plane action. Never a secret: ids, e-mails, roles and amounts only. */
+export interface AuditEntry {
+  id: string;
+  created: string;
+  /** The organization the action concerns; null for actions outside any organization. */
+  org: string | null;
+  /** The acting user's e-mail, `cli`, or for a failed login the e-mail tried. */
+  actor: string;
+  action: AuditAction;
+  /** What the action touched (a key id, a user's e-mail, an organization id). */
+  target: string | null;
+  detail: Record<string, string | number | boolean | null>;
+}
+
+export interface OrgSettings {
+  /** Below this balance every page warns; null = no warning. */
+  low_balance_micro_eur: number | null;
+  /** The highest RPM a key of this organization may get (set by an operator); null = none. */
+  rpm_ceiling: number | null;
+}
+
+export const DEFAULT_ORG_SETTINGS: OrgSettings = {
+  low_balance_micro_eur: null,
+  rpm_ceiling: null,
+};
+
+/** One day's totals from the settle aggregates (missing fields are zero). */
+export interface UsageDay {
+  day: string;
+  requests: number;
+  cost_micro_eur: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  audio_seconds: number;
+  characters: number;
+}

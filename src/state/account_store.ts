@@ -1,0 +1,71 @@
+/**
+ * The accounts area of the state: users, organization memberships, dashboard sessions,
+ * one-time set-password tokens and failed-login counters. Used by the dashboard and the admin
+ * CLI, never by the request API's hot path. A backend (Deno KV today, PostgreSQL next) must
+ * keep the semantics written on each method; times are ISO strings the caller supplies, so
+ * the store never reads a clock except where a method says so.
+ */
+import type {
+  MembershipRecord,
+  PasswordTokenRecord,
+  Role,
+  SessionRecord,
+  UserRecord,
+} from "./account_records.ts";
+
+/** The outcome of a membership change that must keep an owner in the organization. */
+export type MembershipChange = "changed" | "not_found" | "last_owner";
+
+export interface AccountStore {
+  // Users. E-mails are compared lower-cased; the caller lower-cases them.
+  /** Creates the user; false (and no write) when the e-mail or id is taken. */
+  createUser(user: UserRecord): Promise<boolean>;
+  getUser(userId: string): Promise<UserRecord | undefined>;
+  findUserByEmail(email: string): Promise<UserRecord | undefined>;
+  /** Every user, in no particular order. */
+  listUsers(): Promise<UserRecord[]>;
+  /**
+   * Sets the password hash and ends every session of the user, in one atomic step. False
+   * when the user does not exist.
+   */
+  setPassword(userId: string, passwordHash: string, at: string): Promise<boolean>;
+  /**
+   * Deletes the user with its memberships, sessions and tokens. "last_owner" (and nothing
+   * deleted) when the user is the only owner of an organization.
+   */
+  deleteUser(userId: string): Promise<MembershipChange>;
+
+  // Memberships: a user has at most one role per organization.
+  getMembership(orgId: string, userId: string): Promise<MembershipRecord | undefined>;
+  /** The user's memberships, by organization id. */
+  listMembershipsOfUser(userId: string): Promise<MembershipRecord[]>;
+  /** The organization's members, by user id. */
+  listMembersOfOrg(orgId: string): Promise<MembershipRecord[]>;
+  /** Adds the membership; false when the user is already a member (nothing changes). */
+  addMembership(membership: MembershipRecord): Promise<boolean>;
+  /**
+   * Sets the member's role (`role`) or removes the member (`null`), atomically refusing a
+   * change that would leave the organization without an owner ("last_owner").
+   */
+  changeMembership(orgId: string, userId: string, role: Role | null): Promise<MembershipChange>;
+
+  // Sessions, by the SHA-256 of their token.
+  createSession(session: SessionRecord): Promise<void>;
+  getSession(hash: string): Promise<SessionRecord | undefined>;
+  /** Moves `last_seen`; a session deleted meanwhile stays deleted. */
+  touchSession(hash: string, lastSeen: string): Promise<void>;
+  deleteSession(hash: string): Promise<void>;
+
+  // One-time set-password tokens, by the SHA-256 of their token.
+  createPasswordToken(token: PasswordTokenRecord): Promise<void>;
+  /**
+   * Returns and deletes the token in one atomic step (a token works once even under a race);
+   * the caller checks `expires`.
+   */
+  takePasswordToken(hash: string): Promise<PasswordTokenRecord | undefined>;
+
+  // Failed logins, counted in fixed windows (`window` is the window's start in ms).
+  loginFailures(subject: string, window: number): Promise<number>;
+  /** Adds one failure; the counter may be forgotten `ttlMs` after the window started. */
+  addLoginFailure(subject: string, window: number, ttlMs: number): Promise<void>;
+}

@@ -1,0 +1,111 @@
+/** The Deno KV implementation of `ControlStore`, on the gateway's KV handle. */
+import { kvKeys, type UsageField } from "./kv_keys.ts";
+import { withLockRetry } from "../lock_retry.ts";
+import type { ControlStore } from "../control_store.ts";
+import {
+  type AuditEntry,
+  DEFAULT_ORG_SETTINGS,
+  type LedgerEntry,
+  type OrgSettings,
+  type UsageDay,
+} from "../account_records.ts";
+import type { RequestRecord } from "../records.ts";
+import { timeOrderedIdFloor } from "../../ids.ts";
+
+function u64(value: unknown): bigint {
+  return value instanceof Deno.KvU64 ? value.value : 0n;
+}
+
+export class KvControlStore implements ControlStore {
+  constructor(private readonly kv: Deno.Kv) {}
+
+  async grantCredits(entry: LedgerEntry): Promise<bigint> {
+    await withLockRetry(() =>
+      this.kv.atomic()
+        .sum(kvKeys.credit(entry.org, "granted"), BigInt(entry.amount_micro_eur))
+        .set(kvKeys.ledger(entry.org, entry.id), entry)
+        .commit()
+    );
+    const [granted, spent] = await this.kv.getMany([
+      kvKeys.credit(entry.org, "granted"),
+      kvKeys.credit(entry.org, "spent"),
+    ]);
+    return u64(granted?.value) - u64(spent?.value);
+  }
+
+  async listLedger(orgId: string, limit: number): Promise<LedgerEntry[]> {
+    const out: LedgerEntry[] = [];
+    const iter = this.kv.list<LedgerEntry>({ prefix: kvKeys.ledgerPrefix(orgId) }, {
+      reverse: true,
+      limit,
+    });
+    for await (const e of iter) out.push(e.value);
+    return out;
+  }
+
+  async appendAudit(entry: AuditEntry): Promise<void> {
+    await withLockRetry(() => this.kv.set(kvKeys.audit(entry.org, entry.id), entry));
+  }
+
+  async listAudit(orgId: string | null, limit: number): Promise<AuditEntry[]> {
+    const out: AuditEntry[] = [];
+    const iter = this.kv.list<AuditEntry>({ prefix: kvKeys.auditPrefix(orgId) }, {
+      reverse: true,
+      limit,
+    });
+    for await (const e of iter) out.push(e.value);
+    return out;
+  }
+
+  async getOrgSettings(orgId: string): Promise<OrgSettings> {
+    const entry = await this.kv.get<OrgSettings>(kvKeys.orgSettings(orgId));
+    return { ...DEFAULT_ORG_SETTINGS, ...entry.value };
+  }
+
+  async setOrgSettings(orgId: string, settings: OrgSettings): Promise<void> {
+    await withLockRetry(() => this.kv.set(kvKeys.orgSettings(orgId), settings));
+  }
+
+  async requestsBetween(
+    orgId: string,
+    from: Date,
+    to: Date,
+    limit: number,
+  ): Promise<RequestRecord[]> {
+    const out: RequestRecord[] = [];
+    const iter = this.kv.list<RequestRecord>({
+      start: kvKeys.request(orgId, timeOrderedIdFloor("req_", from.getTime())),
+      end: kvKeys.request(orgId, timeOrderedIdFloor("req_", to.getTime())),
+    }, { reverse: true, limit });
+    for await (const e of iter) out.push(e.value);
+    return out;
+  }
+
+  async usageDays(orgId: string, fromDay: string, toDay: string): Promise<UsageDay[]> {
+    const days = new Map<string, UsageDay>();
+    const iter = this.kv.list<Deno.KvU64>({
+      start: kvKeys.usageDayPrefix(orgId, fromDay),
+      // The day after `toDay` as a key bound: every field key of toDay sorts before it.
+      end: [...kvKeys.usageDayPrefix(orgId, toDay), "\uffff"],
+    });
+    for await (const e of iter) {
+      const day = e.key[2] as string;
+      const field = e.key[3] as UsageField;
+      let row = days.get(day);
+      if (!row) {
+        row = {
+          day,
+          requests: 0,
+          cost_micro_eur: 0,
+          prompt_tokens: 0,
+          completion_tokens: 0,
+          audio_seconds: 0,
+          characters: 0,
+        };
+        days.set(day, row);
+      }
+      row[field] = Number(u64(e.value));
+    }
+    return [...days.values()];
+  }
+}

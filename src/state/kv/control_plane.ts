@@ -1,0 +1,24 @@
+/** The control-plane areas (accounts, ledger, audit, settings) over the gateway's KV handle. */
+import { KvAccountStore } from "./accounts.ts";
+import { KvControlStore } from "./control.ts";
+import type { AccountStore } from "../account_store.ts";
+import type { ControlStore } from "../control_store.ts";
+import type { Store } from "../store.ts";
+
+export interface ControlPlaneStores {
+  accounts: AccountStore;
+  control: ControlStore;
+}
+
+export function kvControlPlane(kv: Deno.Kv): ControlPlaneStores {
+  return { accounts: new KvAccountStore(kv), control: new KvControlStore(kv) };
+}
+
+/**
+ * The control-plane stores of an opened store, or undefined for a backend that has none yet
+ * (PostgreSQL implements these areas in its own folder).
+ */
+export function controlPlaneOf(store: Store): ControlPlaneStores | undefined {
+  const kv = (store as { kv?: unknown }).kv;
+  return kv instanceof Deno.Kv ? kvControlPlane(kv) : undefined;
+}
