@@ -9,6 +9,7 @@ import { secureHeaders } from "hono/secure-headers";
 import type { DashboardDeps, DashEnv } from "./deps.ts";
 import { GatewayError, internalError } from "../errors.ts";
 import { errorMessage } from "../log.ts";
+import { AccountError } from "../accounts/account_error.ts";
 import { requestGuard } from "./request_guard.ts";
 import { registerStaticAssets } from "./static_assets.ts";
 import { createApi } from "./api.ts";
@@ -21,7 +22,14 @@ import { ErrorPage } from "./pages/error_page.tsx";
 export function createDashboardApp(deps: DashboardDeps): Hono<DashEnv> {
   const app = new Hono<DashEnv>();
 
-  app.onError((error, c) => {
+  app.onError((raw, c) => {
+    const error = raw instanceof AccountError
+      ? new GatewayError(
+        raw.kind === "not_found" ? 404 : 400,
+        raw.kind === "not_found" ? "not_found" : "invalid_request",
+        raw.message,
+      )
+      : raw;
     const known = error instanceof GatewayError;
     if (!known) {
       deps.log.error("dashboard error", { path: c.req.path, reason: errorMessage(error) });

@@ -1,8 +1,7 @@
 /** API keys of an organization: list, create (the key shown once), revoke. */
 import type { DashboardDeps, OrgAccess, Viewer } from "../deps.ts";
 import { requirePermission } from "../access.ts";
-import { generateApiKey, hashApiKey } from "../../auth/api_key_format.ts";
-import { randomId } from "../../ids.ts";
+import { issueApiKey } from "../../accounts/api_keys.ts";
 import { audit } from "../audit.ts";
 import { badInput, notFound } from "../errors.ts";
 import { utcDay } from "./days.ts";
@@ -80,15 +79,7 @@ export async function createKey(
   if (ceiling !== null && rpm > ceiling) {
     throw badInput(`The RPM may be at most ${ceiling} in this organization.`, "rpm");
   }
-  const key = generateApiKey();
-  const record = await deps.store.createApiKey({
-    id: randomId("key_", 12),
-    org: access.org.id,
-    name,
-    rpm,
-    hash: hashApiKey(key),
-    prefix: key.slice(0, 10),
-  });
+  const { record, key } = await issueApiKey(deps.store, { org: access.org.id, name, rpm });
   await audit(deps, access.org.id, viewer.user.email, "key.created", record.id, { name, rpm });
   return { id: record.id, name, rpm, prefix: record.prefix, created: record.created, key };
 }

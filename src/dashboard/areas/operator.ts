@@ -1,6 +1,6 @@
 /** The operator's view: every organization with its balance; creating organizations. */
 import type { DashboardDeps, Viewer } from "../deps.ts";
-import { randomId } from "../../ids.ts";
+import { createOrganization } from "../../accounts/orgs.ts";
 import { audit } from "../audit.ts";
 import { badInput, forbidden } from "../errors.ts";
 import { grantCredits } from "./credits.ts";
@@ -29,10 +29,7 @@ export async function createOrg(
   if (!Number.isSafeInteger(credits) || credits < 0) {
     throw badInput("The credits must be a non-negative amount.", "credits_micro_eur");
   }
-  const org = await deps.store.createOrg(
-    { id: randomId("org_", 12), name, created: new Date(deps.now()).toISOString() },
-    0n,
-  );
+  const org = await createOrganization(deps.store, { name, creditsMicroEur: 0n });
   await audit(deps, org.id, viewer.user.email, "org.created", org.id, { name });
   if (credits > 0) {
     const access = { org, role: null, operator: true };

@@ -1,6 +1,7 @@
 /** Helpers for the pages' form actions (the same area functions as the JSON API). */
 import type { Context } from "hono";
 import { GatewayError } from "../../errors.ts";
+import { AccountError } from "../../accounts/account_error.ts";
 
 export async function formFields(c: Context): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
@@ -16,6 +17,9 @@ export async function formFields(c: Context): Promise<Record<string, string>> {
  * throttling); anything else — including 404, which must stay a 404 — is rethrown.
  */
 export function formError(error: unknown): GatewayError {
+  if (error instanceof AccountError && error.kind === "invalid") {
+    return new GatewayError(400, "invalid_request", error.message);
+  }
   if (error instanceof GatewayError && [400, 401, 403, 409, 429].includes(error.status)) {
     return error;
   }
