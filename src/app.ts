@@ -74,6 +74,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     max: deps.config.transcriptionSlots,
     waitMs: deps.config.transcriptionWaitMs,
   });
+  deps.telemetry.observeSlots(slots);
   app.post("/v1/audio/transcriptions", billed, transcriptionsHandler(deps, slots));
   app.post("/v1/audio/speech", billed, speechHandler(deps));
   return app;

@@ -18,6 +18,7 @@ import { NO_ROUTING_HOOKS } from "./routing/route_plan.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { GateState } from "./limits/gate_state.ts";
 import { UnsentTally } from "./limits/unsent_tally.ts";
+import { Telemetry } from "./telemetry/telemetry.ts";
 
 export interface ComposeOptions {
   log?: Logger;
@@ -31,11 +32,14 @@ export async function composeDependencies(
 ): Promise<AppDeps> {
   const log = options.log ?? createLogger(config.logLevel);
   const catalog = new CatalogHolder(await loadCatalog(config.catalogDir), config.catalogDir, log);
-  const store = await openStore(config, log);
+  const telemetry = new Telemetry({ tracing: config.tracing });
+  const store = await openStore(config, log, (size, ms) => telemetry.committed(size, ms));
   const now = options.now ?? Date.now;
   const upstreamFetch = options.fetch ?? fetch;
   const unsentRequests = new UnsentTally();
   const unsentDebits = new UnsentTally();
+  const counters = { gateStoreFailures: 0 };
+  telemetry.observeFailOpen(() => counters.gateStoreFailures);
   return {
     config,
     store,
@@ -49,7 +53,7 @@ export async function composeDependencies(
         fetch: upstreamFetch,
       }),
     },
-    settler: new Settler(store, log, unsentDebits),
+    settler: new Settler(store, log, unsentDebits, telemetry),
     metrics: new RouteMetrics(),
     routing: NO_ROUTING_HOOKS,
     log,
@@ -61,7 +65,8 @@ export async function composeDependencies(
       config.staleServeMs,
     ),
     unsentRequests,
-    counters: { gateStoreFailures: 0 },
+    counters,
+    telemetry,
     now,
   };
 }
@@ -70,4 +75,5 @@ export async function composeDependencies(
 export async function closeDependencies(deps: AppDeps): Promise<void> {
   await deps.settler.idle();
   await deps.store.close();
+  deps.telemetry.close();
 }

@@ -43,6 +43,10 @@ export interface Config {
   sessionMaxHours: number;
   /** Dashboard: scrypt cost as log2(N) (r = 8, p = 1). */
   passwordScryptLogN: number;
+  /** Port of the separate `/metrics` server; undefined = not served. */
+  metricsPort: number | undefined;
+  /** Spans through Deno's OpenTelemetry (`OTEL_DENO=true`). */
+  tracing: boolean;
   /** Reads an upstream credential by the env var name the catalog gives. */
   secret: (name: string) => string | undefined;
 }
@@ -105,6 +109,8 @@ export function configFromEnv(env: Record<string, string>): Config {
     sessionIdleMinutes: integer(env, "SOVRA_SESSION_IDLE_MINUTES", 30, 1),
     sessionMaxHours: integer(env, "SOVRA_SESSION_MAX_HOURS", 12, 1),
     passwordScryptLogN: integer(env, "SOVRA_PASSWORD_SCRYPT_LOG_N", 17, 10),
+    metricsPort: env.SOVRA_METRICS_PORT ? integer(env, "SOVRA_METRICS_PORT", 0) : undefined,
+    tracing: env.OTEL_DENO === "true" || env.OTEL_DENO === "1",
     secret: (name) => env[name],
   };
 }

@@ -10,6 +10,7 @@ import type { Logger } from "./log.ts";
 import type { GateState } from "./limits/gate_state.ts";
 import type { UnsentTally } from "./limits/unsent_tally.ts";
 import type { RoutingHooks } from "./routing/route_plan.ts";
+import type { Telemetry } from "./telemetry/telemetry.ts";
 
 export interface GatewayCounters {
   /** Requests let through because the store failed (rate limit fail-open). */
@@ -31,5 +32,7 @@ export interface AppDeps {
   /** This instance's rate-bucket increments not yet sent to the store. */
   unsentRequests: UnsentTally;
   counters: GatewayCounters;
+  /** Metrics and spans: called at request end, attempt end, settle and commit. */
+  telemetry: Telemetry;
   now: () => number;
 }

@@ -11,11 +11,14 @@ import { createApp } from "./app.ts";
 import { describeBindError } from "./http/port_in_use.ts";
 import { startRetentionCleanup } from "./state/retention.ts";
 import { missingCredentials } from "./catalog/credential_check.ts";
+import { metricsHandler } from "./telemetry/metrics_server.ts";
 
 export interface Gateway {
   deps: AppDeps;
   url: string;
   port: number;
+  /** Port of the `/metrics` server, when `SOVRA_METRICS_PORT` is set. */
+  metricsPort: number | undefined;
   /** Reloads the catalog from disk (SIGHUP). */
   reloadCatalog(): Promise<boolean>;
   close(): Promise<void>;
@@ -60,17 +63,27 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     }
   };
   warnMissing();
-  let api: Served;
+  let api: Served | undefined;
+  let metrics: Served | undefined;
   try {
     api = serve(createApp(deps).fetch, {
       port: config.port,
       host: config.host,
       portVariable: "SOVRA_PORT",
     });
+    if (config.metricsPort !== undefined) {
+      metrics = serve(metricsHandler(deps.telemetry), {
+        port: config.metricsPort,
+        host: config.host,
+        portVariable: "SOVRA_METRICS_PORT",
+      });
+    }
   } catch (error) {
-    await store.close().catch(() => {});
+    await api?.shutdown();
+    await closeDependencies(deps).catch(() => {});
     throw error;
   }
+  const served = api;
   const cleanup = startRetentionCleanup(store, config.retentionDays, log);
 
   const onHup = () => void catalog.reload().then((ok) => ok && warnMissing());
@@ -78,13 +91,15 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
 
   return {
     deps,
-    port: api.port,
-    url: api.url,
+    port: served.port,
+    url: served.url,
+    metricsPort: metrics?.port,
     reloadCatalog: () => catalog.reload(),
     async close() {
       if (options.signals) Deno.removeSignalListener("SIGHUP", onHup);
       cleanup.stop();
-      await api.shutdown();
+      await served.shutdown();
+      await metrics?.shutdown();
       await closeDependencies(deps);
     },
   };

@@ -12,7 +12,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["log"],
   ["errors"],
   ["zod_failure", "state", "canonical"],
-  ["limits", "auth", "catalog"],
+  ["limits", "auth", "catalog", "telemetry"],
   ["providers", "billing", "router", "accounts"],
   ["routing", "dashboard"],
   ["pipeline", "dialects", "admin"],

@@ -9,6 +9,7 @@ import { costMicroEur } from "./cost.ts";
 import { END_USER_MAX } from "../canonical/end_user.ts";
 import { errorMessage, type Logger } from "../log.ts";
 import type { UnsentTally } from "../limits/unsent_tally.ts";
+import type { RequestTrace, Telemetry } from "../telemetry/telemetry.ts";
 
 export interface SettleInput {
   id: string;
@@ -71,14 +72,19 @@ export class Settler {
     private readonly log: Logger,
     /** Debits queued but not yet sent to the store, per organization (read by the gate). */
     private readonly unsentDebits: UnsentTally,
+    private readonly telemetry?: Telemetry,
   ) {}
 
   /**
    * Settles once `input` is known (a usage estimate may still be running); a failure is logged
    * with the request id, never thrown.
    */
-  settle(input: SettleInput | Promise<SettleInput>): Promise<RequestRecord | undefined> {
-    const done = Promise.resolve(input).then((i) => this.#write(i), (error) => {
+  settle(
+    input: SettleInput | Promise<SettleInput>,
+    trace?: RequestTrace,
+  ): Promise<RequestRecord | undefined> {
+    this.telemetry?.settling(trace);
+    const done = Promise.resolve(input).then((i) => this.#write(i, trace), (error) => {
       this.log.error("settle input failed", { reason: errorMessage(error) });
       return undefined;
     });
@@ -92,14 +98,16 @@ export class Settler {
     while (this.#inFlight.size > 0) await Promise.all([...this.#inFlight]);
   }
 
-  #write(input: SettleInput): Promise<RequestRecord> {
+  #write(input: SettleInput, trace: RequestTrace | undefined): Promise<RequestRecord> {
     const record = buildRequestRecord(input);
+    this.telemetry?.settled(record, trace);
     const markSent = this.unsentDebits.queue(
       record.org,
       BigInt(record.cost_micro_eur),
       Date.now(),
     );
-    return this.store.settle(record, markSent).then(
+    const write = () => this.store.settle(record, markSent);
+    return (this.telemetry ? this.telemetry.settleSpan(trace, write) : write()).then(
       () => record,
       (error) => {
         markSent();

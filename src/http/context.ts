@@ -1,6 +1,7 @@
 /** What middleware hands to route handlers (Hono context variables). */
 import type { ApiKeyRecord } from "../state/records.ts";
 import type { Caller } from "../routing/route_plan.ts";
+import type { RequestTrace } from "../telemetry/telemetry.ts";
 
 /** Set for every request by the first middleware (`request_id.ts`). */
 export interface RequestIdentity {
@@ -11,6 +12,7 @@ export interface RequestIdentity {
 /** Set by the gate for authenticated requests. */
 export interface RequestState extends RequestIdentity {
   apiKey: ApiKeyRecord;
+  trace: RequestTrace;
 }
 
 export type AppEnv = { Variables: { request: RequestIdentity; state: RequestState } };
@@ -22,5 +24,6 @@ export function callerOf(state: RequestState): Caller {
     startedAt: state.startedAt,
     org: state.apiKey.org,
     keyId: state.apiKey.id,
+    trace: state.trace,
   };
 }

@@ -67,6 +67,14 @@ export function logAttemptFailure(
   });
 }
 
+/** The telemetry hook for `tryRoutes`: each attempt's duration, outcome and span. */
+export function observeAttempts(deps: PipelineDeps, caller: Caller) {
+  const telemetry = deps.telemetry;
+  if (!telemetry) return undefined;
+  return <T>(route: ResolvedRoute, index: number, run: () => Promise<T>): Promise<T> =>
+    telemetry.attempt(caller.trace, route, index, run);
+}
+
 /** The last route that failed, for the metadata of a request that found no route. */
 interface LastFailure {
   served: Served | undefined;
@@ -76,6 +84,7 @@ function routeOptions(ctx: ChatCallContext, last: LastFailure) {
   return {
     signal: ctx.clientSignal,
     metrics: ctx.deps.metrics,
+    observe: observeAttempts(ctx.deps, ctx.caller),
     onFailure: (route: ResolvedRoute, attempts: number, failure: UpstreamFailure) => {
       last.served = { route, fallbacks: attempts - 1, dropped: [] };
       logAttemptFailure(ctx.deps, ctx.caller.requestId, route, failure);
@@ -200,6 +209,7 @@ export async function openChatStream(
   let pendingFirst: ReadableStreamReadResult<ChatStreamEvent[]> | undefined = first;
   let finished = false;
   const served: Served = { route, fallbacks: success.fallbacks, dropped: success.dropped };
+  deps.telemetry?.streamOpened(ctx.caller.trace);
 
   return {
     served,
@@ -228,6 +238,7 @@ export async function openChatStream(
     finish(reported) {
       if (finished) return;
       finished = true;
+      deps.telemetry?.streamClosed();
       // A read that failed because the client left is a cancel, not a provider failure.
       const outcome = reported === "failed" && ctx.clientSignal.aborted ? "cancelled" : reported;
       watchdog.stop();
@@ -287,6 +298,7 @@ export function settleChat(
         return input(undefined);
       })
       : input(undefined),
+    caller.trace,
   );
 }
 

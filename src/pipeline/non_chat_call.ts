@@ -10,7 +10,7 @@ import type { Caller, PlannedRequest } from "../routing/route_plan.ts";
 import { type RouteSuccess, tryRoutes } from "../routing/try_routes.ts";
 import type { SettleInput } from "../billing/settle.ts";
 import { GatewayError } from "../errors.ts";
-import { logAttemptFailure, reachedProvider } from "./chat_call.ts";
+import { logAttemptFailure, observeAttempts, reachedProvider } from "./chat_call.ts";
 import type { PipelineDeps } from "./pipeline_deps.ts";
 
 type NonChatRequest = Exclude<PlannedRequest, { endpoint: "chat" | "responses" }>;
@@ -60,6 +60,7 @@ export async function callNonChat<T>(
     }, {
       signal: ctx.clientSignal,
       metrics: ctx.deps.metrics,
+      observe: observeAttempts(ctx.deps, ctx.caller),
       onFailure: (route, attempts, failure) => {
         lastTried = { value: undefined, route, fallbacks: attempts - 1, dropped: [] };
         logAttemptFailure(ctx.deps, ctx.caller.requestId, route, failure);
@@ -103,5 +104,5 @@ export function settleNonChat(
     audioSeconds: used.audioSeconds,
     characters: used.characters,
     estimated: used.estimated ?? false,
-  });
+  }, caller.trace);
 }

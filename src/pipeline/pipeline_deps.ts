@@ -9,6 +9,7 @@ import type { Logger } from "../log.ts";
 import type { AdapterRegistry } from "../providers/adapter.ts";
 import type { RouteMetrics } from "../routing/route_metrics.ts";
 import type { RoutingHooks } from "../routing/route_plan.ts";
+import type { Telemetry } from "../telemetry/telemetry.ts";
 
 export interface PipelineDeps {
   config: { streamIdleMs: number };
@@ -18,4 +19,6 @@ export interface PipelineDeps {
   metrics: RouteMetrics;
   settler: Settler;
   log: Logger;
+  /** Metrics and spans (absent outside the HTTP app). */
+  telemetry?: Telemetry;
 }

@@ -10,6 +10,7 @@ import type { Catalog } from "../catalog/catalog.ts";
 import type { Model } from "../catalog/schema.ts";
 import type { GatewayError } from "../errors.ts";
 import type { ResolvedRoute } from "../catalog/resolved_route.ts";
+import type { RequestTrace } from "../telemetry/telemetry.ts";
 import type {
   EmbeddingsRequest,
   SpeechRequest,
@@ -23,6 +24,8 @@ export interface Caller {
   startedAt: number;
   org: string;
   keyId: string;
+  /** The request's telemetry record (timing, span), when it came through the HTTP gate. */
+  trace?: RequestTrace;
 }
 
 /** The request of each endpoint, as the pipeline hands it to the planner. */

@@ -24,6 +24,10 @@ export interface TryRoutesOptions {
   metrics?: RouteMetrics;
   /** Told of every failed attempt (the metadata of a failed request names the last one). */
   onFailure?: (route: ResolvedRoute, attempts: number, failure: UpstreamFailure) => void;
+  /** Wraps each attempt (telemetry: duration, outcome, span); `index` is the fallback index. */
+  observe?:
+    | (<T>(route: ResolvedRoute, index: number, run: () => Promise<T>) => Promise<T>)
+    | undefined;
 }
 
 /** The client-facing error for the last upstream failure (rule 4's table). */
@@ -88,7 +92,10 @@ export async function tryRoutes<R, T>(
     const { route } = candidate;
     const key = RouteMetrics.key(route.providerId, route.route.upstream_model);
     try {
-      const value = await attempt(candidate);
+      const value = await (options.observe
+        ? options.observe(route, tried, () =>
+          attempt(candidate))
+        : attempt(candidate));
       return { value, route, fallbacks: tried, dropped: candidate.dropped };
     } catch (error) {
       if (!(error instanceof UpstreamFailure)) throw error;

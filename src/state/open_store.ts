@@ -4,7 +4,7 @@
  */
 import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
-import type { Store } from "./store.ts";
+import type { CommitObserver, Store } from "./store.ts";
 import { openKvStore } from "./kv/kv_store.ts";
 import { openPgStore } from "./postgres/pg_store.ts";
 import { describeUrl } from "./postgres/connect.ts";
@@ -12,12 +12,14 @@ import { describeUrl } from "./postgres/connect.ts";
 export async function openStore(
   config: Pick<Config, "databaseUrl" | "kvPath" | "spillPath" | "commitIntervalMs">,
   log: Logger,
+  onCommit?: CommitObserver,
 ): Promise<Store> {
   if (config.databaseUrl) {
     const store = await openPgStore(config.databaseUrl, {
       commitIntervalMs: config.commitIntervalMs,
       spillPath: config.spillPath,
       log,
+      ...(onCommit ? { onCommit } : {}),
     });
     log.info("state backend", {
       backend: "postgres",
@@ -28,7 +30,7 @@ export async function openStore(
     });
     return store;
   }
-  const store = await openKvStore(config.kvPath, config.commitIntervalMs);
+  const store = await openKvStore(config.kvPath, config.commitIntervalMs, onCommit);
   log.info("state backend", { backend: "kv", path: config.kvPath });
   return store;
 }

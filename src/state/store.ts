@@ -70,3 +70,6 @@ export interface StoreHealth {
   reachable: boolean;
   [detail: string]: string | number | boolean;
 }
+
+/** Told of every group commit: how many writes it carried and how long it took (metrics). */
+export type CommitObserver = (batchSize: number, ms: number) => void;

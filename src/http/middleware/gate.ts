@@ -14,9 +14,39 @@ import { errorMessage } from "../../log.ts";
 import { rateName, type Snapshot } from "../../limits/gate_state.ts";
 import { rateLimitHeaders } from "../rate_limit_headers.ts";
 import { setHeaders } from "./request_id.ts";
+import { endpointOf, type RequestTrace } from "../../telemetry/telemetry.ts";
 
 export function gate(deps: AppDeps, options: { billed: boolean }): MiddlewareHandler<AppEnv> {
+  const admit = admission(deps, options);
   return async (c, next) => {
+    const trace = deps.telemetry.beginRequest(endpointOf(c.req.routePath));
+    let status: number | undefined;
+    try {
+      await deps.telemetry.within(trace, () => admit(c, next, trace));
+    } catch (error) {
+      status = error instanceof GatewayError ? error.status : 500;
+      throw error;
+    } finally {
+      // A request that settles is counted from its record (a stream: when it ends).
+      if (status !== undefined) {
+        if (!trace.settling) deps.telemetry.endWithoutSettle(trace, status);
+      } else if (!trace.settling && !isStream(c.res)) {
+        deps.telemetry.endWithoutSettle(trace, c.res.status);
+      }
+    }
+  };
+}
+
+function isStream(response: Response | undefined): boolean {
+  return response?.headers.get("content-type")?.startsWith("text/event-stream") ?? false;
+}
+
+function admission(deps: AppDeps, options: { billed: boolean }) {
+  return async (
+    c: Parameters<MiddlewareHandler<AppEnv>>[0],
+    next: () => Promise<void>,
+    trace: RequestTrace,
+  ) => {
     const { requestId, startedAt } = c.get("request");
     const authorization = c.req.header("authorization");
     if (authorization === undefined || authorization.trim() === "") throw missingApiKey();
@@ -41,6 +71,7 @@ export function gate(deps: AppDeps, options: { billed: boolean }): MiddlewareHan
       rate = decideRate(apiKey.rpm, view.rateCurrent, view.ratePrevious, startedAt);
       const rateHeaders = rateLimitHeaders(apiKey.rpm, rate);
       if (!rate.allowed) {
+        deps.telemetry.refused("rate_limit");
         throw new GatewayError(
           429,
           "rate_limit_exceeded",
@@ -49,6 +80,7 @@ export function gate(deps: AppDeps, options: { billed: boolean }): MiddlewareHan
         );
       }
       if (options.billed && view.balanceMicroEur <= 0n) {
+        deps.telemetry.refused("insufficient_credits");
         throw new GatewayError(
           402,
           "insufficient_credits",
@@ -64,7 +96,7 @@ export function gate(deps: AppDeps, options: { billed: boolean }): MiddlewareHan
       deps.log.warn("rate bucket write failed", { key_id: apiKey.id, reason: errorMessage(error) });
     });
 
-    c.set("state", { requestId, startedAt, apiKey });
+    c.set("state", { requestId, startedAt, apiKey, trace });
     await next();
     setHeaders(c, rateLimitHeaders(apiKey.rpm, rate));
   };

@@ -7,6 +7,7 @@
  * `minIntervalMs`: the writes of that interval share one commit. No client waits for these
  * writes (settles and rate increments happen after or beside the answer).
  */
+import type { CommitObserver } from "../store.ts";
 import { delay, withLockRetry } from "../lock_retry.ts";
 
 export type Mutation =
@@ -32,7 +33,12 @@ export class GroupCommitter {
   #closed = false;
   #idle: Array<() => void> = [];
 
-  constructor(private readonly kv: Deno.Kv, private readonly minIntervalMs = 0) {}
+  constructor(
+    private readonly kv: Deno.Kv,
+    private readonly minIntervalMs = 0,
+    /** Told of every commit: how many writes it carried and how long it took. */
+    private readonly onCommit?: CommitObserver,
+  ) {}
 
   /**
    * Queues mutations that must commit together; resolves when they are durable. `onSent` runs
@@ -70,6 +76,7 @@ export class GroupCommitter {
       const batch = this.#take();
       try {
         await this.#commit(batch);
+        this.onCommit?.(batch.length, performance.now() - lastStart);
         for (const p of batch) p.resolve();
       } catch (error) {
         if (batch.length === 1) {

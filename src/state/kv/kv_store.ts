@@ -4,6 +4,7 @@
  * Only the files of this folder touch `Deno.Kv`.
  */
 import { GroupCommitter } from "./group_commit.ts";
+import type { CommitObserver } from "../store.ts";
 import { withLockRetry } from "../lock_retry.ts";
 import { kvOrgStore } from "./orgs.ts";
 import { kvApiKeyStore } from "./api_keys.ts";
@@ -19,17 +20,25 @@ export interface KvStore extends Store, StateTransfer {
 }
 
 /** Opens the KV file (retrying a concurrent first-open race) and wraps it. */
-export async function openKvStore(path: string, commitIntervalMs = 0): Promise<KvStore> {
+export async function openKvStore(
+  path: string,
+  commitIntervalMs = 0,
+  onCommit?: CommitObserver,
+): Promise<KvStore> {
   if (path !== ":memory:" && !path.includes("://")) {
     const dir = path.replace(/[^/]*$/, "");
     if (dir) await Deno.mkdir(dir, { recursive: true });
   }
   const kv = await withLockRetry(() => Deno.openKv(path));
-  return createKvStore(kv, commitIntervalMs);
+  return createKvStore(kv, commitIntervalMs, onCommit);
 }
 
-export function createKvStore(kv: Deno.Kv, commitIntervalMs = 0): KvStore {
-  const writer = new GroupCommitter(kv, commitIntervalMs);
+export function createKvStore(
+  kv: Deno.Kv,
+  commitIntervalMs = 0,
+  onCommit?: CommitObserver,
+): KvStore {
+  const writer = new GroupCommitter(kv, commitIntervalMs, onCommit);
   return {
     kv,
     ...kvOrgStore(kv),

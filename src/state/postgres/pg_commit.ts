@@ -12,6 +12,7 @@ import type { Db } from "./connect.ts";
 import type { RequestRecord } from "../records.ts";
 import { isTransient, type RateIncrement, writeBatch } from "./settle_sql.ts";
 import type { SettleSpill } from "./settle_spill.ts";
+import type { CommitObserver } from "../store.ts";
 import { delay } from "../lock_retry.ts";
 import { errorMessage, type Logger } from "../../log.ts";
 
@@ -46,6 +47,7 @@ export class PgCommitter {
     private readonly spill: SettleSpill,
     private readonly log: Logger,
     private readonly minIntervalMs = 0,
+    private readonly onCommit?: CommitObserver,
   ) {}
 
   write(item: Item, onSent?: () => void): Promise<void> {
@@ -75,7 +77,9 @@ export class PgCommitter {
       const wait = lastStart + this.minIntervalMs - performance.now();
       if (wait > 0) await delay(wait);
       lastStart = performance.now();
-      await this.#commit(this.#queue.splice(0, MAX_BATCH));
+      const batch = this.#queue.splice(0, MAX_BATCH);
+      await this.#commit(batch);
+      this.onCommit?.(batch.length, performance.now() - lastStart);
     }
     this.#running = false;
     for (const resolve of this.#idle.splice(0)) resolve();

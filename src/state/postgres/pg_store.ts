@@ -5,7 +5,7 @@
  * instance at a time (advisory lock). Writes the database cannot take are kept (settle spill).
  */
 import { connect, type Db } from "./connect.ts";
-import type { NewApiKey, Store, StoreHealth } from "../store.ts";
+import type { CommitObserver, NewApiKey, Store, StoreHealth } from "../store.ts";
 import type { ApiKeyRecord, GateSnapshot, OrgRecord, OrgView, RequestRecord } from "../records.ts";
 import { migrate, type MigrationResult } from "./migrate.ts";
 import { PgCommitter } from "./pg_commit.ts";
@@ -29,6 +29,7 @@ export interface PgStoreOptions {
   log?: Logger;
   /** Connections in the pool. */
   max?: number;
+  onCommit?: CommitObserver;
 }
 
 /** Connects, applies pending migrations, loads the spill file (replaying it) and wraps it. */
@@ -80,7 +81,13 @@ export class PgStore implements Store, StateTransfer {
       (records) => writeBatch(sql, records, []),
       log,
     );
-    this.#writer = new PgCommitter(sql, this.#spill, log, options.commitIntervalMs ?? 0);
+    this.#writer = new PgCommitter(
+      sql,
+      this.#spill,
+      log,
+      options.commitIntervalMs ?? 0,
+      options.onCommit,
+    );
   }
 
   loadSpill(): Promise<number> {

@@ -1,0 +1,261 @@
+/**
+ * The telemetry seam: the few calls the request path makes (request start and end, each
+ * upstream attempt, the settle, each group commit) and nothing else. `createTelemetry` wires
+ * them to Prometheus metrics (`prometheus.ts`) and, when Deno's OpenTelemetry is on, to spans
+ * (`tracing.ts`). Only identifiers and numbers are recorded: never a prompt, a completion, a
+ * key id or an end-user id.
+ */
+import type { RequestRecord } from "../state/records.ts";
+import { GatewayMetrics } from "./prometheus.ts";
+import { type AttemptRoute, failureKind, type RequestSpan, Tracing } from "./tracing.ts";
+import { EventLoopProbe } from "./event_loop_probe.ts";
+
+/** Per-request timing, carried in the request state: a few numbers and, when tracing, a span. */
+export interface RequestTrace {
+  /** `performance.now()` when the request reached the gate. */
+  readonly start: number;
+  /** The endpoint label (a fixed set). */
+  readonly endpoint: string;
+  /** Milliseconds spent in upstream attempts (for a stream: up to its first event). */
+  upstreamMs: number;
+  /** Milliseconds from `start` to the first streamed event. */
+  firstEventMs: number | undefined;
+  /** Set when the settle was called: the request's metrics come from its record. */
+  settling: boolean;
+  /** Milliseconds from `start` to the settle call. */
+  totalMs: number | undefined;
+  span: RequestSpan | undefined;
+}
+
+export type RefusalReason = "rate_limit" | "insufficient_credits";
+
+export interface TelemetryOptions {
+  /** Record spans through `@opentelemetry/api` (Deno's built-in OpenTelemetry). */
+  tracing?: boolean;
+  /** Milliseconds between two event-loop probes; 0 turns the probe off. */
+  eventLoopProbeMs?: number;
+}
+
+const ENDPOINTS: Record<string, string> = {
+  "/v1/chat/completions": "chat",
+  "/v1/responses": "responses",
+  "/v1/embeddings": "embeddings",
+  "/v1/audio/transcriptions": "transcriptions",
+  "/v1/audio/speech": "speech",
+  "/v1/models": "models",
+  "/v1/models/:id{.+}": "models",
+  "/openapi.json": "openapi",
+};
+
+/** The endpoint label of a Hono route path; anything unknown is `other` (bounded). */
+export function endpointOf(routePath: string): string {
+  return ENDPOINTS[routePath] ?? "other";
+}
+
+export class Telemetry {
+  readonly metrics = new GatewayMetrics();
+  readonly #tracing: Tracing | undefined;
+  readonly #probe: EventLoopProbe | undefined;
+  #openStreams = 0;
+
+  constructor(options: TelemetryOptions = {}) {
+    this.#tracing = options.tracing ? new Tracing() : undefined;
+    const probeMs = options.eventLoopProbeMs ?? 100;
+    if (probeMs > 0) {
+      this.#probe = new EventLoopProbe(probeMs, (s) => this.metrics.eventLoopDelay.observe(s));
+    }
+    this.metrics.openStreams.collect = () => this.#openStreams;
+  }
+
+  get tracing(): boolean {
+    return this.#tracing !== undefined;
+  }
+
+  /** The request reached the gate. */
+  beginRequest(endpoint: string): RequestTrace {
+    return {
+      start: performance.now(),
+      endpoint,
+      upstreamMs: 0,
+      firstEventMs: undefined,
+      settling: false,
+      totalMs: undefined,
+      span: this.#tracing?.startRequest(endpoint),
+    };
+  }
+
+  /** Runs `fn` inside the request's span (so attempt spans and fetch spans nest under it). */
+  within<T>(trace: RequestTrace, fn: () => Promise<T>): Promise<T> {
+    return trace.span ? trace.span.within(fn) : fn();
+  }
+
+  /**
+   * A request that ended without a settle (refused or failed before any provider, or not
+   * billed): counted by endpoint and status class only.
+   */
+  endWithoutSettle(trace: RequestTrace, status: number): void {
+    this.metrics.requests.inc({ endpoint: trace.endpoint, status_class: statusClass(status) });
+    trace.span?.end(status);
+  }
+
+  /** The gate refused the request (a 429 of the key's rate limit, or a 402). */
+  refused(reason: RefusalReason): void {
+    this.metrics.gateRefusals.inc({ reason });
+  }
+
+  /** One upstream attempt; `index` is its fallback index (0 = primary). */
+  async attempt<T>(
+    trace: RequestTrace | undefined,
+    route: AttemptRoute,
+    index: number,
+    run: () => Promise<T>,
+  ): Promise<T> {
+    const started = performance.now();
+    const span = this.#tracing?.startAttempt(trace?.span, route, index);
+    let failure: unknown;
+    try {
+      return await (span ? span.within(run) : run());
+    } catch (error) {
+      failure = error;
+      throw error;
+    } finally {
+      const ms = performance.now() - started;
+      if (trace) trace.upstreamMs += ms;
+      const kind = failure === undefined ? "none" : failureKind(failure);
+      const labels: Labels = {
+        gen_ai_provider_name: route.providerId,
+        gen_ai_request_model: route.route.upstream_model,
+      };
+      if (kind !== "none") labels.error_type = kind;
+      this.metrics.upstreamDuration.observe(labels, ms / 1000);
+      if (failure !== undefined) {
+        this.metrics.upstreamFailures.inc({ provider: route.providerId, kind });
+      }
+      span?.end(failure);
+    }
+  }
+
+  /** A stream answered its first event: it is open until `streamClosed`. */
+  streamOpened(trace: RequestTrace | undefined): void {
+    this.#openStreams++;
+    if (trace) trace.firstEventMs = performance.now() - trace.start;
+  }
+
+  streamClosed(): void {
+    this.#openStreams--;
+  }
+
+  /** The settle was called (synchronously at the request's end). */
+  settling(trace: RequestTrace | undefined): void {
+    if (!trace || trace.settling) return;
+    trace.settling = true;
+    trace.totalMs = performance.now() - trace.start;
+  }
+
+  /** The settle's record is built: the request's own metrics. */
+  settled(record: RequestRecord, trace: RequestTrace | undefined): void {
+    const m = this.metrics;
+    const model = record.requested_model;
+    const provider = record.provider ?? "none";
+    const requests: Labels = {
+      endpoint: record.endpoint,
+      requested_model: model,
+      status_class: statusClass(record.status),
+    };
+    const op = operationName(record.endpoint);
+    const genAi: Labels = { gen_ai_operation_name: op, gen_ai_request_model: model };
+    if (record.served_model !== null) {
+      requests.served_model = genAi.gen_ai_response_model = record.served_model;
+    }
+    if (record.provider !== null) requests.provider = genAi.gen_ai_provider_name = provider;
+    if (record.status >= 400) genAi.error_type = String(record.status);
+    m.requests.inc(requests);
+    const totalMs = trace?.totalMs ?? record.latency_ms;
+    m.requestDuration.observe(genAi, totalMs / 1000);
+    if (trace?.firstEventMs !== undefined) {
+      m.timeToFirstToken.observe(genAi, trace.firstEventMs / 1000);
+    }
+    if (trace && record.status < 400) {
+      // Overhead = the gateway's own time: total (or, for a stream, time to the first event)
+      // minus the time spent waiting on upstream attempts.
+      const until = record.stream ? trace.firstEventMs : trace.totalMs;
+      if (until !== undefined) {
+        m.overhead.observe(
+          { endpoint: record.endpoint, stream: String(record.stream) },
+          Math.max(0, until - trace.upstreamMs) / 1000,
+        );
+      }
+    }
+    const usage = { gen_ai_operation_name: op, gen_ai_provider_name: provider };
+    if (record.prompt_tokens !== null) {
+      m.tokens.observe({ ...usage, gen_ai_token_type: "input" }, record.prompt_tokens);
+    }
+    if (record.completion_tokens !== null) {
+      m.tokens.observe({ ...usage, gen_ai_token_type: "output" }, record.completion_tokens);
+    }
+    const billed = { endpoint: record.endpoint, requested_model: model, provider };
+    if (record.audio_seconds !== null) m.audioSeconds.inc(billed, record.audio_seconds);
+    if (record.characters !== null) m.characters.inc(billed, record.characters);
+    if (record.cost_micro_eur > 0) m.billed.inc(billed, record.cost_micro_eur);
+    if (record.fallbacks > 0) {
+      m.fallbacks.inc({ endpoint: record.endpoint, requested_model: model }, record.fallbacks);
+    }
+    trace?.span?.settled(record);
+  }
+
+  /** Wraps the settle's store write in a span (when tracing). */
+  settleSpan<T>(trace: RequestTrace | undefined, write: () => Promise<T>): Promise<T> {
+    return this.#tracing && trace?.span ? this.#tracing.settle(trace.span, write) : write();
+  }
+
+  /** One group commit landed (or failed). */
+  committed(batchSize: number, ms: number): void {
+    this.metrics.commitBatchSize.observe(batchSize);
+    this.metrics.commitDuration.observe(ms / 1000);
+  }
+
+  /** The transcription slots the app created: their use is read at each scrape. */
+  observeSlots(slots: { readonly active: number; readonly waiting: number }): void {
+    this.metrics.slotsInUse.collect = () => slots.active;
+    this.metrics.slotsWaiting.collect = () => slots.waiting;
+  }
+
+  /** Store failures in the gate (the request was let through): read at each scrape. */
+  observeFailOpen(read: () => number): void {
+    this.metrics.failOpen.collect = read;
+  }
+
+  /** The Prometheus text exposition. */
+  exposition(): Promise<string> {
+    return this.metrics.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.metrics.registry.contentType;
+  }
+
+  close(): void {
+    this.#probe?.stop();
+  }
+}
+
+type Labels = Record<string, string>;
+
+function statusClass(status: number): string {
+  return status >= 100 && status < 600 ? `${Math.floor(status / 100)}xx` : "other";
+}
+
+/** The OpenTelemetry GenAI `gen_ai.operation.name` of an endpoint. */
+function operationName(endpoint: RequestRecord["endpoint"]): string {
+  switch (endpoint) {
+    case "chat":
+    case "responses":
+      return "chat";
+    case "embeddings":
+      return "embeddings";
+    case "transcriptions":
+      return "transcription";
+    case "speech":
+      return "speech";
+  }
+}
