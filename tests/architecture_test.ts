@@ -11,7 +11,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["config", "ids", "content_type"],
   ["log"],
   ["errors"],
-  ["zod_failure", "state", "canonical"],
+  ["zod_failure", "state", "canonical", "guardrail"],
   ["limits", "auth", "catalog", "telemetry"],
   ["providers", "billing", "router", "accounts"],
   ["routing", "dashboard"],

@@ -1,0 +1,45 @@
+/**
+ * Verdicts of texts already scanned, so a chat's history, resent on every turn, is not scanned
+ * again: a bounded LRU keyed by a 64-bit hash (two 32-bit FNV-1a variants) of the model
+ * version, channel and text. Holds no text.
+ */
+import type { Channel, TextVerdict } from "./scan_text.ts";
+
+export class VerdictCache {
+  #entries = new Map<string, TextVerdict>();
+
+  constructor(private readonly capacity = 4096) {}
+
+  key(version: string, channel: Channel, text: string): string {
+    let a = 0x811c9dc5;
+    let b = 0x01000193 ^ text.length;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      a = Math.imul(a ^ c, 0x01000193);
+      b = Math.imul(b ^ c, 0x5bd1e995);
+      b ^= b >>> 13;
+    }
+    return `${version}|${channel}|${(a >>> 0).toString(36)}${(b >>> 0).toString(36)}`;
+  }
+
+  get(key: string): TextVerdict | undefined {
+    const verdict = this.#entries.get(key);
+    if (verdict !== undefined) {
+      this.#entries.delete(key);
+      this.#entries.set(key, verdict);
+    }
+    return verdict;
+  }
+
+  set(key: string, verdict: TextVerdict): void {
+    this.#entries.delete(key);
+    this.#entries.set(key, verdict);
+    if (this.#entries.size > this.capacity) {
+      this.#entries.delete(this.#entries.keys().next().value!);
+    }
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+}
