@@ -14,6 +14,18 @@ import { exportState, importState } from "../src/admin/transfer_commands.ts";
 import { AdminError, type Flags, runAdminCommand } from "../src/admin/commands.ts";
 import { ADMIN_USAGE, wantsHelp } from "../src/admin/usage.ts";
 import { controlPlaneOf } from "../src/state/kv/control_plane.ts";
+import { runPolicyCommand } from "../src/admin/policy_commands.ts";
+import { loadCatalog } from "../src/catalog/load.ts";
+import type { Catalog } from "../src/catalog/catalog.ts";
+
+/** The catalog, to validate policy values and list allowed models (absent: no validation). */
+async function catalogIfAny(dir: string): Promise<Catalog | undefined> {
+  try {
+    return await loadCatalog(dir);
+  } catch {
+    return undefined;
+  }
+}
 
 function fail(message: string): never {
   console.error(JSON.stringify({ error: message }));
@@ -43,6 +55,13 @@ try {
       email: { type: "string" },
       role: { type: "string" },
       operator: { type: "boolean" },
+      key: { type: "string" },
+      sovereignty: { type: "string" },
+      "block-provider": { type: "string", multiple: true },
+      "unblock-provider": { type: "string", multiple: true },
+      "zdr-only": { type: "string" },
+      guardrail: { type: "string" },
+      "allowed-models": { type: "string" },
     },
   });
 } catch (error) {
@@ -99,6 +118,13 @@ try {
     await exportState(store, backend, stdout);
   } else if (command === "import") {
     result = await importState(store, await new Response(Deno.stdin.readable).text());
+  } else if (command === "policy show" || command === "policy set") {
+    result = await runPolicyCommand(
+      store,
+      command,
+      parsed.values,
+      await catalogIfAny(config.catalogDir),
+    );
   } else {
     result = await runAdminCommand(store, {
       command: parsed.positionals,

@@ -19,6 +19,7 @@ import { embeddingsHandler } from "./http/routes/embeddings.ts";
 import { transcriptionsHandler } from "./http/routes/audio_transcriptions.ts";
 import { speechHandler } from "./http/routes/audio_speech.ts";
 import { createTranscriptionSlots } from "./dialects/audio/transcription_slots.ts";
+import { allowedModelsHeader } from "./http/policy_headers.ts";
 
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -58,7 +59,10 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.get(
     "/v1/models",
     open,
-    () => new Response(modelListBody(deps.catalog.current), { headers: json }),
+    (c) =>
+      new Response(modelListBody(deps.catalog.current), {
+        headers: { ...json, ...allowedModelsHeader(deps.catalog.current, c.get("state").policy) },
+      }),
   );
   app.get("/v1/models/:id{.+}", open, (c) => {
     // Hono has already decoded the parameter once; decoding again broke ids holding '%'.

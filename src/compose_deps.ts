@@ -15,6 +15,9 @@ import { createVertexAnthropicAdapter } from "./providers/vertex_anthropic/adapt
 import { Settler } from "./billing/settle.ts";
 import { RouteMetrics } from "./routing/route_metrics.ts";
 import { NO_ROUTING_HOOKS } from "./routing/route_plan.ts";
+import { PolicyCache } from "./policy/policy_cache.ts";
+import { guardrailRequestCheck, policyFilter } from "./policy/hooks.ts";
+import { Guardrail } from "./guardrail/scanner.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { GateState } from "./limits/gate_state.ts";
 import { UnsentTally } from "./limits/unsent_tally.ts";
@@ -55,7 +58,12 @@ export async function composeDependencies(
     },
     settler: new Settler(store, log, unsentDebits, telemetry),
     metrics: new RouteMetrics(),
-    routing: NO_ROUTING_HOOKS,
+    routing: {
+      ...NO_ROUTING_HOOKS,
+      requestChecks: [guardrailRequestCheck(new Guardrail())],
+      filters: [policyFilter()],
+    },
+    policies: new PolicyCache(store, config.keyCacheSeconds * 1000, now, config.staleServeMs),
     log,
     gate: new GateState(
       store,

@@ -11,6 +11,7 @@ import type { GateState } from "./limits/gate_state.ts";
 import type { UnsentTally } from "./limits/unsent_tally.ts";
 import type { RoutingHooks } from "./routing/route_plan.ts";
 import type { Telemetry } from "./telemetry/telemetry.ts";
+import type { PolicyCache } from "./policy/policy_cache.ts";
 
 export interface GatewayCounters {
   /** Requests let through because the store failed (rate limit fail-open). */
@@ -27,6 +28,8 @@ export interface AppDeps {
   metrics: RouteMetrics;
   /** The routing plan's extension points (guardrail, router, organization policy). */
   routing: RoutingHooks;
+  /** Effective organization policies by key, cached ≤ 30 s. */
+  policies: PolicyCache;
   log: Logger;
   gate: GateState;
   /** This instance's rate-bucket increments not yet sent to the store. */

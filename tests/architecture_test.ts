@@ -13,7 +13,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["errors"],
   ["zod_failure", "state", "canonical", "guardrail"],
   ["limits", "auth", "catalog", "telemetry"],
-  ["providers", "billing", "router", "accounts"],
+  ["providers", "billing", "router", "accounts", "policy"],
   ["routing", "dashboard"],
   ["pipeline", "dialects", "admin"],
   ["deps"],

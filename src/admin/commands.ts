@@ -120,7 +120,7 @@ async function runCommand(
     }
     default:
       throw new AdminError(
-        `Unknown command '${name}'. Commands: org create|show|list, credits topup, key create|list|revoke, requests, usage, migrate, export, import, user create|list|remove; 'admin --help' shows the flags.`,
+        `Unknown command '${name}'. Commands: org create|show|list, credits topup, key create|list|revoke, requests, usage, policy show|set, migrate, export, import, user create|list|remove; 'admin --help' shows the flags.`,
       );
   }
 }

@@ -19,6 +19,10 @@ SOVRA_DATABASE_URL is set. Prints one JSON object, or JSON lines for listings; e
                                                    set-password link (24 h); R: owner|admin|viewer
   user list [--org ID]                             users (with --org: its members and roles)
   user remove --email E | --id ID                  delete a user (not an org's last owner)
+  policy show --org ID [--key ID]                  the organization policy (and a key's narrowing)
+  policy set --org ID [--key ID] [--sovereignty any|strict_only] [--block-provider P]...
+      [--unblock-provider P]... [--zdr-only true|false] [--guardrail off|flag|block]
+      [--allowed-models M1,M2|all]                 change it (within 30 s on every gateway)
   migrate                                          apply pending schema migrations
   export                                           the whole state as JSON lines on stdout
   import                                           an export from stdin, into an empty store

@@ -32,6 +32,7 @@ export interface SettleInput {
   audioSeconds?: number | undefined;
   characters?: number | undefined;
   estimated: boolean;
+  guardrail?: RequestRecord["guardrail"];
 }
 
 export function buildRequestRecord(input: SettleInput, now = Date.now()): RequestRecord {
@@ -61,6 +62,9 @@ export function buildRequestRecord(input: SettleInput, now = Date.now()): Reques
     estimated: input.estimated,
     stream: input.stream,
     fallbacks: input.fallbacks,
+    ...(input.guardrail && input.guardrail.verdict !== "pass"
+      ? { guardrail: input.guardrail }
+      : {}),
   };
 }
 

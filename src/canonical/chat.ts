@@ -38,7 +38,8 @@ export interface ToolCall {
 
 export type ChatMessage =
   | { role: "system"; content: string; name?: string }
-  | { role: "user"; content: string; name?: string }
+  /** `origin`: where the client put it when not `messages[i]` (Responses: `input[3]`). */
+  | { role: "user"; content: string; name?: string; origin?: string }
   | {
     role: "assistant";
     content: string | null;
@@ -47,7 +48,7 @@ export type ChatMessage =
     reasoning?: string;
     reasoningDetails?: ReasoningDetail[];
   }
-  | { role: "tool"; content: string; toolCallId: string; name?: string };
+  | { role: "tool"; content: string; toolCallId: string; name?: string; origin?: string };
 
 export interface FunctionTool {
   type: "function";

@@ -35,6 +35,11 @@ export const Provider = z
     aws: AwsSettings.optional(),
     vertex: VertexSettings.optional(),
     zdr: z.boolean().default(false),
+    /**
+     * The tier of every route on this provider (contract addition); a route on a provider
+     * without it has its model's tier. Organization policies (strict_only) read it.
+     */
+    sovereignty: z.enum(["strict", "pragmatic"]).optional(),
     unsupported_parameters: z.array(z.string()).default([]),
     /** Display name for listings (an addition to the contract). */
     name: z.string().optional(),

@@ -2,6 +2,8 @@
 import type { ApiKeyRecord } from "../state/records.ts";
 import type { Caller } from "../routing/route_plan.ts";
 import type { RequestTrace } from "../telemetry/telemetry.ts";
+import type { EffectivePolicy } from "../policy/effective_policy.ts";
+import type { RequestNotes } from "../policy/request_notes.ts";
 
 /** Set for every request by the first middleware (`request_id.ts`). */
 export interface RequestIdentity {
@@ -13,6 +15,10 @@ export interface RequestIdentity {
 export interface RequestState extends RequestIdentity {
   apiKey: ApiKeyRecord;
   trace: RequestTrace;
+  /** The key's effective organization policy (cached ≤ 30 s). */
+  policy?: EffectivePolicy;
+  /** Filled while the request is planned (guardrail flag); headers go on the answer. */
+  notes?: RequestNotes;
 }
 
 export type AppEnv = { Variables: { request: RequestIdentity; state: RequestState } };
@@ -25,5 +31,7 @@ export function callerOf(state: RequestState): Caller {
     org: state.apiKey.org,
     keyId: state.apiKey.id,
     trace: state.trace,
+    ...(state.policy ? { policy: state.policy } : {}),
+    ...(state.notes ? { notes: state.notes } : {}),
   };
 }

@@ -286,6 +286,7 @@ export function settleChat(
     completionTokens: usage?.completionTokens,
     totalTokens: usage?.totalTokens,
     estimated: usage?.estimated ?? false,
+    ...(caller.notes?.guardrail ? { guardrail: caller.notes.guardrail } : {}),
   });
   // Settling is the last resort: a failed estimate still writes the row (without counts).
   void ctx.deps.settler.settle(

@@ -104,5 +104,6 @@ export function settleNonChat(
     audioSeconds: used.audioSeconds,
     characters: used.characters,
     estimated: used.estimated ?? false,
+    ...(caller.notes?.guardrail ? { guardrail: caller.notes.guardrail } : {}),
   }, caller.trace);
 }

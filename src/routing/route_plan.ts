@@ -9,6 +9,8 @@ import type { ChatRequest } from "../canonical/chat.ts";
 import type { Catalog } from "../catalog/catalog.ts";
 import type { Model } from "../catalog/schema.ts";
 import type { GatewayError } from "../errors.ts";
+import type { EffectivePolicy } from "../policy/effective_policy.ts";
+import type { RequestNotes } from "../policy/request_notes.ts";
 import type { ResolvedRoute } from "../catalog/resolved_route.ts";
 import type { RequestTrace } from "../telemetry/telemetry.ts";
 import type {
@@ -26,6 +28,10 @@ export interface Caller {
   keyId: string;
   /** The request's telemetry record (timing, span), when it came through the HTTP gate. */
   trace?: RequestTrace;
+  /** The key's effective organization policy (absent: no restriction). */
+  policy?: EffectivePolicy;
+  /** Filled by planning steps (guardrail flag), read by the answer and its metadata. */
+  notes?: RequestNotes;
 }
 
 /** The request of each endpoint, as the pipeline hands it to the planner. */

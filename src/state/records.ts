@@ -48,6 +48,23 @@ export interface RequestRecord {
   estimated: boolean;
   stream: boolean;
   fallbacks: number;
+  /** Set when the organization's guardrail flagged the request (never the matched text). */
+  guardrail?: GuardrailMetadata;
+}
+
+/** The guardrail's note in a request's metadata (issue 12). */
+export interface GuardrailMetadata {
+  mode: "off" | "flag" | "block";
+  verdict: "pass" | "flag" | "block";
+  /** The rule id that decided, e.g. `PI-OVR-DE-01` or `PI-MODEL`. */
+  rule: string | null;
+  /** Where: `messages[3]`, `input[2]`. */
+  at: string | null;
+  score: number;
+  /** In flag mode: whether `block` would have refused the request. */
+  would_block: boolean;
+  coverage: "full" | "partial";
+  version: string;
 }
 
 /** What the gate reads before a request: one `getMany`. */

@@ -5,6 +5,7 @@
  * may take just that interface.
  */
 import type { ApiKeyRecord, GateSnapshot, OrgRecord, OrgView, RequestRecord } from "./records.ts";
+import type { PolicyStore } from "./policy_store.ts";
 
 export interface NewApiKey {
   id: string;
@@ -56,7 +57,7 @@ export interface RequestLogStore {
 }
 
 /** Every area of one backend, with its lifecycle. */
-export interface Store extends OrgStore, ApiKeyStore, MeteringStore, RequestLogStore {
+export interface Store extends OrgStore, ApiKeyStore, MeteringStore, RequestLogStore, PolicyStore {
   /** Resolves once every queued write is durable (tests, shutdown). */
   flushed(): Promise<void>;
   /** The backend's own state for /healthz and logs (optional: a local KV file has none). */

@@ -58,7 +58,10 @@ Deno.test("decodeResponsesRequest — string input, instructions and sampling fi
   });
   assert.deepEqual(request, {
     model: "acme/chat-1",
-    messages: [{ role: "system", content: "Be brief." }, { role: "user", content: "Hi" }],
+    messages: [
+      { role: "system", content: "Be brief." },
+      { role: "user", content: "Hi", origin: "input" },
+    ],
     stream: true,
     temperature: 0.2,
     topP: 0.9,
@@ -91,9 +94,9 @@ Deno.test("decodeResponsesRequest — message items: roles, parts, developer as 
   });
   assert.deepEqual(request.messages, [
     { role: "system", content: "Rules." },
-    { role: "user", content: "a\nb" },
+    { role: "user", content: "a\nb", origin: "input[1]" },
     { role: "assistant", content: "answer" },
-    { role: "user", content: "next" },
+    { role: "user", content: "next", origin: "input[3]" },
   ]);
 });
 
@@ -123,7 +126,7 @@ Deno.test("decodeResponsesRequest — tool loop: reasoning + calls become one as
     parallel_tool_calls: false,
   }, reasoningModel);
   assert.deepEqual(request.messages, [
-    { role: "user", content: "Weather?" },
+    { role: "user", content: "Weather?", origin: "input[0]" },
     {
       role: "assistant",
       content: null,
@@ -133,8 +136,8 @@ Deno.test("decodeResponsesRequest — tool loop: reasoning + calls become one as
       ],
       reasoningDetails: details,
     },
-    { role: "tool", content: "sunny", toolCallId: "call_1" },
-    { role: "tool", content: "rain", toolCallId: "call_2" },
+    { role: "tool", content: "sunny", toolCallId: "call_1", origin: "input[4]" },
+    { role: "tool", content: "rain", toolCallId: "call_2", origin: "input[5]" },
   ]);
   assert.deepEqual(request.tools, [{
     type: "function",

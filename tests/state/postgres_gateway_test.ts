@@ -6,6 +6,10 @@
 import assert from "node:assert/strict";
 import { chatModel, startHarness } from "../helpers/harness.ts";
 import { startPostgres } from "../helpers/postgres.ts";
+import { MIGRATIONS } from "../../src/state/postgres/migrations.ts";
+
+const VERSIONS = MIGRATIONS.map((m) => m.version);
+const LATEST = VERSIONS[VERSIONS.length - 1]!;
 import { chatBody, jsonLines, REPO_ROOT, requestRows } from "../foundation/support.ts";
 import { logRecord, startMain, writeMinimalCatalog } from "../contract/process_support.ts";
 
@@ -58,9 +62,13 @@ Deno.test("postgres admin CLI — migrate, then the contract's commands on the d
   const env = { SOVRA_DATABASE_URL: url };
   const migrated = await adminCli(env, ["migrate"]);
   assert.equal(migrated.code, 0, migrated.stderr);
-  assert.deepEqual(JSON.parse(migrated.stdout), { backend: "postgres", applied: [1], version: 1 });
+  assert.deepEqual(JSON.parse(migrated.stdout), {
+    backend: "postgres",
+    applied: VERSIONS,
+    version: LATEST,
+  });
   const again = await adminCli(env, ["migrate"]);
-  assert.deepEqual(JSON.parse(again.stdout), { backend: "postgres", applied: [], version: 1 });
+  assert.deepEqual(JSON.parse(again.stdout), { backend: "postgres", applied: [], version: LATEST });
   const org = JSON.parse(
     (await adminCli(env, ["org", "create", "--name", "Acme", "--credits-micro-eur", "900"])).stdout,
   );
@@ -103,7 +111,7 @@ Deno.test("main.ts on postgres — one start line names backend, host and databa
     assert.equal(backend[0]!.backend, "postgres");
     assert.equal(backend[0]!.host, `127.0.0.1:${db.port}`);
     assert.equal(backend[0]!.database, db.pathname.slice(1));
-    assert.equal(backend[0]!.schema_version, 1);
+    assert.equal(backend[0]!.schema_version, LATEST);
     assert.ok(!main.lines.join("\n").includes("hunter2"), main.lines.join("\n"));
   } finally {
     await main.stop();

@@ -82,6 +82,38 @@ const org = (id: string, at = T0) => ({
 });
 
 const cases: Array<[string, (store: Store) => Promise<void>]> = [
+  ["policies: org and key policies replaced whole, audited newest first", async (store) => {
+    assert.equal(await store.getOrgPolicy("org_p"), undefined);
+    const policy = {
+      sovereignty: "strict_only" as const,
+      blocked_providers: ["sim-b"],
+      zdr_only: true,
+      allowed_models: ["acme/chat"],
+      guardrail: "block" as const,
+    };
+    const first = await store.putOrgPolicy("org_p", policy, "cli");
+    assert.deepEqual(first.before, null);
+    assert.deepEqual(await store.getOrgPolicy("org_p"), policy);
+    const looser = { ...policy, blocked_providers: [], allowed_models: null };
+    const second = await store.putOrgPolicy("org_p", looser, "dashboard:u1");
+    assert.deepEqual(second.before, policy);
+    assert.deepEqual(await store.getOrgPolicy("org_p"), looser);
+    assert.equal(await store.getKeyPolicy("key_p"), undefined);
+    await store.putKeyPolicy("org_p", "key_p", { guardrail: "flag", zdr_only: true }, "cli");
+    assert.deepEqual(await store.getKeyPolicy("key_p"), { guardrail: "flag", zdr_only: true });
+    const removed = await store.putKeyPolicy("org_p", "key_p", null, "cli");
+    assert.deepEqual(removed.after, null);
+    assert.equal(await store.getKeyPolicy("key_p"), undefined);
+    const audit = await store.listPolicyAudit("org_p", 10);
+    assert.deepEqual(audit.map((e) => [e.actor, e.key_id]), [
+      ["cli", "key_p"],
+      ["cli", "key_p"],
+      ["dashboard:u1", null],
+      ["cli", null],
+    ]);
+    assert.equal((await store.listPolicyAudit("org_p", 1)).length, 1);
+    assert.deepEqual(await store.listPolicyAudit("org_other", 10), []);
+  }],
   ["organizations: create, duplicate refused, get, list in id order, top-up", async (store) => {
     const created = await store.createOrg(org("org_b"), 500n);
     assert.deepEqual(created, {

@@ -36,7 +36,7 @@ export function decodeInput(
   const messages: ChatMessage[] = [];
   if (instructions) messages.push({ role: "system", content: instructions });
   if (typeof input === "string") {
-    messages.push({ role: "user", content: input });
+    messages.push({ role: "user", content: input, origin: "input" });
     return messages;
   }
 
@@ -51,7 +51,7 @@ export function decodeInput(
     turnHasReasoning = false;
   };
 
-  for (const item of input) {
+  for (const [index, item] of input.entries()) {
     switch (item.type) {
       case undefined:
       case "message": {
@@ -64,7 +64,7 @@ export function decodeInput(
         closeTurn();
         const content = partsText(item.content, "\n");
         if (item.role === "user") {
-          messages.push({ role: "user", content });
+          messages.push({ role: "user", content, origin: `input[${index}]` });
         } else {
           messages.push({ role: "system", content });
         }
@@ -97,7 +97,12 @@ export function decodeInput(
         const content = typeof item.output === "string"
           ? item.output
           : partsText(item.output, "\n");
-        messages.push({ role: "tool", content, toolCallId: item.call_id });
+        messages.push({
+          role: "tool",
+          content,
+          toolCallId: item.call_id,
+          origin: `input[${index}]`,
+        });
         break;
       }
       case "item_reference":

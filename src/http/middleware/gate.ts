@@ -15,6 +15,8 @@ import { rateName, type Snapshot } from "../../limits/gate_state.ts";
 import { rateLimitHeaders } from "../rate_limit_headers.ts";
 import { setHeaders } from "./request_id.ts";
 import { endpointOf, type RequestTrace } from "../../telemetry/telemetry.ts";
+import { newRequestNotes } from "../../policy/request_notes.ts";
+import type { EffectivePolicy } from "../../policy/effective_policy.ts";
 
 export function gate(deps: AppDeps, options: { billed: boolean }): MiddlewareHandler<AppEnv> {
   const admit = admission(deps, options);
@@ -52,6 +54,9 @@ function admission(deps: AppDeps, options: { billed: boolean }) {
     if (authorization === undefined || authorization.trim() === "") throw missingApiKey();
     const apiKey = await deps.auth.authenticate(authorization);
     if (!apiKey) throw unauthorized();
+
+    const policy = await policyOf(deps, apiKey.org, apiKey.id);
+    const notes = newRequestNotes();
 
     const minute = minuteOf(startedAt);
     let snapshot: Snapshot | undefined;
@@ -96,8 +101,26 @@ function admission(deps: AppDeps, options: { billed: boolean }) {
       deps.log.warn("rate bucket write failed", { key_id: apiKey.id, reason: errorMessage(error) });
     });
 
-    c.set("state", { requestId, startedAt, apiKey, trace });
+    c.set("state", { requestId, startedAt, apiKey, trace, policy, notes });
     await next();
-    setHeaders(c, rateLimitHeaders(apiKey.rpm, rate));
+    setHeaders(c, { ...rateLimitHeaders(apiKey.rpm, rate), ...notes.headers });
   };
+}
+
+/** The key's effective policy; a store failure with nothing cached refuses (fail closed). */
+async function policyOf(deps: AppDeps, org: string, keyId: string): Promise<EffectivePolicy> {
+  try {
+    return await deps.policies.policyOf(org, keyId);
+  } catch (error) {
+    deps.log.warn("organization policy read failed; refusing the request (fail-closed)", {
+      key_id: keyId,
+      reason: errorMessage(error),
+    });
+    throw new GatewayError(
+      503,
+      "policy_unavailable",
+      "The organization's policy could not be read; retry shortly.",
+      { headers: { "retry-after": "1" } },
+    );
+  }
 }

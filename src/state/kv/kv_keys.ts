@@ -25,6 +25,9 @@
  *   ["ledger", orgId, entryId]                  → LedgerEntry (ids sort by time)
  *   ["audit", orgId | "-", entryId]             → AuditEntry (ids sort by time)
  *   ["org_settings", orgId]                     → OrgSettings
+ *   ["policy_org", orgId]                       → OrgPolicy (absent: the default policy)
+ *   ["policy_key", keyId]                       → KeyPolicy (a key's narrowing)
+ *   ["policy_audit", orgId, auditId]            → PolicyAuditEntry (ids sort by time)
  */
 export const kvKeys = {
   org: (orgId: string) => ["org", orgId] as const,
@@ -65,6 +68,10 @@ export const kvKeys = {
   audit: (orgId: string | null, entryId: string) => ["audit", orgId ?? "-", entryId] as const,
   auditPrefix: (orgId: string | null) => ["audit", orgId ?? "-"] as const,
   orgSettings: (orgId: string) => ["org_settings", orgId] as const,
+  orgPolicy: (orgId: string) => ["policy_org", orgId] as const,
+  keyPolicy: (keyId: string) => ["policy_key", keyId] as const,
+  policyAudit: (orgId: string, auditId: string) => ["policy_audit", orgId, auditId] as const,
+  policyAuditPrefix: (orgId: string) => ["policy_audit", orgId] as const,
 };
 
 export type UsageField =

@@ -10,6 +10,7 @@ import { kvOrgStore } from "./orgs.ts";
 import { kvApiKeyStore } from "./api_keys.ts";
 import { kvMeteringStore } from "./metering.ts";
 import { kvRequestLogStore } from "./request_log.ts";
+import { kvPolicyStore } from "./policies.ts";
 import type { Store } from "../store.ts";
 import type { StateTransfer } from "../transfer.ts";
 import { kvTransfer } from "./transfer.ts";
@@ -46,6 +47,7 @@ export function createKvStore(
     ...kvMeteringStore(kv, writer),
     ...kvRequestLogStore(kv),
     ...kvTransfer(kv),
+    ...kvPolicyStore(kv),
     flushed: () => writer.flushed(),
     async close() {
       await writer.close();

@@ -75,4 +75,29 @@ create table sovra_usage_daily (
 );
 `,
   },
+  {
+    version: 2,
+    name: "organization policies",
+    sql: `
+-- Organization policies (issue 12): one JSON document per organization and per narrowed key;
+-- every change is one audit row (newest first by id).
+create table sovra_org_policies (
+  org_id text collate "C" primary key,
+  policy jsonb not null
+);
+
+create table sovra_key_policies (
+  key_id text collate "C" primary key,
+  org_id text not null,
+  policy jsonb not null
+);
+
+create table sovra_policy_audit (
+  id text collate "C" primary key,
+  org_id text not null,
+  entry jsonb not null
+);
+create index sovra_policy_audit_org on sovra_policy_audit (org_id, id);
+`,
+  },
 ];

@@ -11,6 +11,8 @@ import { migrate, type MigrationResult } from "./migrate.ts";
 import { PgCommitter } from "./pg_commit.ts";
 import { SettleSpill } from "./settle_spill.ts";
 import { writeBatch } from "./settle_sql.ts";
+import { pgPolicyStore } from "./pg_policies.ts";
+import type { PolicyStore } from "../policy_store.ts";
 import { type Logger, silentLogger } from "../../log.ts";
 import type { StateLine, StateTransfer } from "../transfer.ts";
 import { exportPg, importPg, isPgEmpty } from "./pg_transfer.ts";
@@ -88,7 +90,20 @@ export class PgStore implements Store, StateTransfer {
       options.commitIntervalMs ?? 0,
       options.onCommit,
     );
+    this.#policies = pgPolicyStore(sql);
+    this.getOrgPolicy = this.#policies.getOrgPolicy;
+    this.putOrgPolicy = this.#policies.putOrgPolicy;
+    this.getKeyPolicy = this.#policies.getKeyPolicy;
+    this.putKeyPolicy = this.#policies.putKeyPolicy;
+    this.listPolicyAudit = this.#policies.listPolicyAudit;
   }
+
+  readonly #policies: PolicyStore;
+  readonly getOrgPolicy: PolicyStore["getOrgPolicy"];
+  readonly putOrgPolicy: PolicyStore["putOrgPolicy"];
+  readonly getKeyPolicy: PolicyStore["getKeyPolicy"];
+  readonly putKeyPolicy: PolicyStore["putKeyPolicy"];
+  readonly listPolicyAudit: PolicyStore["listPolicyAudit"];
 
   loadSpill(): Promise<number> {
     return this.#spill.load();

@@ -1,0 +1,59 @@
+/**
+ * The guardrail as a planning step: in `block` mode a request judged an injection is refused
+ * with 400 `prompt_injection_detected` before any upstream call (not billed, no fallback);
+ * in `flag` mode (and for block mode's soft zone) it is served and noted: a header
+ * `x-sovra-guardrail` and a `guardrail` note in the request metadata. Neither carries the
+ * matched text. Only chat-kind requests are scanned (embeddings, transcription and speech
+ * are not fed to a chat model; audio is never scanned).
+ */
+import { GatewayError } from "../errors.ts";
+import type { ChatRequest } from "../canonical/chat.ts";
+import type { Guardrail, GuardrailVerdict } from "../guardrail/scanner.ts";
+import type { EffectivePolicy } from "./effective_policy.ts";
+import type { GuardrailNote, RequestNotes } from "./request_notes.ts";
+import { scanUnits } from "./scan_units.ts";
+
+export interface GuardrailInput {
+  endpoint: string;
+  request: unknown;
+  caller: { policy?: EffectivePolicy; notes?: RequestNotes };
+}
+
+export function checkGuardrail(guardrail: Guardrail, input: GuardrailInput): void {
+  const mode = input.caller.policy?.guardrail ?? "off";
+  if (mode === "off") return;
+  if (input.endpoint !== "chat" && input.endpoint !== "responses") return;
+  const verdict = guardrail.scan(scanUnits((input.request as ChatRequest).messages));
+  const notes = input.caller.notes;
+  const note: GuardrailNote = {
+    mode,
+    verdict: verdict.action === "block" && mode === "flag" ? "flag" : verdict.action,
+    rule: verdict.rule ?? null,
+    at: verdict.at ?? null,
+    score: verdict.score,
+    would_block: verdict.action === "block",
+    coverage: verdict.coverage,
+    version: verdict.version,
+  };
+  const headers: Record<string, string> = {};
+  if (note.verdict !== "pass") {
+    headers["x-sovra-guardrail"] = `${note.verdict}; rule=${note.rule}; at=${note.at}`;
+  }
+  if (verdict.coverage === "partial") headers["x-sovra-guardrail-coverage"] = "partial";
+  if (notes) {
+    notes.guardrail = note;
+    Object.assign(notes.headers, headers);
+  }
+  if (mode === "block" && verdict.action === "block") throw blockedError(verdict, headers);
+}
+
+function blockedError(verdict: GuardrailVerdict, headers: Record<string, string>): GatewayError {
+  return new GatewayError(
+    400,
+    "prompt_injection_detected",
+    `The organization's prompt-injection guardrail blocked ${verdict.at} (role ${verdict.role}): ` +
+      `rule ${verdict.rule}, score ${verdict.score}. The request was not sent upstream and ` +
+      "was not billed.",
+    { param: verdict.at!, headers },
+  );
+}

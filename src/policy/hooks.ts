@@ -1,0 +1,53 @@
+/**
+ * The policy's two steps of the routing plan (ARCHITECTURE.md "The routing plan"): the
+ * guardrail request check, and the candidate filter that removes every route the caller's
+ * effective policy does not allow and fails closed with 403 `policy_forbids_model` when none
+ * is left. Typed by the fields they read, so the composition root can put them into
+ * `RoutingHooks` without this layer importing the routing layer.
+ */
+import { GatewayError } from "../errors.ts";
+import type { Catalog } from "../catalog/catalog.ts";
+import type { Model } from "../catalog/schema.ts";
+import type { ResolvedRoute } from "../catalog/resolved_route.ts";
+import type { Guardrail } from "../guardrail/scanner.ts";
+import type { EffectivePolicy } from "./effective_policy.ts";
+import { routeRefusal } from "./route_rules.ts";
+import { checkGuardrail, type GuardrailInput } from "./guardrail_check.ts";
+
+interface PolicyPlanInput {
+  caller: { policy?: EffectivePolicy };
+  catalog: Catalog;
+  model: Model;
+}
+
+export const POLICY_FILTER_NAME = "org-policy";
+
+export function policyFilter() {
+  return {
+    name: POLICY_FILTER_NAME,
+    exclude(route: ResolvedRoute, input: PolicyPlanInput): string | undefined {
+      const policy = input.caller.policy;
+      return policy === undefined ? undefined : routeRefusal(route, policy)?.reason;
+    },
+    noneLeft(input: PolicyPlanInput): GatewayError {
+      const policy = input.caller.policy!;
+      const reasons = new Set<string>();
+      for (const route of input.catalog.routesOf(input.model)) {
+        const refusal = routeRefusal(route, policy);
+        if (refusal) reasons.add(refusal.reason);
+      }
+      return new GatewayError(
+        403,
+        "policy_forbids_model",
+        `The organization's policy allows no route for model '${input.model.id}': ${
+          [...reasons].join("; ")
+        }. No provider was called.`,
+        { param: "model" },
+      );
+    },
+  };
+}
+
+export function guardrailRequestCheck(guardrail: Guardrail) {
+  return (input: GuardrailInput): void => checkGuardrail(guardrail, input);
+}

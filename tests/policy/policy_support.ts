@@ -1,0 +1,80 @@
+/**
+ * Shared pieces of the organization-policy tests: a harness whose catalog has the strict
+ * simulator providers (`sim-a`, `sim-b`, no ZDR) and, on a second simulator, a pragmatic one
+ * (`prag`) and a strict ZDR one (`eu-zdr`), so "no request arrived at the pragmatic
+ * provider" is that simulator's own record.
+ */
+import assert from "node:assert/strict";
+import { type Harness, SIM_KEY, startHarness, type TestModel } from "../helpers/harness.ts";
+import { type OpenAISimulator, startOpenAISimulator } from "../../scripts/simulator/openai/mod.ts";
+import { DEFAULT_ORG_POLICY, type OrgPolicy } from "../../src/state/policy_store.ts";
+
+export interface PolicyHarness extends Harness {
+  /** The pragmatic provider's own simulator. */
+  prag: OpenAISimulator;
+  setPolicy(policy: Partial<OrgPolicy>): Promise<void>;
+}
+
+export async function startPolicyHarness(
+  models: TestModel[],
+  options: { now?: () => number; providers?: Record<string, Record<string, unknown>> } = {},
+): Promise<PolicyHarness> {
+  const prag = await startOpenAISimulator({ apiKey: SIM_KEY });
+  try {
+    const h = await startHarness({
+      models,
+      providers: {
+        // sim-a and sim-b (the harness's) have no tier of their own: their routes take the
+        // model's. The second simulator serves a pragmatic provider and a strict ZDR one.
+        prag: {
+          dialect: "openai",
+          base_url: prag.url,
+          api_key_env: "SIM_KEY",
+          sovereignty: "pragmatic",
+          zdr: true,
+        },
+        "eu-zdr": {
+          dialect: "openai",
+          base_url: prag.url,
+          api_key_env: "SIM_KEY",
+          sovereignty: "strict",
+          zdr: true,
+        },
+        ...options.providers,
+      },
+      ...(options.now ? { now: options.now } : {}),
+    });
+    return {
+      ...h,
+      prag,
+      setPolicy: async (policy) => {
+        await h.store.putOrgPolicy(h.org, { ...DEFAULT_ORG_POLICY, ...policy }, "test");
+      },
+      close: async () => {
+        await h.close();
+        await prag.close();
+      },
+    };
+  } catch (error) {
+    await prag.close();
+    throw error;
+  }
+}
+
+/** A model whose primary is on strict `sim-a` and standby on pragmatic `prag`. */
+export function mixedRoutes(upstreamPrimary: string, upstreamStandby: string) {
+  return [
+    { provider: "sim-a", upstream_model: upstreamPrimary },
+    { provider: "prag", upstream_model: upstreamStandby },
+  ];
+}
+
+export async function errorBody(
+  response: Response,
+): Promise<{ message: string; type: string; code: string; param?: string }> {
+  const body = await response.json() as {
+    error: { message: string; type: string; code: string; param?: string };
+  };
+  assert.equal(typeof body.error.message, "string");
+  return body.error;
+}
