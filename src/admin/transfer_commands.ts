@@ -43,6 +43,9 @@ export async function importState(
     api_key: 0,
     request: 0,
     usage_day: 0,
+    org_policy: 0,
+    key_policy: 0,
+    policy_audit: 0,
   };
   let header = false;
   text.split("\n").forEach((raw, i) => {

@@ -42,7 +42,8 @@ export function policyFilter() {
         `The organization's policy allows no route for model '${input.model.id}': ${
           [...reasons].join("; ")
         }. No provider was called.`,
-        { param: "model" },
+        // The spec's types have no permission type: the caller's own configuration refuses.
+        { param: "model", type: "invalid_request_error" },
       );
     },
   };

@@ -2,11 +2,13 @@
  * `admin export` / `admin import`: the whole state as JSON lines, the same on both backends,
  * so an operator can move from the embedded KV to PostgreSQL (or back) without losing a key or
  * a cent. Keys travel as hashes; balances as their two totals (granted, spent); request
- * metadata and daily aggregates as stored. Rate buckets are not exported (they expire within
+ * metadata and daily aggregates as stored; organization and key policies with their audit
+ * trail. Rate buckets are not exported (they expire within
  * two minutes). An import goes into an empty store only, so nothing is counted twice.
  */
 import { z } from "zod";
 import type { ApiKeyRecord, OrgRecord, RequestRecord } from "./records.ts";
+import type { PolicyAuditEntry } from "./policy_store.ts";
 
 export const EXPORT_VERSION = 1;
 
@@ -93,12 +95,51 @@ const UsageDayLine = z.object({
   characters: count,
 });
 
+const OrgPolicyLine = z.object({
+  type: z.literal("org_policy"),
+  org: z.string().min(1),
+  policy: z.object({
+    sovereignty: z.enum(["any", "strict_only"]),
+    blocked_providers: z.array(z.string()),
+    zdr_only: z.boolean(),
+    allowed_models: z.array(z.string()).nullable(),
+    guardrail: z.enum(["off", "flag", "block"]),
+  }),
+});
+
+const KeyPolicyLine = z.object({
+  type: z.literal("key_policy"),
+  key: z.string().min(1),
+  org: z.string().min(1),
+  policy: z.object({
+    sovereignty: z.literal("strict_only").optional(),
+    blocked_providers: z.array(z.string()).optional(),
+    zdr_only: z.literal(true).optional(),
+    allowed_models: z.array(z.string()).optional(),
+    guardrail: z.enum(["flag", "block"]).optional(),
+  }),
+});
+
+const PolicyAuditLine = z.object({
+  type: z.literal("policy_audit"),
+  id: z.string().min(1),
+  at: z.string(),
+  org: z.string().min(1),
+  key_id: z.string().nullable(),
+  actor: z.string(),
+  before: z.record(z.string(), z.unknown()).nullable(),
+  after: z.record(z.string(), z.unknown()).nullable(),
+});
+
 export const StateLine = z.discriminatedUnion("type", [
   OrgLine,
   CreditsLine,
   ApiKeyLine,
   RequestLine,
   UsageDayLine,
+  OrgPolicyLine,
+  KeyPolicyLine,
+  PolicyAuditLine,
 ]);
 export type StateLine = z.infer<typeof StateLine>;
 export type UsageDayLine = z.infer<typeof UsageDayLine>;
@@ -116,6 +157,41 @@ export interface StateTransfer {
 export const orgLine = (o: OrgRecord): StateLine => ({ type: "org", ...o });
 export const apiKeyLine = (k: ApiKeyRecord): StateLine => ({ type: "api_key", ...k });
 export const requestLine = (r: RequestRecord): StateLine => ({ type: "request", ...r });
+const ORG_POLICY_FIELDS = [
+  "sovereignty",
+  "blocked_providers",
+  "zdr_only",
+  "allowed_models",
+  "guardrail",
+] as const;
+
+/** A policy document with its fields in the store contract's order (jsonb reorders keys). */
+export function policyInOrder<T extends object>(policy: T): T {
+  const source = policy as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const field of ORG_POLICY_FIELDS) if (field in source) out[field] = source[field];
+  for (const [field, value] of Object.entries(source)) if (!(field in out)) out[field] = value;
+  return out as T;
+}
+
+export const policyAuditLine = (e: PolicyAuditEntry): StateLine =>
+  ({
+    type: "policy_audit",
+    id: e.id,
+    at: e.at,
+    org: e.org,
+    key_id: e.key_id,
+    actor: e.actor,
+    before: e.before === null ? null : policyInOrder(e.before),
+    after: e.after === null ? null : policyInOrder(e.after),
+  }) as StateLine;
+
+export function policyAuditEntry(
+  line: Extract<StateLine, { type: "policy_audit" }>,
+): PolicyAuditEntry {
+  const { type: _type, ...entry } = line;
+  return entry as PolicyAuditEntry;
+}
 
 /** A request line back to the record (the `type` tag dropped). */
 export function requestRecord(line: Extract<StateLine, { type: "request" }>): RequestRecord {

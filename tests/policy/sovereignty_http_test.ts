@@ -109,6 +109,7 @@ for (const [endpoint, model, call] of PRAGMATIC_ONLY) {
       assert.equal(response.status, 403);
       const error = await errorBody(response);
       assert.equal(error.code, "policy_forbids_model");
+      assert.equal(error.type, "invalid_request_error");
       assert.match(error.message, /sovereignty=strict_only \(organization policy\)/);
       assert.match(error.message, /'prag' is pragmatic/);
       assert.equal(h.sim.requests.length + h.prag.requests.length, 0, "no provider was called");

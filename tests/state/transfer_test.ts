@@ -28,6 +28,14 @@ async function seed(store: KvStore) {
   const key = await run("key create", { org: a.id!, rpm: "42", name: "ci" });
   const gone = await run("key create", { org: b.id! });
   await run("key revoke", { id: gone.id! });
+  await store.putOrgPolicy(a.id!, {
+    sovereignty: "strict_only",
+    blocked_providers: ["sim-b"],
+    zdr_only: false,
+    allowed_models: null,
+    guardrail: "flag",
+  }, "cli");
+  await store.putKeyPolicy(a.id!, key.id!, { guardrail: "block" }, "cli");
   const at = Date.UTC(2026, 10, 20, 23, 59, 58);
   for (let i = 0; i < 30; i++) {
     await store.settle(buildRequestRecord({
@@ -71,7 +79,16 @@ Deno.test("export/import — KV → PostgreSQL → KV keeps every line", async (
     await seed(kv);
     const original = await dump(kv);
     const types = new Set(original.map((l) => JSON.parse(l).type));
-    assert.deepEqual([...types].sort(), ["api_key", "credits", "org", "request", "usage_day"]);
+    assert.deepEqual([...types].sort(), [
+      "api_key",
+      "credits",
+      "key_policy",
+      "org",
+      "org_policy",
+      "policy_audit",
+      "request",
+      "usage_day",
+    ]);
     const header = JSON.stringify({
       type: "sovra_export",
       version: 1,
@@ -163,7 +180,16 @@ Deno.test("export/import — through the CLI, a KV key then works on a PostgreSQ
   const imported = await cli({ SOVRA_DATABASE_URL: url }, ["import"], exported.stdout);
   assert.equal(imported.code, 0, new TextDecoder().decode(imported.stderr));
   const summary = JSON.parse(new TextDecoder().decode(imported.stdout));
-  assert.deepEqual(summary.imported, { org: 2, credits: 2, api_key: 2, request: 30, usage_day: 4 });
+  assert.deepEqual(summary.imported, {
+    org: 2,
+    credits: 2,
+    api_key: 2,
+    request: 30,
+    usage_day: 4,
+    org_policy: 1,
+    key_policy: 1,
+    policy_audit: 2,
+  });
 
   const h = await startHarness({
     models: [chatModel("acme/chat", "sim-chat")],

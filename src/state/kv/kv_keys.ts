@@ -72,6 +72,9 @@ export const kvKeys = {
   keyPolicy: (keyId: string) => ["policy_key", keyId] as const,
   policyAudit: (orgId: string, auditId: string) => ["policy_audit", orgId, auditId] as const,
   policyAuditPrefix: (orgId: string) => ["policy_audit", orgId] as const,
+  orgPolicyPrefix: () => ["policy_org"] as const,
+  keyPolicyPrefix: () => ["policy_key"] as const,
+  policyAuditAllPrefix: () => ["policy_audit"] as const,
 };
 
 export type UsageField =

@@ -2,10 +2,13 @@
 import { kvKeys, type UsageField } from "./kv_keys.ts";
 import { withLockRetry } from "../lock_retry.ts";
 import type { ApiKeyRecord, OrgRecord, RequestRecord } from "../records.ts";
+import type { KeyPolicy, OrgPolicy, PolicyAuditEntry } from "../policy_store.ts";
 import {
   apiKeyLine,
   apiKeyRecord,
   orgLine,
+  policyAuditEntry,
+  policyAuditLine,
   requestLine,
   requestRecord,
   type StateLine,
@@ -55,6 +58,17 @@ export async function* exportKv(kv: Deno.Kv): AsyncIterable<StateLine> {
     day[field] = u64(e.value);
   }
   if (day) yield day;
+  for await (const e of kv.list<OrgPolicy>({ prefix: kvKeys.orgPolicyPrefix() })) {
+    yield { type: "org_policy", org: e.key[1] as string, policy: e.value };
+  }
+  for await (const e of kv.list<KeyPolicy>({ prefix: kvKeys.keyPolicyPrefix() })) {
+    const key = e.key[1] as string;
+    const record = (await kv.get<ApiKeyRecord>(kvKeys.apiKey(key))).value;
+    if (record) yield { type: "key_policy", key, org: record.org, policy: e.value };
+  }
+  for await (const e of kv.list<PolicyAuditEntry>({ prefix: kvKeys.policyAuditAllPrefix() })) {
+    yield policyAuditLine(e.value);
+  }
 }
 
 function zeroUsage(): Record<(typeof USAGE_FIELDS)[number], number> {
@@ -104,6 +118,20 @@ export async function importKv(kv: Deno.Kv, lines: StateLine[]): Promise<void> {
       case "request": {
         const record = requestRecord(line);
         op.set(kvKeys.request(record.org, record.id), record);
+        mutations++;
+        break;
+      }
+      case "org_policy":
+        op.set(kvKeys.orgPolicy(line.org), line.policy);
+        mutations++;
+        break;
+      case "key_policy":
+        op.set(kvKeys.keyPolicy(line.key), line.policy);
+        mutations++;
+        break;
+      case "policy_audit": {
+        const entry = policyAuditEntry(line);
+        op.set(kvKeys.policyAudit(entry.org, entry.id), entry);
         mutations++;
         break;
       }

@@ -1,8 +1,12 @@
 /** Export and import of the whole state on PostgreSQL (see ../transfer.ts for the format). */
 import type { Db } from "./connect.ts";
 import type { RequestRecord } from "../records.ts";
+import type { KeyPolicy, OrgPolicy, PolicyAuditEntry } from "../policy_store.ts";
 import {
   apiKeyRecord,
+  policyAuditEntry,
+  policyAuditLine,
+  policyInOrder,
   requestLine,
   requestRecord,
   type StateLine,
@@ -94,6 +98,20 @@ export async function* exportPg(sql: Db): AsyncIterable<StateLine> {
       yield line;
     }
   }
+  for (
+    const r of await sql<{ org_id: string; policy: OrgPolicy }[]>`
+    select org_id, policy from sovra_org_policies order by org_id`
+  ) yield { type: "org_policy", org: r.org_id, policy: policyInOrder(r.policy) };
+  for (
+    const r of await sql<{ key_id: string; org_id: string; policy: KeyPolicy }[]>`
+    select key_id, org_id, policy from sovra_key_policies order by key_id`
+  ) yield { type: "key_policy", key: r.key_id, org: r.org_id, policy: policyInOrder(r.policy) };
+  for await (
+    const rows of sql<{ entry: PolicyAuditEntry }[]>`
+    select entry from sovra_policy_audit order by org_id, id`.cursor(BATCH)
+  ) {
+    for (const r of rows) yield policyAuditLine(r.entry);
+  }
 }
 
 export async function isPgEmpty(sql: Db): Promise<boolean> {
@@ -112,6 +130,9 @@ export async function importPg(sql: Db, lines: StateLine[]): Promise<void> {
     const keys = of("api_key").map(apiKeyRecord);
     const requests = of("request").map(requestRecord);
     const usage = of("usage_day");
+    const orgPolicies = of("org_policy");
+    const keyPolicies = of("key_policy");
+    const audit = of("policy_audit").map(policyAuditEntry);
     await sql.begin(async (tx) => {
       for (const o of orgs) {
         await tx`insert into sovra_orgs (id, name, created) values (${o.id}, ${o.name}, ${o.created})
@@ -155,6 +176,20 @@ export async function importPg(sql: Db, lines: StateLine[]): Promise<void> {
             completion_tokens = sovra_usage_daily.completion_tokens + excluded.completion_tokens,
             audio_seconds = sovra_usage_daily.audio_seconds + excluded.audio_seconds,
             characters = sovra_usage_daily.characters + excluded.characters`;
+      }
+      for (const p of orgPolicies) {
+        await tx`insert into sovra_org_policies (org_id, policy)
+          values (${p.org}, ${tx.json(p.policy as never)}) on conflict (org_id) do nothing`;
+      }
+      for (const p of keyPolicies) {
+        await tx`insert into sovra_key_policies (key_id, org_id, policy)
+          values (${p.key}, ${p.org}, ${
+          tx.json(p.policy as never)
+        }) on conflict (key_id) do nothing`;
+      }
+      for (const e of audit) {
+        await tx`insert into sovra_policy_audit (id, org_id, entry)
+          values (${e.id}, ${e.org}, ${tx.json(e as never)}) on conflict (id) do nothing`;
       }
     });
   }
