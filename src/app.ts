@@ -55,7 +55,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const billed = gate(deps, { billed: true });
   const json = { "content-type": "application/json" };
 
-  app.get("/openapi.json", open, () => new Response(openApiBody, { headers: json }));
+  // The API description is public, like the liveness probe: tools fetch it without a key.
+  app.get("/openapi.json", () => new Response(openApiBody, { headers: json }));
   app.get(
     "/v1/models",
     open,

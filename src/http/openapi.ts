@@ -1,6 +1,7 @@
 /**
  * `GET /openapi.json`: OpenAPI 3.1, generated from the same zod schemas that validate the
- * request bodies (zod's own `toJSONSchema`, JSON Schema 2020-12 as OpenAPI 3.1 uses).
+ * request bodies and describe the answers (zod's own `toJSONSchema`, JSON Schema 2020-12 as
+ * OpenAPI 3.1 uses). Path parameters are declared from the `{name}` segments of each path.
  */
 import { z } from "zod";
 
@@ -8,12 +9,22 @@ export interface OperationSpec {
   path: string;
   method: "get" | "post";
   summary: string;
-  /** The request body schema and its content type. */
-  body?: { schema: z.ZodType; contentType?: string };
+  /** The request body schema, its content type and a working example. */
+  body?: { schema: z.ZodType; contentType?: string; example?: Record<string, unknown> };
   /** Where the body is not JSON, a hand-written schema (multipart). */
   rawBodySchema?: { contentType: string; schema: Record<string, unknown> };
-  responses: Record<string, { description: string; contentType?: string }>;
+  responses: Record<string, ResponseSpec>;
+  /** The path's `{name}` parameters (each one must be described), with an example. */
+  pathParams?: Record<string, { description: string; example?: string }>;
   auth?: boolean;
+}
+
+export interface ResponseSpec {
+  description: string;
+  /** Content type → the body's schema: zod, or hand-written JSON Schema (binary, text). */
+  content?: Record<string, z.ZodType | Record<string, unknown>>;
+  /** Response headers worth naming (e.g. `Retry-After`). */
+  headers?: Record<string, string>;
 }
 
 const ErrorObject = z.object({
@@ -25,10 +36,10 @@ const ErrorObject = z.object({
   }),
 });
 
-function jsonSchema(schema: z.ZodType): Record<string, unknown> {
+function jsonSchema(schema: z.ZodType, io: "input" | "output" = "input"): Record<string, unknown> {
   const out = z.toJSONSchema(schema, {
     target: "draft-2020-12",
-    io: "input",
+    io,
     unrepresentable: "any",
   }) as Record<
     string,
@@ -38,6 +49,47 @@ function jsonSchema(schema: z.ZodType): Record<string, unknown> {
   return out;
 }
 
+function responseObject(r: ResponseSpec): Record<string, unknown> {
+  const out: Record<string, unknown> = { description: r.description };
+  if (r.content) {
+    out.content = Object.fromEntries(
+      Object.entries(r.content).map(([type, schema]) => [
+        type,
+        { schema: schema instanceof z.ZodType ? jsonSchema(schema, "output") : schema },
+      ]),
+    );
+  }
+  if (r.headers) {
+    out.headers = Object.fromEntries(
+      Object.entries(r.headers).map(([name, description]) => [
+        name,
+        { description, schema: { type: "string" } },
+      ]),
+    );
+  }
+  return out;
+}
+
+/** The `{name}` parameters of a path, each declared (OpenAPI requires it). */
+function pathParameters(op: OperationSpec): Array<Record<string, unknown>> {
+  return [...op.path.matchAll(/\{([^}]+)\}/g)].map(([, name]) => {
+    const param = op.pathParams?.[name!];
+    if (param === undefined) throw new Error(`${op.path}: describe '{${name}}'`);
+    return {
+      name,
+      in: "path",
+      required: true,
+      description: param.description,
+      schema: { type: "string", minLength: 1 },
+      ...(param.example === undefined ? {} : { example: param.example }),
+    };
+  });
+}
+
+const TRACE_HEADERS = {
+  "x-request-id": "The request id (also `x-sovra-request-id`), on every answer.",
+};
+
 export function buildOpenApiDocument(
   operations: readonly OperationSpec[],
 ): Record<string, unknown> {
@@ -45,21 +97,28 @@ export function buildOpenApiDocument(
   for (const op of operations) {
     const responses: Record<string, unknown> = {};
     for (const [status, r] of Object.entries(op.responses)) {
-      responses[status] = {
-        description: r.description,
-        ...(r.contentType ? { content: { [r.contentType]: {} } } : {}),
-      };
+      responses[status] = responseObject({ ...r, headers: { ...TRACE_HEADERS, ...r.headers } });
     }
     responses.default = {
       description: "Error (the spec's error object)",
+      headers: responseObject({ description: "", headers: TRACE_HEADERS }).headers,
       content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
     };
-    const operation: Record<string, unknown> = { summary: op.summary, responses };
+    const operation: Record<string, unknown> = {
+      operationId: operationId(op),
+      summary: op.summary,
+      responses,
+    };
+    const parameters = pathParameters(op);
+    if (parameters.length > 0) operation.parameters = parameters;
     if (op.body) {
       operation.requestBody = {
         required: true,
         content: {
-          [op.body.contentType ?? "application/json"]: { schema: jsonSchema(op.body.schema) },
+          [op.body.contentType ?? "application/json"]: {
+            schema: jsonSchema(op.body.schema),
+            ...(op.body.example === undefined ? {} : { example: op.body.example }),
+          },
         },
       };
     } else if (op.rawBodySchema) {
@@ -73,6 +132,7 @@ export function buildOpenApiDocument(
   }
   return {
     openapi: "3.1.0",
+    servers: [{ url: "/", description: "This gateway" }],
     info: {
       title: "Sovra gateway API",
       version: "1.0.0",
@@ -88,4 +148,9 @@ export function buildOpenApiDocument(
       schemas: { Error: jsonSchema(ErrorObject) },
     },
   };
+}
+
+/** `get_v1_models_id`, `post_v1_chat_completions` … (unique per method and path). */
+function operationId(op: OperationSpec): string {
+  return `${op.method}_${op.path.replace(/[^a-zA-Z0-9]+/g, "_").replace(/^_|_$/g, "")}`;
 }

@@ -4,17 +4,38 @@ import { ChatCompletionRequestSchema } from "../dialects/chat/request_schema.ts"
 import { ResponsesRequestSchema } from "../dialects/responses/request_schema.ts";
 import { EmbeddingsRequestSchema } from "../dialects/embeddings/request_schema.ts";
 import { SpeechRequestSchema } from "../dialects/audio/speech_request.ts";
+import {
+  ChatCompletionSchema,
+  EmbeddingsListSchema,
+  HealthSchema,
+  ModelEntrySchema,
+  ModelListSchema,
+  ResponseObjectSchema,
+  TranscriptionSchema,
+} from "./response_schemas.ts";
+
+/** Server-sent events: the body is text (see the spec's Events section). */
+const SSE = { type: "string", description: "Server-sent events" };
+const SERVED = {
+  "x-sovra-provider": "The provider that served the request.",
+  "x-sovra-dropped-params": "Parameters removed or ignored for this route, comma-separated.",
+  "x-ratelimit-remaining-requests": "Requests this key may still make in the window.",
+};
 
 export const operations: OperationSpec[] = [
   {
     path: "/v1/chat/completions",
     method: "post",
     summary: "Create a chat completion (JSON, or an SSE stream when `stream` is true)",
-    body: { schema: ChatCompletionRequestSchema },
+    body: {
+      schema: ChatCompletionRequestSchema,
+      example: { model: "mistral/mistral-small-2506", messages: [{ role: "user", content: "Hi" }] },
+    },
     responses: {
       "200": {
         description: "A chat completion object, or `text/event-stream` chunks",
-        contentType: "application/json",
+        content: { "application/json": ChatCompletionSchema, "text/event-stream": SSE },
+        headers: SERVED,
       },
     },
   },
@@ -22,11 +43,15 @@ export const operations: OperationSpec[] = [
     path: "/v1/responses",
     method: "post",
     summary: "Create a response (stateless Responses API; named SSE events when `stream` is true)",
-    body: { schema: ResponsesRequestSchema },
+    body: {
+      schema: ResponsesRequestSchema,
+      example: { model: "mistral/mistral-small-2506", input: "Hi", store: false },
+    },
     responses: {
       "200": {
         description: "A `response` object, or `text/event-stream` named events",
-        contentType: "application/json",
+        content: { "application/json": ResponseObjectSchema, "text/event-stream": SSE },
+        headers: SERVED,
       },
     },
   },
@@ -35,9 +60,16 @@ export const operations: OperationSpec[] = [
     method: "post",
     summary:
       "Create embeddings (input forms and `encoding_format`/`dimensions` forwarded unchanged)",
-    body: { schema: EmbeddingsRequestSchema },
+    body: {
+      schema: EmbeddingsRequestSchema,
+      example: { model: "mistral/mistral-embed", input: "Hi" },
+    },
     responses: {
-      "200": { description: "OpenAI's embeddings list", contentType: "application/json" },
+      "200": {
+        description: "OpenAI's embeddings list",
+        content: { "application/json": EmbeddingsListSchema },
+        headers: SERVED,
+      },
     },
   },
   {
@@ -65,23 +97,53 @@ export const operations: OperationSpec[] = [
       },
     },
     responses: {
-      "200": { description: "`{text}` (json) or plain text", contentType: "application/json" },
-      "503": { description: "`transcriptions_busy`, with `Retry-After: 10`" },
+      "200": {
+        description: "`{text}` (json) or plain text",
+        content: {
+          "application/json": TranscriptionSchema,
+          "text/plain": { type: "string" },
+        },
+        headers: SERVED,
+      },
+      "503": {
+        description: "`transcriptions_busy`",
+        content: { "application/json": { $ref: "#/components/schemas/Error" } },
+        headers: { "retry-after": "Seconds to wait (10)." },
+      },
     },
   },
   {
     path: "/v1/audio/speech",
     method: "post",
     summary: "Synthesize speech; the body is the audio",
-    body: { schema: SpeechRequestSchema },
-    responses: { "200": { description: "Audio bytes", contentType: "audio/mpeg" } },
+    body: {
+      schema: SpeechRequestSchema,
+      example: { model: "nvidia/nvr-tts-de-de", input: "Hallo", voice: "German-DE-Male-1" },
+    },
+    responses: {
+      "200": {
+        description: "Audio bytes in the requested format",
+        content: {
+          "audio/mpeg": { type: "string", contentMediaType: "audio/mpeg" },
+          "audio/wav": { type: "string", contentMediaType: "audio/wav" },
+          "application/octet-stream": {
+            type: "string",
+            contentMediaType: "application/octet-stream",
+          },
+        },
+        headers: SERVED,
+      },
+    },
   },
   {
     path: "/v1/models",
     method: "get",
     summary: "List the active models",
     responses: {
-      "200": { description: '`{object: "list", data: [...]}`', contentType: "application/json" },
+      "200": {
+        description: '`{object: "list", data: [...]}`',
+        content: { "application/json": ModelListSchema },
+      },
     },
   },
   {
@@ -89,19 +151,35 @@ export const operations: OperationSpec[] = [
     method: "get",
     summary:
       "One active model (the id includes its provider: `/v1/models/mistral/mistral-large-2411`)",
-    responses: { "200": { description: "A model entry", contentType: "application/json" } },
+    pathParams: {
+      id: {
+        description: "A model id, '<provider>/<model>'; its slash may be sent as is or as %2F.",
+        example: "mistral/mistral-small-2506",
+      },
+    },
+    responses: {
+      "200": { description: "A model entry", content: { "application/json": ModelEntrySchema } },
+    },
   },
   {
     path: "/healthz",
     method: "get",
     summary: "Liveness probe (no authentication)",
     auth: false,
-    responses: { "200": { description: '`{status: "ok"}`', contentType: "application/json" } },
+    responses: {
+      "200": { description: '`{status: "ok"}`', content: { "application/json": HealthSchema } },
+    },
   },
   {
     path: "/openapi.json",
     method: "get",
-    summary: "This document",
-    responses: { "200": { description: "OpenAPI 3.1", contentType: "application/json" } },
+    summary: "This document (no authentication)",
+    auth: false,
+    responses: {
+      "200": {
+        description: "OpenAPI 3.1",
+        content: { "application/json": { type: "object" } },
+      },
+    },
   },
 ];

@@ -2,7 +2,7 @@
  * Shared helpers of the chat-completions suite (tests/chat/): a harness wrapper that always
  * closes, raw SSE reading that tells a clean end from a dropped connection, metadata polling
  * and accessors for what the simulator recorded. Written against the spec
- * (/work/shared/spec/gateway-api.md), not the gateway's code.
+ * (summarised in docs/api.md), not the gateway's code.
  */
 import assert from "node:assert/strict";
 import { type Harness, type HarnessOptions, SIM_KEY, startHarness } from "../helpers/harness.ts";

@@ -203,7 +203,7 @@ Deno.test("402 and 429 carry the request id; 429 keeps Retry-After", async () =>
 Deno.test("authenticated answers carry x-ratelimit-*-requests that count down", async () => {
   await withHarness(async (h) => {
     const remaining: number[] = [];
-    for (const path of ["/v1/models", "/v1/models", "/openapi.json"]) {
+    for (const path of ["/v1/models", "/v1/models", "/v1/models/mistral%2Fmistral-large-2411"]) {
       const r = await fetch(`${h.url}${path}`, { headers: { authorization: `Bearer ${h.key}` } });
       assert.equal(r.status, 200);
       await r.body?.cancel();
@@ -321,5 +321,26 @@ Deno.test("Bedrock: a conversation of only a system message says what is missing
     );
     assert.match(error.message, /user message/);
     assert.equal(error.code, "messages");
+  });
+});
+
+Deno.test("a body field name that is no valid header text is named percent-encoded, not a 500", async () => {
+  await withHarness(async (h) => {
+    for (const path of ["/v1/chat/completions", "/v1/responses"]) {
+      const response = await h.post(path, {
+        model: "mistral/mistral-large-2411",
+        ...(path.endsWith("responses") ? { input: "hi" } : {
+          messages: [{ role: "user", content: "hi" }],
+        }),
+        "clé": 1,
+        "a,b": 2,
+        "\u0000x": 3,
+        "\ud800": 4,
+      });
+      assert.equal(response.status, 200, await response.clone().text());
+      await response.body?.cancel();
+      const names = response.headers.get("x-sovra-dropped-params")!.split(",");
+      assert.deepEqual(names.sort(), ["%00x", "%EF%BF%BD", "a%2Cb", "cl%C3%A9"]);
+    }
   });
 });

@@ -2,7 +2,7 @@
  * Shared helpers of the end-to-end rebuilding-route and Responses suites: a gateway harness
  * in front of both platform simulators that always closes, raw SSE reading that tells a clean
  * end from a dropped connection, the spec's error shape and metadata rows. Written against the
- * spec (/work/shared/spec/gateway-api.md), not the gateway's code.
+ * spec (summarised in docs/api.md), not the gateway's code.
  */
 import assert from "node:assert/strict";
 import { type Harness, startHarness, type TestModel } from "../helpers/harness.ts";
