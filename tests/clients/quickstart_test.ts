@@ -42,6 +42,7 @@ Deno.test("the JS quickstarts chat, stream and call a tool through the gateway",
         assert.match(stdout, /^tool: get_weather \{"city":"[^"]+"\}$/m);
       });
     }
+    await h.flushed();
     const rows = await h.store.listRequests(h.org, 100);
     assert.ok(rows.length >= 9, "every call reached the gateway and was recorded");
   } finally {
