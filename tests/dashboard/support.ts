@@ -11,6 +11,8 @@ import { randomId } from "../../src/ids.ts";
 
 export const PASSWORD = "correct horse battery staple";
 export const MODEL = "acme/chat";
+/** A model whose upstream answers 400 (a failed request with a metadata row). */
+export const BROKEN_MODEL = "acme/broken";
 
 export interface DashboardHarness {
   h: Harness;
@@ -29,7 +31,7 @@ export async function startDashboardHarness(
   options: { keyCacheSeconds?: number; credits?: number } = {},
 ): Promise<DashboardHarness> {
   const h = await startHarness({
-    models: [chatModel(MODEL, "sim-model")],
+    models: [chatModel(MODEL, "sim-model"), chatModel(BROKEN_MODEL, "fail-400")],
     env: { SOVRA_KEY_CACHE_SECONDS: String(options.keyCacheSeconds ?? 1) },
     ...(options.credits !== undefined ? { credits: options.credits } : {}),
   });

@@ -77,12 +77,8 @@ export async function usageSeries(
   for (const r of rows) {
     const i = index.get(r.created.slice(0, 10));
     if (i === undefined) continue;
-    for (
-      const [group, name] of [[by_model, r.served_model ?? r.requested_model], [
-        by_key,
-        r.key_id,
-      ]] as const
-    ) {
+    const groups = [[by_model, r.requested_model], [by_key, r.key_id]] as const;
+    for (const [group, name] of groups) {
       const s = group[name] ??= emptySeries(days.length);
       s.cost_micro_eur[i]! += r.cost_micro_eur;
       s.requests[i]! += 1;

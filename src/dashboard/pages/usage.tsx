@@ -146,7 +146,12 @@ export const usagePage: OrgPage = {
                     <td>{r.created.slice(0, 19).replace("T", " ")}</td>
                     <td>{keyName.get(r.key_id) ?? r.key_id}</td>
                     <td>{r.endpoint}{r.stream ? " (stream)" : ""}</td>
-                    <td>{r.served_model ?? r.requested_model}</td>
+                    <td>
+                      {r.requested_model}
+                      {r.served_model && r.served_model !== r.requested_model && (
+                        <span class="muted">→ {r.served_model}</span>
+                      )}
+                    </td>
                     <td>{r.provider ?? ""}</td>
                     <td class="num">
                       <span class={`pill ${r.status >= 400 ? "error" : "ok"}`}>{r.status}</span>
