@@ -71,8 +71,7 @@ export type AuditAction =
   | "user.created"
   | "user.removed"
   | "user.password_set"
-  | "login.failed"
-  | "login.succeeded";
+  | "login.failed";
 
 /** One control-plane action. Never a secret: ids, e-mails, roles and amounts only. */
 export interface AuditEntry {

@@ -125,45 +125,48 @@ export const usagePage: OrgPage = {
               <button type="submit" class="secondary">Filter</button>
               <a class="button secondary" href={csv} hx-boost="false" download>Export CSV</a>
             </form>
-            <table id="requests">
-              <thead>
-                <tr>
-                  <th>Time (UTC)</th>
-                  <th>Key</th>
-                  <th>Endpoint</th>
-                  <th>Model</th>
-                  <th>Provider</th>
-                  <th class="num">Status</th>
-                  <th class="num">Tokens</th>
-                  <th class="num">Latency</th>
-                  <th class="num">Cost (EUR)</th>
-                  <th>End user</th>
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((r) => (
+            <div class="scroll">
+              <table id="requests" class="compact">
+                <thead>
                   <tr>
-                    <td>{r.created.slice(0, 19).replace("T", " ")}</td>
-                    <td>{keyName.get(r.key_id) ?? r.key_id}</td>
-                    <td>{r.endpoint}{r.stream ? " (stream)" : ""}</td>
-                    <td>
-                      {r.requested_model}
-                      {r.served_model && r.served_model !== r.requested_model && (
-                        <span class="muted">→ {r.served_model}</span>
-                      )}
-                    </td>
-                    <td>{r.provider ?? ""}</td>
-                    <td class="num">
-                      <span class={`pill ${r.status >= 400 ? "error" : "ok"}`}>{r.status}</span>
-                    </td>
-                    <td class="num">{r.total_tokens ?? ""}{r.estimated ? "*" : ""}</td>
-                    <td class="num">{r.latency_ms} ms</td>
-                    <td class="num">{formatEur(r.cost_micro_eur)}</td>
-                    <td>{r.user ?? ""}</td>
+                    <th>Time (UTC)</th>
+                    <th>Key</th>
+                    <th>Endpoint</th>
+                    <th>Model</th>
+                    <th>Provider</th>
+                    <th class="num">Status</th>
+                    <th class="num">Tokens</th>
+                    <th class="num">Latency</th>
+                    <th class="num">Cost (EUR)</th>
+                    <th>End user</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {rows.map((r) => (
+                    <tr>
+                      <td title={r.created}>{r.created.slice(5, 19).replace("T", " ")}</td>
+                      <td>{keyName.get(r.key_id) ?? r.key_id}</td>
+                      <td>{r.endpoint}{r.stream ? " (stream)" : ""}</td>
+                      <td>
+                        {r.requested_model}
+                        {r.served_model && r.served_model !== r.requested_model &&
+                          !r.requested_model.endsWith(`/${r.served_model}`) && (
+                          <span class="muted">→ {r.served_model}</span>
+                        )}
+                      </td>
+                      <td>{r.provider ?? ""}</td>
+                      <td class="num">
+                        <span class={`pill ${r.status >= 400 ? "error" : "ok"}`}>{r.status}</span>
+                      </td>
+                      <td class="num">{r.total_tokens ?? ""}{r.estimated ? "*" : ""}</td>
+                      <td class="num">{r.latency_ms} ms</td>
+                      <td class="num">{formatEur(r.cost_micro_eur)}</td>
+                      <td>{r.user ?? ""}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
             {rows.length === 0 && <p class="muted">No requests match.</p>}
             <p class="muted">
               * estimated usage. Metadata only: Sovra never stores prompts or answers.
