@@ -47,6 +47,12 @@ export interface Config {
   metricsPort: number | undefined;
   /** Spans through Deno's OpenTelemetry (`OTEL_DENO=true`). */
   tracing: boolean;
+  /** Connection limits (connection_guard.ts): headers, keep-alive idle, JSON body, ceiling. */
+  headerTimeoutMs: number;
+  idleTimeoutMs: number;
+  bodyTimeoutMs: number;
+  /** 0: derived from the open-file limit. */
+  maxConnections: number;
   /** Reads an upstream credential by the env var name the catalog gives. */
   secret: (name: string) => string | undefined;
 }
@@ -111,6 +117,10 @@ export function configFromEnv(env: Record<string, string>): Config {
     passwordScryptLogN: integer(env, "SOVRA_PASSWORD_SCRYPT_LOG_N", 17, 10),
     metricsPort: env.SOVRA_METRICS_PORT ? integer(env, "SOVRA_METRICS_PORT", 0) : undefined,
     tracing: env.OTEL_DENO === "true" || env.OTEL_DENO === "1",
+    headerTimeoutMs: integer(env, "SOVRA_HEADER_TIMEOUT_MS", 10_000, 1),
+    idleTimeoutMs: integer(env, "SOVRA_IDLE_TIMEOUT_MS", 30_000, 1),
+    bodyTimeoutMs: integer(env, "SOVRA_BODY_TIMEOUT_MS", 30_000, 1),
+    maxConnections: integer(env, "SOVRA_MAX_CONNECTIONS", 0),
     secret: (name) => env[name],
   };
 }

@@ -9,6 +9,8 @@ import type { AppDeps } from "./deps.ts";
 import { closeDependencies, composeDependencies, type ComposeOptions } from "./compose_deps.ts";
 import { createApp } from "./app.ts";
 import { describeBindError } from "./http/port_in_use.ts";
+import { defaultMaxConnections, type GuardLimits, serveGuarded } from "./http/connection_guard.ts";
+import type { Logger } from "./log.ts";
 import { startRetentionCleanup } from "./state/retention.ts";
 import { missingCredentials } from "./catalog/credential_check.ts";
 import { metricsHandler } from "./telemetry/metrics_server.ts";
@@ -39,14 +41,19 @@ export interface Served {
 /** Listens on `host:port`; a port in use names the variable that sets it (`portVariable`). */
 export function serve(
   handler: (request: Request) => Response | Promise<Response>,
-  options: { port: number; host: string; portVariable: string },
+  options: {
+    port: number;
+    host: string;
+    portVariable: string;
+    /** Connection limits (connection_guard.ts); without them a plain Deno.serve. */
+    guard?: { limits: GuardLimits; log: Logger };
+  },
 ): Served {
-  let server: Deno.HttpServer<Deno.NetAddr>;
+  let server: { addr: Deno.NetAddr; shutdown(): Promise<void> };
   try {
-    server = Deno.serve(
-      { port: options.port, hostname: options.host, onListen: () => {} },
-      handler,
-    );
+    server = options.guard
+      ? serveGuarded({ port: options.port, hostname: options.host, ...options.guard }, handler)
+      : Deno.serve({ port: options.port, hostname: options.host, onListen: () => {} }, handler);
   } catch (error) {
     throw describeBindError(error, options.portVariable, options.host, options.port);
   }
@@ -70,6 +77,14 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       port: config.port,
       host: config.host,
       portVariable: "SOVRA_PORT",
+      guard: {
+        log,
+        limits: {
+          headerTimeoutMs: config.headerTimeoutMs,
+          idleTimeoutMs: config.idleTimeoutMs,
+          maxConnections: config.maxConnections || defaultMaxConnections(),
+        },
+      },
     });
     if (config.metricsPort !== undefined) {
       metrics = serve(metricsHandler(deps.telemetry), {

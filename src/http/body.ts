@@ -1,16 +1,50 @@
 /**
  * JSON bodies: `application/json` only, at most 2 MiB counted while reading (the body is
- * never buffered past the limit), parsed to a value. Every failure is 400 `invalid_request`.
+ * never buffered past the limit), complete within a deadline (a slow body is a held
+ * connection), parsed to a value. Every failure is 400 (`invalid_request`, or
+ * `upload_timeout` with `connection: close` for a body that came too slowly).
  */
-import { invalidRequest } from "../errors.ts";
+import { GatewayError, invalidRequest } from "../errors.ts";
 import { isJsonContentType } from "../content_type.ts";
 
 export const JSON_BODY_LIMIT = 2 * 1024 * 1024;
+export const JSON_BODY_DEADLINE_MS = 30_000;
+
+function bodyTimeout(deadlineMs: number): GatewayError {
+  return new GatewayError(
+    400,
+    "upload_timeout",
+    `The request body did not arrive within ${deadlineMs / 1000} seconds.`,
+    { headers: { connection: "close" } },
+  );
+}
+
+/** `read` within `deadlineMs`, else `onTimeout` runs and the timeout error is thrown. */
+async function withDeadline<T>(
+  read: Promise<T>,
+  deadlineMs: number,
+  onTimeout: () => void,
+): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      onTimeout();
+      reject(bodyTimeout(deadlineMs));
+    }, deadlineMs);
+  });
+  read.catch(() => {}); // a read failing after the deadline is not unhandled
+  try {
+    return await Promise.race([read, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 export async function readLimitedBytes(
   request: Request,
   limit: number,
   tooLarge: () => Error,
+  deadlineMs = JSON_BODY_DEADLINE_MS,
 ): Promise<Uint8Array> {
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > limit) {
@@ -21,13 +55,18 @@ export async function readLimitedBytes(
   if (declared !== null) {
     // The length is declared and within the limit: one native read (HTTP/1.1 framing stops
     // the body at the declared length, so no more than the limit can arrive).
-    return new Uint8Array(await request.arrayBuffer());
+    return new Uint8Array(await withDeadline(request.arrayBuffer(), deadlineMs, () => {}));
   }
   const reader = request.body.getReader();
   const parts: Uint8Array[] = [];
   let size = 0;
+  const deadline = Date.now() + deadlineMs;
   for (;;) {
-    const { done, value } = await reader.read();
+    const { done, value } = await withDeadline(
+      reader.read(),
+      Math.max(0, deadline - Date.now()),
+      () => void reader.cancel().catch(() => {}),
+    );
     if (done) break;
     size += value.length;
     if (size > limit) {
@@ -48,7 +87,11 @@ export async function readLimitedBytes(
 
 const decoder = new TextDecoder();
 
-export async function readJsonBody(request: Request, limit = JSON_BODY_LIMIT): Promise<unknown> {
+export async function readJsonBody(
+  request: Request,
+  options: { limit?: number; deadlineMs?: number } = {},
+): Promise<unknown> {
+  const limit = options.limit ?? JSON_BODY_LIMIT;
   if (!isJsonContentType(request.headers.get("content-type"))) {
     await request.body?.cancel().catch(() => {});
     throw invalidRequest("The request body must be JSON with 'Content-Type: application/json'.");
@@ -57,6 +100,7 @@ export async function readJsonBody(request: Request, limit = JSON_BODY_LIMIT): P
     request,
     limit,
     () => invalidRequest(`The request body is larger than ${limit} bytes (2 MiB).`),
+    options.deadlineMs,
   );
   if (bytes.length === 0) throw invalidRequest("The request body is empty; send a JSON object.");
   try {

@@ -18,10 +18,19 @@ export interface MainProcess {
   stop(): Promise<void>;
 }
 
-/** Starts `deno run -A main.ts` with `env` added to the environment. */
-export function startMain(env: Record<string, string>): MainProcess {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "main.ts"],
+/**
+ * Starts `deno run -A main.ts` with `env` added to the environment (optionally under a soft
+ * open-file limit, set by the shell before exec).
+ */
+export function startMain(
+  env: Record<string, string>,
+  options: { fdLimit?: number | undefined } = {},
+): MainProcess {
+  const deno = ["run", "-A", "main.ts"];
+  const child = new Deno.Command(options.fdLimit ? "sh" : Deno.execPath(), {
+    args: options.fdLimit
+      ? ["-c", `ulimit -n ${options.fdLimit} && exec "$0" "$@"`, Deno.execPath(), ...deno]
+      : deno,
     cwd: REPO_ROOT,
     // The dashboard starts beside the gateway: a free port unless the test picks one.
     env: { NO_COLOR: "1", SOVRA_DASHBOARD_PORT: "0", ...env },

@@ -26,6 +26,8 @@ export interface ProcessGatewayOptions {
   credits?: number;
   rpm?: number;
   env?: Record<string, string>;
+  /** A soft open-file limit for the gateway process. */
+  fdLimit?: number;
 }
 
 async function listening(main: MainProcess): Promise<string> {
@@ -79,7 +81,7 @@ export async function startProcessGateway(
     ...extra,
   });
   const others: MainProcess[] = [];
-  const main = startMain(env({ SOVRA_LOG: "info" }));
+  const main = startMain(env({ SOVRA_LOG: "info" }), { fdLimit: options.fdLimit });
   const url = await listening(main);
   return {
     url,

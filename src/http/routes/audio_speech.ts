@@ -15,7 +15,9 @@ import { requireModelField } from "../validation.ts";
 export function speechHandler(deps: AppDeps) {
   return async (c: Context<AppEnv>) => {
     const state = c.get("state");
-    const raw = requireModelField(await readJsonBody(c.req.raw));
+    const raw = requireModelField(
+      await readJsonBody(c.req.raw, { deadlineMs: deps.config.bodyTimeoutMs }),
+    );
     const body = parseSpeechRequest(raw);
     const model = deps.catalog.current.requireModel(body.model, "speech");
     const speech = validateSpeechRequest(body, model);

@@ -22,7 +22,10 @@ import type { ChatStreamEvent } from "../../canonical/chat.ts";
 export function chatCompletionsHandler(deps: AppDeps) {
   return async (c: Context<AppEnv>) => {
     const state = c.get("state");
-    const body = parseBody(ChatCompletionRequestSchema, await readJsonBody(c.req.raw));
+    const body = parseBody(
+      ChatCompletionRequestSchema,
+      await readJsonBody(c.req.raw, { deadlineMs: deps.config.bodyTimeoutMs }),
+    );
     const model = deps.catalog.current.requireModel(body.model, "chat");
     const request = decodeChatRequest(body);
     const ctx: ChatCallContext = {

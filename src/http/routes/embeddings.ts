@@ -12,7 +12,9 @@ import { requireModelField } from "../validation.ts";
 export function embeddingsHandler(deps: AppDeps) {
   return async (c: Context<AppEnv>) => {
     const state = c.get("state");
-    const raw = requireModelField(await readJsonBody(c.req.raw));
+    const raw = requireModelField(
+      await readJsonBody(c.req.raw, { deadlineMs: deps.config.bodyTimeoutMs }),
+    );
     const parsed = parseEmbeddingsRequest(raw);
     const model = deps.catalog.current.requireModel(parsed.model, "embedding");
     const ctx = {

@@ -33,7 +33,10 @@ import { translateTextFormat } from "../../dialects/responses/text_format.ts";
 export function responsesHandler(deps: AppDeps) {
   return async (c: Context<AppEnv>) => {
     const state = c.get("state");
-    const body = parseBody(ResponsesRequestSchema, await readJsonBody(c.req.raw));
+    const body = parseBody(
+      ResponsesRequestSchema,
+      await readJsonBody(c.req.raw, { deadlineMs: deps.config.bodyTimeoutMs }),
+    );
     const model = deps.catalog.current.requireModel(body.model, "chat");
     const request = decodeResponsesRequest(body, model);
     const ctx: ChatCallContext = {
