@@ -173,8 +173,12 @@ export function serveGuarded(
     }
     state.innerPort = state.inner.localAddr.port;
     byInnerPort.set(state.innerPort, state);
-    await Promise.allSettled([clientToServer(state), serverToClient(state)]);
+    // The client may half-close and still read its answer; when the server side ends (an
+    // answer done on a closing connection, or a stream dropped on purpose), so does the client's.
+    const fromClient = clientToServer(state).catch(() => close(state));
+    await serverToClient(state).catch(() => {});
     close(state);
+    await fromClient;
   }
 
   async function clientToServer(state: ConnState) {
