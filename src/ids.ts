@@ -1,26 +1,34 @@
 /** Identifiers. Request ids sort by creation time, so newest-first listing is a reverse range. */
 const ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz";
 
+/** Random bytes drawn from a pool refilled 4 KiB at a time (one crypto call per ~400 ids). */
+const pool = new Uint8Array(4096);
+let poolAt = pool.length;
+
+function randomByte(): number {
+  if (poolAt === pool.length) {
+    crypto.getRandomValues(pool);
+    poolAt = 0;
+  }
+  return pool[poolAt++]!;
+}
+
+/** Uniform base36 characters (bytes ≥ 252 are redrawn: no modulo bias). */
 function randomPart(length: number): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(length));
   let out = "";
-  for (const b of bytes) out += ALPHABET[b % 36];
+  while (out.length < length) {
+    const b = randomByte();
+    if (b < 252) out += ALPHABET[b % 36];
+  }
   return out;
 }
 
 /**
- * Per-process randomness plus a counter: unique within the process and, by the random part,
- * across processes, without a crypto call per id (a hot-path cost of several µs).
+ * A time-ordered, otherwise opaque id: 10 base36 digits of milliseconds, then 10 random
+ * base36 digits (~52 bits). No counter: an id says nothing about how many others were made.
  */
-const PROCESS_PART = randomPart(6);
-let counter = 0;
-
-/** A time-ordered id: 10 base36 digits of milliseconds, then 6 random and 4 counter digits. */
 export function timeOrderedId(prefix: string, now = Date.now()): string {
-  counter = (counter + 1) % 1_679_616; // 36⁴
-  return `${prefix}${now.toString(36).padStart(10, "0")}${PROCESS_PART}${
-    counter.toString(36).padStart(4, "0")
-  }`;
+  return `${prefix}${now.toString(36).padStart(10, "0")}${randomPart(10)}`;
 }
 
 /** The smallest id created at or after `time` (for range scans). */
