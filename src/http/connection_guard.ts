@@ -154,9 +154,22 @@ export function serveGuarded(
     server.finished.catch((error) => {
       // An accept error (EMFILE) ends a Deno.serve server: start another one.
       log.error("http server failed; restarting it", { reason: errorMessage(error) });
-      if (!closing) inner = startInner();
+      void restartInner();
     });
     return server;
+  }
+
+  /** Starts a new inner server, retrying while descriptors are short. */
+  async function restartInner() {
+    while (!closing) {
+      try {
+        inner = startInner();
+        return;
+      } catch (error) {
+        log.warn("http server restart failed; retrying", { reason: errorMessage(error) });
+        await delay(100);
+      }
+    }
   }
 
   async function relay(state: ConnState, port: number) {
