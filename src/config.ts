@@ -125,12 +125,15 @@ export function configFromEnv(env: Record<string, string>): Config {
   };
 }
 
+/** `SOVRA_*` variables of the evaluation scripts (not the gateway's): not typos. */
+const TOOL_VARIABLES = ["SOVRA_ROUTELLM_DIR", "SOVRA_EVAL_RESAMPLES"];
+
 /**
  * `SOVRA_*` variables the configuration does not read: most likely typos, warned about at
  * start. The known names are the ones `configFromEnv` reads, so the list never goes stale.
  */
 export function unknownSovraVariables(env: Record<string, string>): string[] {
-  const read = new Set<string>();
+  const read = new Set<string>(TOOL_VARIABLES);
   const tracked = new Proxy(env, {
     get(target, name) {
       if (typeof name === "string") read.add(name);

@@ -76,6 +76,7 @@ Deno.test("unknownSovraVariables — the names the configuration reads are known
       SOVRA_LOG: "info",
       SOVRA_TRANSCRIPTION_SLOTS: "2",
       SOVRA_PROT: "1",
+      SOVRA_EVAL_RESAMPLES: "30",
       PATH: "/bin",
     }),
     ["SOVRA_PROT"],
