@@ -5,6 +5,7 @@ import { createLogger } from "./src/log.ts";
 import { startDashboardBeside } from "./src/dashboard/server.ts";
 import { describeBindError } from "./src/http/port_in_use.ts";
 
+let closeDashboard: (() => Promise<void>) | undefined;
 try {
   const config = loadConfig();
   const log = createLogger(config.logLevel);
@@ -30,7 +31,24 @@ try {
       }
     })();
     log.info("sovra dashboard listening", { url: dashboard.url });
+    closeDashboard = () => dashboard.close();
   }
+  // Graceful shutdown: drain (readiness first), flush settles, close the store, exit 0.
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    void (async () => {
+      await closeDashboard?.().catch(() => {});
+      await gateway.drain();
+      Deno.exit(0);
+    })().catch((error) => {
+      log.error("shutdown failed", { reason: (error as Error).message });
+      Deno.exit(1);
+    });
+  };
+  Deno.addSignalListener("SIGTERM", stop);
+  Deno.addSignalListener("SIGINT", stop);
 } catch (error) {
   // Configuration and catalog errors name what to fix; no stack trace.
   console.error(JSON.stringify({

@@ -51,6 +51,15 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     return Response.json({ status: state.reachable ? "ok" : "degraded", state });
   });
 
+  // Readiness: unready from the start of a drain, so a load balancer stops sending first.
+  app.get(
+    "/readyz",
+    () =>
+      deps.lifecycle.draining
+        ? new GatewayError(503, "draining", "This instance is shutting down.").toResponse()
+        : Response.json({ status: "ready" }),
+  );
+
   const open = gate(deps, { billed: false });
   const billed = gate(deps, { billed: true });
   const json = { "content-type": "application/json" };

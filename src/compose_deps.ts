@@ -22,6 +22,7 @@ import { createLogger, type Logger } from "./log.ts";
 import { GateState } from "./limits/gate_state.ts";
 import { UnsentTally } from "./limits/unsent_tally.ts";
 import { Telemetry } from "./telemetry/telemetry.ts";
+import { Lifecycle } from "./lifecycle/lifecycle.ts";
 
 export interface ComposeOptions {
   log?: Logger;
@@ -75,6 +76,7 @@ export async function composeDependencies(
     unsentRequests,
     counters,
     telemetry,
+    lifecycle: new Lifecycle(),
     now,
   };
 }

@@ -43,6 +43,10 @@ export interface Config {
   sessionMaxHours: number;
   /** Dashboard: scrypt cost as log2(N) (r = 8, p = 1). */
   passwordScryptLogN: number;
+  /** Shutdown: ms readiness is unready before the listener stops accepting. */
+  drainNoticeMs: number;
+  /** Shutdown: ms open requests and streams may take to end before streams are cut. */
+  drainMs: number;
   /** Port of the separate `/metrics` server; undefined = not served. */
   metricsPort: number | undefined;
   /** Spans through Deno's OpenTelemetry (`OTEL_DENO=true`). */
@@ -115,6 +119,8 @@ export function configFromEnv(env: Record<string, string>): Config {
     sessionIdleMinutes: integer(env, "SOVRA_SESSION_IDLE_MINUTES", 30, 1),
     sessionMaxHours: integer(env, "SOVRA_SESSION_MAX_HOURS", 12, 1),
     passwordScryptLogN: integer(env, "SOVRA_PASSWORD_SCRYPT_LOG_N", 17, 10),
+    drainNoticeMs: integer(env, "SOVRA_DRAIN_NOTICE_MS", 0),
+    drainMs: integer(env, "SOVRA_DRAIN_MS", 25_000),
     metricsPort: env.SOVRA_METRICS_PORT ? integer(env, "SOVRA_METRICS_PORT", 0) : undefined,
     tracing: env.OTEL_DENO === "true" || env.OTEL_DENO === "1",
     headerTimeoutMs: integer(env, "SOVRA_HEADER_TIMEOUT_MS", 10_000, 1),

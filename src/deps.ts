@@ -12,6 +12,7 @@ import type { UnsentTally } from "./limits/unsent_tally.ts";
 import type { RoutingHooks } from "./routing/route_plan.ts";
 import type { Telemetry } from "./telemetry/telemetry.ts";
 import type { PolicyCache } from "./policy/policy_cache.ts";
+import type { Lifecycle } from "./lifecycle/lifecycle.ts";
 
 export interface GatewayCounters {
   /** Requests let through because the store failed (rate limit fail-open). */
@@ -36,6 +37,8 @@ export interface AppDeps {
   unsentRequests: UnsentTally;
   counters: GatewayCounters;
   /** Metrics and spans: called at request end, attempt end, settle and commit. */
+  /** Drain state: readiness and the open streams a drain may cut. */
+  lifecycle: Lifecycle;
   telemetry: Telemetry;
   now: () => number;
 }

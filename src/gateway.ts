@@ -14,6 +14,7 @@ import type { Logger } from "./log.ts";
 import { startRetentionCleanup } from "./state/retention.ts";
 import { missingCredentials } from "./catalog/credential_check.ts";
 import { metricsHandler } from "./telemetry/metrics_server.ts";
+import { drain, type DrainResult } from "./lifecycle/drain.ts";
 
 export interface Gateway {
   deps: AppDeps;
@@ -21,6 +22,11 @@ export interface Gateway {
   port: number;
   /** Port of the `/metrics` server, when `SOVRA_METRICS_PORT` is set. */
   metricsPort: number | undefined;
+  /**
+   * Graceful shutdown (SIGTERM/SIGINT): unready, stop accepting, let requests and streams end
+   * up to `SOVRA_DRAIN_MS`, cut what is left (billed), flush settles, close the store.
+   */
+  drain(): Promise<DrainResult>;
   /** Reloads the catalog from disk (SIGHUP). */
   reloadCatalog(): Promise<boolean>;
   close(): Promise<void>;
@@ -109,6 +115,21 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     port: served.port,
     url: served.url,
     metricsPort: metrics?.port,
+    async drain() {
+      if (options.signals) Deno.removeSignalListener("SIGHUP", onHup);
+      const result = await drain({
+        lifecycle: deps.lifecycle,
+        log,
+        noticeMs: config.drainNoticeMs,
+        drainMs: config.drainMs,
+        stopAccepting: () => served.shutdown(),
+      });
+      cleanup.stop();
+      await metrics?.shutdown();
+      await closeDependencies(deps);
+      log.info("drained: settles flushed, store closed", { cut: result.cut });
+      return result;
+    },
     reloadCatalog: () => catalog.reload(),
     async close() {
       if (options.signals) Deno.removeSignalListener("SIGHUP", onHup);

@@ -12,7 +12,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["log"],
   ["errors"],
   ["zod_failure", "state", "canonical", "guardrail"],
-  ["limits", "auth", "catalog", "telemetry"],
+  ["limits", "auth", "catalog", "telemetry", "lifecycle"],
   ["providers", "billing", "router", "accounts", "policy"],
   ["routing", "dashboard"],
   ["pipeline", "dialects", "admin"],

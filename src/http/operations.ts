@@ -171,6 +171,24 @@ export const operations: OperationSpec[] = [
     },
   },
   {
+    path: "/readyz",
+    method: "get",
+    summary: "Readiness probe (no authentication): 503 `draining` from the start of a shutdown",
+    auth: false,
+    responses: {
+      "200": {
+        description: '`{status: "ready"}`',
+        content: {
+          "application/json": { type: "object", properties: { status: { const: "ready" } } },
+        },
+      },
+      "503": {
+        description: "`draining`: send no new requests",
+        content: { "application/json": { $ref: "#/components/schemas/Error" } },
+      },
+    },
+  },
+  {
     path: "/openapi.json",
     method: "get",
     summary: "This document (no authentication)",

@@ -210,6 +210,9 @@ export async function openChatStream(
   let finished = false;
   const served: Served = { route, fallbacks: success.fallbacks, dropped: success.dropped };
   deps.telemetry?.streamOpened(ctx.caller.trace);
+  const untrack = deps.lifecycle?.trackStream(() =>
+    upstream.abort(new UpstreamFailure("unavailable", "The gateway is shutting down."))
+  );
 
   return {
     served,
@@ -239,6 +242,7 @@ export async function openChatStream(
       if (finished) return;
       finished = true;
       deps.telemetry?.streamClosed();
+      untrack?.();
       // A read that failed because the client left is a cancel, not a provider failure.
       const outcome = reported === "failed" && ctx.clientSignal.aborted ? "cancelled" : reported;
       watchdog.stop();

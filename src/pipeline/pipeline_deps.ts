@@ -10,6 +10,7 @@ import type { AdapterRegistry } from "../providers/adapter.ts";
 import type { RouteMetrics } from "../routing/route_metrics.ts";
 import type { RoutingHooks } from "../routing/route_plan.ts";
 import type { Telemetry } from "../telemetry/telemetry.ts";
+import type { Lifecycle } from "../lifecycle/lifecycle.ts";
 
 export interface PipelineDeps {
   config: { streamIdleMs: number };
@@ -21,4 +22,6 @@ export interface PipelineDeps {
   log: Logger;
   /** Metrics and spans (absent outside the HTTP app). */
   telemetry?: Telemetry;
+  /** Open streams a drain may cut (absent outside the HTTP app). */
+  lifecycle?: Lifecycle;
 }

@@ -14,6 +14,8 @@ export interface MainProcess {
   /** Resolves with the first stderr line (from index `from` on) that satisfies `match`. */
   waitForLine(match: (line: string) => boolean, from?: number): Promise<string>;
   signal(signal: Deno.Signal): void;
+  /** The process's exit status. */
+  readonly status: Promise<Deno.CommandStatus>;
   /** Stops the process and waits for it and its stderr to end. */
   stop(): Promise<void>;
 }
@@ -82,6 +84,7 @@ export function startMain(
     signal(signal) {
       child.kill(signal);
     },
+    status: child.status,
     async stop() {
       try {
         child.kill("SIGTERM");

@@ -168,7 +168,10 @@ Deno.test("GET /openapi.json — OpenAPI 3.1, version 1.0.0, chat request body w
     assert.equal((doc.info as Record<string, unknown>).version, "1.0.0");
     const paths = doc.paths as Record<string, Record<string, Record<string, unknown>>>;
     for (const path of Object.keys(paths)) {
-      assert.ok(path.startsWith("/v1/") || ["/healthz", "/openapi.json"].includes(path), path);
+      assert.ok(
+        path.startsWith("/v1/") || ["/healthz", "/readyz", "/openapi.json"].includes(path),
+        path,
+      );
     }
     const op = paths["/v1/chat/completions"]?.post;
     assert.ok(op, "no POST /v1/chat/completions");
