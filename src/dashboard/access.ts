@@ -11,11 +11,12 @@ export type Permission =
   | "read" // overview, keys list, credits, usage, requests, audit
   | "manage_keys" // create, revoke
   | "manage_members" // invite, role change, remove, low-balance threshold
-  | "operate"; // grant credits, RPM ceiling, create organizations
+  | "operate" // grant credits, RPM ceiling, create organizations
+  | "manage_policies"; // organization policies (sovereignty, providers, ZDR, models, guardrail)
 
 const ALLOWED: Record<Role, ReadonlySet<Permission>> = {
-  owner: new Set(["read", "manage_keys", "manage_members"]),
-  admin: new Set(["read", "manage_keys"]),
+  owner: new Set(["read", "manage_keys", "manage_members", "manage_policies"]),
+  admin: new Set(["read", "manage_keys", "manage_policies"]),
   viewer: new Set(["read"]),
 };
 

@@ -17,6 +17,7 @@ import { parseRange, recentRequests, toCsv, usageSeries } from "./areas/usage.ts
 import { changeMember, inviteMember, listMembers, parseRole } from "./areas/members.ts";
 import { createOrg, listAllOrgs } from "./areas/operator.ts";
 import { globalAudit, orgAudit } from "./areas/audit_log.ts";
+import { dryRun, policyView, updatePolicy } from "./areas/policies.ts";
 import { clientAddress, requireViewer, withOrgAccess } from "./middleware.ts";
 import { exampleModel } from "./example_model.ts";
 
@@ -49,6 +50,18 @@ const Grant = z.object({
 const Settings = z.object({
   low_balance_micro_eur: z.number().int().nonnegative().nullable().optional(),
   rpm_ceiling: z.number().int().positive().nullable().optional(),
+});
+const PolicyChange = z.object({
+  sovereignty: z.enum(["any", "strict_only"]).optional(),
+  blocked_providers: z.array(z.string()).optional(),
+  zdr_only: z.boolean().optional(),
+  allowed_models: z.array(z.string()).nullable().optional(),
+  guardrail: z.enum(["off", "flag", "block"]).optional(),
+});
+const DryRunBody = z.object({
+  model: z.string(),
+  text: z.string().max(65_536).optional(),
+  channel: z.enum(["user", "tool"]).optional(),
 });
 const Invite = z.object({ email: z.string(), role: z.string() });
 const RoleChange = z.object({ role: z.string() });
@@ -188,6 +201,16 @@ export function createApi(deps: DashboardDeps): Hono<DashEnv> {
         data: await orgAudit(deps, c.var.access, limitOf(c.req.query("limit"), 100, 1000)),
       }),
   );
+  org.get("/policy", async (c) => c.json(await policyView(deps, c.var.access)));
+  org.put("/policy", async (c) => {
+    const input = await body(c, PolicyChange);
+    await updatePolicy(deps, c.var.access, c.var.viewer, input);
+    return c.json(await policyView(deps, c.var.access));
+  });
+  org.post("/policy/dry-run", async (c) => {
+    const input = await body(c, DryRunBody);
+    return c.json(await dryRun(deps, c.var.access, input));
+  });
   api.route("/orgs/:org", org);
   return api;
 }

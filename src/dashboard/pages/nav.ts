@@ -13,6 +13,7 @@ import { creditsPage } from "./credits.tsx";
 import { usagePage } from "./usage.tsx";
 import { membersPage } from "./members.tsx";
 import { auditPage } from "./audit.tsx";
+import { policiesPage } from "./policies.tsx";
 
 export interface OrgPage {
   /** URL segment under `/orgs/:org/`. */
@@ -35,7 +36,7 @@ export const ORG_PAGES: ReadonlyArray<OrgPage | ComingSoon> = [
   creditsPage,
   membersPage,
   { title: "Routing policies", comingSoon: true },
-  { title: "Organization policies", comingSoon: true },
+  policiesPage,
   auditPage,
 ];
 

@@ -1,0 +1,187 @@
+/**
+ * Organization policies in the dashboard (issue 12): the policy with what each setting leaves
+ * allowed, changes by owners and admins (stored with the policy's own audit trail and in the
+ * control-plane audit log), and a dry run: would this request pass?
+ */
+import type { DashboardDeps, OrgAccess, Viewer } from "../deps.ts";
+import { requirePermission } from "../access.ts";
+import { audit } from "../audit.ts";
+import { badInput } from "../errors.ts";
+import {
+  DEFAULT_ORG_POLICY,
+  type OrgPolicy,
+  type PolicyAuditEntry,
+} from "../../state/policy_store.ts";
+import { effectivePolicy } from "../../policy/effective_policy.ts";
+import { routeRefusal, routeTier } from "../../policy/route_rules.ts";
+import { Guardrail } from "../../guardrail/scanner.ts";
+import type { Catalog } from "../../catalog/catalog.ts";
+
+export interface ModelVerdict {
+  id: string;
+  allowed: boolean;
+  /** Why each refused route was refused (rule and provider), when not allowed. */
+  reasons: string[];
+}
+
+export interface PolicyView {
+  policy: OrgPolicy;
+  models: ModelVerdict[];
+  providers: Array<{ id: string; name: string; tier: string | null; zdr: boolean }>;
+  changes: PolicyAuditEntry[];
+}
+
+export async function policyView(deps: DashboardDeps, access: OrgAccess): Promise<PolicyView> {
+  const [stored, changes] = await Promise.all([
+    deps.store.getOrgPolicy(access.org.id),
+    deps.store.listPolicyAudit(access.org.id, 20),
+  ]);
+  const policy = stored ?? DEFAULT_ORG_POLICY;
+  const catalog = deps.catalog?.();
+  return {
+    policy,
+    models: catalog ? modelVerdicts(catalog, policy) : [],
+    providers: catalog
+      ? Object.entries(catalog.providers).map(([id, p]) => ({
+        id,
+        name: p.name ?? id,
+        tier: p.sovereignty ?? null,
+        zdr: p.zdr,
+      }))
+      : [],
+    changes: changes.filter((e) => e.key_id === null),
+  };
+}
+
+function modelVerdicts(catalog: Catalog, policy: OrgPolicy): ModelVerdict[] {
+  const effective = effectivePolicy(policy, undefined);
+  return catalog.activeModels().map((model) => {
+    const refusals = catalog.routesOf(model).map((r) => routeRefusal(r, effective));
+    const allowed = refusals.some((r) => r === undefined);
+    return {
+      id: model.id,
+      allowed,
+      reasons: allowed ? [] : [...new Set(refusals.map((r) => r!.reason))],
+    };
+  });
+}
+
+export interface PolicyChange {
+  sovereignty?: "any" | "strict_only" | undefined;
+  blocked_providers?: string[] | undefined;
+  zdr_only?: boolean | undefined;
+  allowed_models?: string[] | null | undefined;
+  guardrail?: "off" | "flag" | "block" | undefined;
+}
+
+export async function updatePolicy(
+  deps: DashboardDeps,
+  access: OrgAccess,
+  viewer: Viewer,
+  change: PolicyChange,
+): Promise<OrgPolicy> {
+  requirePermission(access, "manage_policies", "changing the organization's policies");
+  const catalog = deps.catalog?.();
+  const current = await deps.store.getOrgPolicy(access.org.id) ?? DEFAULT_ORG_POLICY;
+  const next: OrgPolicy = { ...current };
+  if (change.sovereignty !== undefined) next.sovereignty = change.sovereignty;
+  if (change.zdr_only !== undefined) next.zdr_only = change.zdr_only;
+  if (change.guardrail !== undefined) next.guardrail = change.guardrail;
+  if (change.blocked_providers !== undefined) {
+    for (const id of change.blocked_providers) {
+      if (catalog && !Object.hasOwn(catalog.providers, id)) {
+        throw badInput(`Unknown provider '${id}'.`, "blocked_providers");
+      }
+    }
+    next.blocked_providers = [...new Set(change.blocked_providers)].sort();
+  }
+  if (change.allowed_models !== undefined) {
+    for (const id of change.allowed_models ?? []) {
+      if (catalog && !catalog.activeModels().some((m) => m.id === id)) {
+        throw badInput(`Unknown model '${id}'.`, "allowed_models");
+      }
+    }
+    next.allowed_models = change.allowed_models === null
+      ? null
+      : [...new Set(change.allowed_models)].sort();
+  }
+  await deps.store.putOrgPolicy(access.org.id, next, `dashboard:${viewer.user.email}`);
+  await audit(deps, access.org.id, viewer.user.email, "policy.changed", access.org.id, {
+    sovereignty: next.sovereignty,
+    blocked_providers: next.blocked_providers.join(",") || null,
+    zdr_only: next.zdr_only,
+    allowed_models: next.allowed_models === null ? "all" : next.allowed_models.length,
+    guardrail: next.guardrail,
+  });
+  return next;
+}
+
+export interface DryRun {
+  model: string;
+  /** Whether the request would be sent upstream. */
+  passes: boolean;
+  /** The answer the gateway would give when it does not pass. */
+  refusal: { status: number; code: string; message: string } | null;
+  routes: Array<{ provider: string; tier: string; allowed: boolean; reason: string | null }>;
+  guardrail: { mode: string; verdict: string; rule: string | null } | null;
+}
+
+let guardrail: Guardrail | undefined;
+
+/**
+ * Would a request for `model` (with `text` as its newest user message or tool result) pass
+ * this organization's policy? Nothing is stored and nothing is sent; the text is scanned in
+ * memory only.
+ */
+export async function dryRun(
+  deps: DashboardDeps,
+  access: OrgAccess,
+  input: { model: string; text?: string | undefined; channel?: "user" | "tool" | undefined },
+): Promise<DryRun> {
+  const catalog = deps.catalog?.();
+  if (!catalog) throw badInput("The catalog is not available to this dashboard.");
+  const model = catalog.activeModels().find((m) => m.id === input.model);
+  if (!model) throw badInput(`Unknown model '${input.model}'.`, "model");
+  const stored = await deps.store.getOrgPolicy(access.org.id);
+  const policy = effectivePolicy(stored, undefined);
+  const routes = catalog.routesOf(model).map((route) => {
+    const refusal = routeRefusal(route, policy);
+    return {
+      provider: route.providerId,
+      tier: routeTier(route),
+      allowed: refusal === undefined,
+      reason: refusal?.reason ?? null,
+    };
+  });
+  let refusal: DryRun["refusal"] = null;
+  if (!routes.some((r) => r.allowed)) {
+    refusal = {
+      status: 403,
+      code: "policy_forbids_model",
+      message: [...new Set(routes.map((r) => r.reason))].join("; "),
+    };
+  }
+  let scan: DryRun["guardrail"] = null;
+  const chatKind = model.kind === "chat";
+  if (input.text && chatKind && policy.guardrail !== "off") {
+    guardrail ??= new Guardrail();
+    const verdict = guardrail.scan([{
+      path: "messages[0]",
+      role: input.channel === "tool" ? "tool" : "user",
+      channel: input.channel === "tool" ? "tool" : "user",
+      text: input.text,
+    }]);
+    const action = verdict.action === "block" && policy.guardrail === "flag"
+      ? "flag"
+      : verdict.action;
+    scan = { mode: policy.guardrail, verdict: action, rule: verdict.rule ?? null };
+    if (refusal === null && action === "block") {
+      refusal = {
+        status: 400,
+        code: "prompt_injection_detected",
+        message: `The guardrail would block it: rule ${verdict.rule}.`,
+      };
+    }
+  }
+  return { model: model.id, passes: refusal === null, refusal, routes, guardrail: scan };
+}

@@ -1,0 +1,293 @@
+/**
+ * Organization policies: what each setting means, the models it leaves allowed, the form that
+ * changes it (owners and admins; audit-logged), and a dry run ("would this request pass?").
+ */
+import type { Context } from "hono";
+import type { OrgPage } from "./nav.ts";
+import type { DashboardDeps, DashEnv } from "../deps.ts";
+import { ErrorNote, frameFor, Layout } from "./layout.tsx";
+import { type DryRun, dryRun, policyView, updatePolicy } from "../areas/policies.ts";
+import { can } from "../access.ts";
+import { formError, formFields } from "./form.ts";
+import { badInput } from "../errors.ts";
+
+async function render(
+  c: Context<DashEnv>,
+  deps: DashboardDeps,
+  extra: { error?: string; status?: number; notice?: string; dry?: DryRun } = {},
+) {
+  const access = c.var.access;
+  const view = await policyView(deps, access);
+  const frame = await frameFor(deps, c.var.viewer, access, "Organization policies", "policies");
+  const base = `/orgs/${access.org.id}/policies`;
+  const manage = can(access, "manage_policies");
+  const p = view.policy;
+  const allowed = view.models.filter((m) => m.allowed);
+  return c.html(
+    <Layout {...frame}>
+      <ErrorNote message={extra.error} />
+      {extra.notice && <div class="notice">{extra.notice}</div>}
+      <div class="cards">
+        <div class="card">
+          <div class="label">Sovereignty</div>
+          <div class="value" id="sovereignty">{p.sovereignty}</div>
+        </div>
+        <div class="card">
+          <div class="label">Zero data retention only</div>
+          <div class="value" id="zdr">{p.zdr_only ? "yes" : "no"}</div>
+        </div>
+        <div class="card">
+          <div class="label">Prompt-injection guardrail</div>
+          <div class="value" id="guardrail">{p.guardrail}</div>
+        </div>
+        <div class="card">
+          <div class="label">Models allowed</div>
+          <div class="value" id="allowed-count">{allowed.length} / {view.models.length}</div>
+        </div>
+      </div>
+      <div class="panel">
+        <h2>What each setting means</h2>
+        <ul>
+          <li>
+            <strong>Sovereignty — strict only</strong>: requests use only routes on strict-tier
+            (EU-sovereign) providers. A fallback never leaves that set: when a strict primary fails,
+            a pragmatic standby is skipped and the request fails. A model with no strict route is
+            refused (403 policy_forbids_model).
+          </li>
+          <li>
+            <strong>Blocked providers</strong>: their routes are never used, not even as a fallback.
+          </li>
+          <li>
+            <strong>Zero data retention only</strong>: only providers whose catalog entry guarantees
+            zero data retention.
+          </li>
+          <li>
+            <strong>Allowed models</strong>: when set, every other model is refused.
+          </li>
+          <li>
+            <strong>Guardrail</strong>: scans user messages and tool results (never audio) for
+            prompt injection before any provider call. <em>flag</em>{" "}
+            serves the request and marks it (header x-sovra-guardrail, request metadata);{" "}
+            <em>block</em> refuses it with 400 prompt_injection_detected, unbilled. Start with flag.
+          </li>
+        </ul>
+        <p class="muted">Changes reach every gateway within 30 seconds.</p>
+      </div>
+      {manage && (
+        <div class="panel">
+          <h2>Change the policy</h2>
+          <form method="post" action={base} id="policy-form">
+            <div class="row">
+              <label>
+                Sovereignty<select name="sovereignty">
+                  <option value="any" selected={p.sovereignty === "any"}>any</option>
+                  <option value="strict_only" selected={p.sovereignty === "strict_only"}>
+                    strict only
+                  </option>
+                </select>
+              </label>
+              <label>
+                Zero data retention only<select name="zdr_only">
+                  <option value="false" selected={!p.zdr_only}>no</option>
+                  <option value="true" selected={p.zdr_only}>yes</option>
+                </select>
+              </label>
+              <label>
+                Guardrail<select name="guardrail">
+                  {(["off", "flag", "block"] as const).map((g) => (
+                    <option value={g} selected={p.guardrail === g}>{g}</option>
+                  ))}
+                </select>
+              </label>
+            </div>
+            <div class="row">
+              <label>
+                Blocked providers (comma-separated)<input
+                  name="blocked_providers"
+                  value={p.blocked_providers.join(",")}
+                  placeholder={view.providers.map((x) => x.id).slice(0, 3).join(",")}
+                />
+              </label>
+              <label>
+                Allowed models (comma-separated; empty = all)<input
+                  name="allowed_models"
+                  value={p.allowed_models?.join(",") ?? ""}
+                />
+              </label>
+            </div>
+            <button type="submit">Save policy</button>
+          </form>
+        </div>
+      )}
+      <div class="panel">
+        <h2>Would this request pass?</h2>
+        <form method="post" action={`${base}/dry-run`} class="row" id="dry-run-form">
+          <label>
+            Model<select name="model">
+              {view.models.map((m) => (
+                <option value={m.id} selected={extra.dry?.model === m.id}>{m.id}</option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Message or tool result (optional; scanned here, never stored)<input
+              name="text"
+              maxlength={4000}
+            />
+          </label>
+          <label>
+            As<select name="channel">
+              <option value="user">user message</option>
+              <option value="tool">tool result</option>
+            </select>
+          </label>
+          <button type="submit" class="secondary">Check</button>
+        </form>
+        {extra.dry && (
+          <div id="dry-run" class={extra.dry.passes ? "notice" : "error"}>
+            <p>
+              <strong>
+                {extra.dry.passes
+                  ? `Passes: ${extra.dry.model} would be served.`
+                  : `Refused: ${extra.dry.refusal!.status} ${extra.dry.refusal!.code}`}
+              </strong>{" "}
+              {extra.dry.refusal?.message}
+            </p>
+            <table>
+              <thead>
+                <tr>
+                  <th>Route (provider)</th>
+                  <th>Tier</th>
+                  <th>Allowed</th>
+                  <th>Why not</th>
+                </tr>
+              </thead>
+              <tbody>
+                {extra.dry.routes.map((r) => (
+                  <tr>
+                    <td>{r.provider}</td>
+                    <td>{r.tier}</td>
+                    <td>{r.allowed ? "yes" : "no"}</td>
+                    <td class="muted">{r.reason ?? ""}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            {extra.dry.guardrail && (
+              <p>
+                Guardrail ({extra.dry.guardrail.mode}): {extra.dry.guardrail.verdict}
+                {extra.dry.guardrail.rule ? `, rule ${extra.dry.guardrail.rule}` : ""}
+              </p>
+            )}
+          </div>
+        )}
+      </div>
+      <div class="panel">
+        <h2>Models under this policy</h2>
+        <table id="policy-models">
+          <thead>
+            <tr>
+              <th>Model</th>
+              <th>Allowed</th>
+              <th>Why not</th>
+            </tr>
+          </thead>
+          <tbody>
+            {view.models.map((m) => (
+              <tr data-model={m.id}>
+                <td>{m.id}</td>
+                <td>
+                  <span class={`pill ${m.allowed ? "ok" : "error"}`}>
+                    {m.allowed ? "allowed" : "refused"}
+                  </span>
+                </td>
+                <td class="muted">{m.reasons.join("; ")}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <div class="panel">
+        <h2>Changes</h2>
+        <table id="policy-changes">
+          <thead>
+            <tr>
+              <th>When (UTC)</th>
+              <th>By</th>
+              <th>Policy after the change</th>
+            </tr>
+          </thead>
+          <tbody>
+            {view.changes.map((e) => (
+              <tr>
+                <td>{e.at.slice(0, 19).replace("T", " ")}</td>
+                <td>{e.actor}</td>
+                <td class="muted">
+                  <code>{JSON.stringify(e.after)}</code>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {view.changes.length === 0 && <p class="muted">No change yet: the defaults apply.</p>}
+      </div>
+    </Layout>,
+    (extra.status ?? 200) as 200,
+  );
+}
+
+function list(raw: string | undefined): string[] {
+  return (raw ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "");
+}
+
+function oneOf<T extends string>(raw: string | undefined, allowed: readonly T[], name: string) {
+  if (raw === undefined) return undefined;
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw badInput(`'${name}' must be one of ${allowed.join(", ")}.`, name);
+  }
+  return raw as T;
+}
+
+export const policiesPage: OrgPage = {
+  path: "policies",
+  title: "Organization policies",
+  visible: () => true,
+  register(router, deps) {
+    router.get("/policies", (c) => render(c, deps));
+    router.post("/policies", async (c) => {
+      const form = await formFields(c);
+      try {
+        const allowedModels = list(form.allowed_models);
+        await updatePolicy(deps, c.var.access, c.var.viewer, {
+          sovereignty: oneOf(form.sovereignty, ["any", "strict_only"] as const, "sovereignty"),
+          zdr_only: form.zdr_only === undefined ? undefined : form.zdr_only === "true",
+          guardrail: oneOf(form.guardrail, ["off", "flag", "block"] as const, "guardrail"),
+          ...("blocked_providers" in form
+            ? { blocked_providers: list(form.blocked_providers) }
+            : {}),
+          ...("allowed_models" in form
+            ? { allowed_models: allowedModels.length === 0 ? null : allowedModels }
+            : {}),
+        });
+        return await render(c, deps, { notice: "Policy saved; gateways apply it within 30 s." });
+      } catch (error) {
+        const e = formError(error);
+        return await render(c, deps, { error: e.message, status: e.status });
+      }
+    });
+    router.post("/policies/dry-run", async (c) => {
+      const form = await formFields(c);
+      try {
+        const dry = await dryRun(deps, c.var.access, {
+          model: form.model ?? "",
+          text: form.text || undefined,
+          channel: form.channel === "tool" ? "tool" : "user",
+        });
+        return await render(c, deps, { dry });
+      } catch (error) {
+        const e = formError(error);
+        return await render(c, deps, { error: e.message, status: e.status });
+      }
+    });
+  },
+};
