@@ -17,17 +17,21 @@ import { ensureDemoAccounts } from "../src/dashboard/demo_accounts.ts";
 
 const env = Deno.env.toObject();
 const base = configFromEnv(env);
-// Claim the gateway's port before anything is written: a second demo on a busy port must fail
-// without touching the first one's files.
-try {
-  Deno.listen({ hostname: base.host, port: base.port }).close();
-} catch (error) {
-  console.error(
-    `The demo could not start: ${
-      describeBindError(error, "SOVRA_PORT", base.host, base.port).message
-    }`,
-  );
-  Deno.exit(1);
+// Check the API's and the dashboard's ports before anything is written: a second demo on a busy
+// port must fail without touching the first one's files.
+for (
+  const [port, variable] of [[base.port, "SOVRA_PORT"], [
+    base.dashboardPort,
+    "SOVRA_DASHBOARD_PORT",
+  ]] as const
+) {
+  try {
+    Deno.listen({ hostname: base.host, port }).close();
+  } catch (error) {
+    const reason = describeBindError(error, variable, base.host, port).message;
+    console.error(`The demo could not start: ${reason}`);
+    Deno.exit(1);
+  }
 }
 const openai = await startOpenAISimulator({ recordRequests: false });
 // Simulated platform credentials: the simulators verify SigV4 and the JWT grant for real.

@@ -6,6 +6,14 @@
 import assert from "node:assert/strict";
 import { REPO_ROOT } from "../contract/process_support.ts";
 
+/** A port nothing listens on right now. */
+function freePort(): number {
+  const probe = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (probe.addr as Deno.NetAddr).port;
+  probe.close();
+  return port;
+}
+
 interface Demo {
   child: Deno.ChildProcess;
   stdout: string[];
@@ -61,11 +69,10 @@ function startDemo(cwd: string, env: Record<string, string>): Demo {
 
 Deno.test("a second demo failing on the port does not break the running one", async () => {
   const cwd = await Deno.makeTempDir({ prefix: "sovra-demo-test-" });
-  const probe = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (probe.addr as Deno.NetAddr).port;
-  probe.close();
+  const [port, dashboardPort, otherPort] = [freePort(), freePort(), freePort()];
   const env = {
     SOVRA_PORT: String(port),
+    SOVRA_DASHBOARD_PORT: String(dashboardPort),
     SOVRA_KV: `${cwd}/sovra.kv`,
     SOVRA_CATALOG: `${REPO_ROOT}catalog`,
   };
@@ -84,11 +91,19 @@ Deno.test("a second demo failing on the port does not break the running one", as
     };
     assert.equal(await chat(), 200);
 
-    const second = startDemo(cwd, env);
-    const status = await second.child.status;
-    await second.stop();
-    assert.equal(status.code, 1);
-    assert.match(second.stderr.join(""), /SOVRA_PORT/);
+    // A second demo on the same ports, then one whose dashboard port alone is busy.
+    for (
+      const [variable, ports] of [
+        ["SOVRA_PORT", {}],
+        ["SOVRA_DASHBOARD_PORT", { SOVRA_PORT: String(otherPort) }],
+      ] as const
+    ) {
+      const second = startDemo(cwd, { ...env, ...ports });
+      const status = await second.child.status;
+      await second.stop();
+      assert.equal(status.code, 1);
+      assert.match(second.stderr.join(""), new RegExp(`set ${variable} to a free port`));
+    }
 
     // The first demo reloads its catalog (as after an edit) and still reaches its simulators.
     first.child.kill("SIGHUP");
