@@ -8,7 +8,7 @@ import { AccountError } from "../accounts/account_error.ts";
 import { createOrganization, requireOrganization, topUpCredits } from "../accounts/orgs.ts";
 import { issueApiKey, listApiKeys, revokeApiKey } from "../accounts/api_keys.ts";
 import { dailyUsage, recentRequests } from "../accounts/usage.ts";
-import { timeOrderedId } from "../ids.ts";
+import { sequentialId } from "../ids.ts";
 import { type ControlPlane, runUserCommand, UserCommandError } from "./user_commands.ts";
 
 export class AdminError extends Error {
@@ -84,7 +84,7 @@ async function runCommand(
       // With the control plane at hand the top-up is a ledger line too (one atomic step).
       const balance = args.plane && amount > 0n && (await requireOrganization(store, orgId))
         ? await args.plane.control.grantCredits({
-          id: timeOrderedId("led_"),
+          id: sequentialId("led_"),
           org: orgId,
           created: new Date().toISOString(),
           amount_micro_eur: Number(amount),

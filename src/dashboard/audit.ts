@@ -1,5 +1,5 @@
 /** Writes one audit entry: who did what to which target. Never a secret. */
-import { timeOrderedId } from "../ids.ts";
+import { sequentialId } from "../ids.ts";
 import type { AuditAction, AuditEntry } from "../state/account_records.ts";
 import type { DashboardDeps } from "./deps.ts";
 
@@ -13,7 +13,7 @@ export async function audit(
 ): Promise<void> {
   const now = deps.now();
   await deps.control.appendAudit({
-    id: timeOrderedId("aud_", now),
+    id: sequentialId("aud_", now),
     created: new Date(now).toISOString(),
     org,
     actor,

@@ -7,7 +7,7 @@
  *   gateway intersects them; the store keeps what was set, unvalidated against the org).
  * - `putOrgPolicy` / `putKeyPolicy` replace the whole stored value and append one audit entry
  *   in the same commit: `{ id, at, org, key_id, actor, before, after }`, `id` time-ordered
- *   (`timeOrderedId("pa_")`), `before` the previous value or null. `putKeyPolicy(…, null)`
+ *   (`sequentialId("pa_")`), `before` the previous value or null. `putKeyPolicy(…, null)`
  *   removes the key's policy (audited with `after: null`).
  * - `listPolicyAudit(org, limit)` returns entries newest first.
  * - Values are plain JSON (no bigint, no Date): a backend may store them as JSON documents.

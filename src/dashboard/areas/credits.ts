@@ -1,7 +1,7 @@
 /** Credits: the ledger (grants and daily spend), operator grants, the org's settings. */
 import type { DashboardDeps, OrgAccess, Viewer } from "../deps.ts";
 import { requirePermission } from "../access.ts";
-import { timeOrderedId } from "../../ids.ts";
+import { sequentialId } from "../../ids.ts";
 import { audit } from "../audit.ts";
 import { badInput } from "../errors.ts";
 import type { OrgSettings } from "../../state/account_records.ts";
@@ -62,7 +62,7 @@ export async function grantCredits(
   const note = input.note?.trim().slice(0, 200) || null;
   const now = deps.now();
   const balance = await deps.control.grantCredits({
-    id: timeOrderedId("led_", now),
+    id: sequentialId("led_", now),
     org: access.org.id,
     created: new Date(now).toISOString(),
     amount_micro_eur: amount,

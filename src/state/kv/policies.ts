@@ -1,7 +1,7 @@
 /** Organization and key policies on Deno KV, each change committed with its audit entry. */
 import { kvKeys } from "./kv_keys.ts";
 import { withLockRetry } from "../lock_retry.ts";
-import { timeOrderedId } from "../../ids.ts";
+import { sequentialId } from "../../ids.ts";
 import type { KeyPolicy, OrgPolicy, PolicyAuditEntry, PolicyStore } from "../policy_store.ts";
 
 export function kvPolicyStore(kv: Deno.Kv): PolicyStore {
@@ -15,7 +15,7 @@ export function kvPolicyStore(kv: Deno.Kv): PolicyStore {
       for (;;) {
         const current = await kv.get<OrgPolicy | KeyPolicy>(key);
         const audit: PolicyAuditEntry = {
-          id: timeOrderedId("pa_"),
+          id: sequentialId("pa_"),
           at: new Date().toISOString(),
           ...entry,
           before: current.value ?? null,

@@ -1,7 +1,7 @@
 /** Organization and key policies on PostgreSQL (JSON documents), each change with its audit row. */
 import type { TransactionSql } from "postgres";
 import type { Db } from "./connect.ts";
-import { timeOrderedId } from "../../ids.ts";
+import { sequentialId } from "../../ids.ts";
 import type { KeyPolicy, OrgPolicy, PolicyAuditEntry, PolicyStore } from "../policy_store.ts";
 
 export function pgPolicyStore(sql: Db): PolicyStore {
@@ -59,7 +59,7 @@ async function audit(
   after: OrgPolicy | KeyPolicy | null,
 ): Promise<PolicyAuditEntry> {
   const entry: PolicyAuditEntry = {
-    id: timeOrderedId("pa_"),
+    id: sequentialId("pa_"),
     at: new Date().toISOString(),
     ...who,
     before,
