@@ -2,9 +2,9 @@
  * The methods each known path takes, from the same operation list as `/openapi.json`, so a
  * wrong method on a known path is a 405 with `Allow` rather than a 404.
  */
-import { operations } from "./operations.ts";
+import { endpoints } from "./endpoints.ts";
 
-const table = operations.map((op) => ({
+const table = endpoints.map((op) => ({
   // `{id}` holds the rest of the path (model ids contain a slash).
   pattern: new RegExp(`^${op.path.replace(/[.]/g, "\\.").replace(/\{[^}]+\}/g, ".+")}$`),
   method: op.method.toUpperCase(),

@@ -13,10 +13,16 @@ import {
   validateTranscriptionForm,
 } from "../../dialects/audio/transcription_request.ts";
 import { billableSeconds, measureAudioSeconds } from "../../dialects/audio/audio_duration.ts";
-import type { TranscriptionSlots } from "../../dialects/audio/transcription_slots.ts";
+import { createTranscriptionSlots } from "../../dialects/audio/transcription_slots.ts";
 import { callNonChat, settleNonChat } from "../../pipeline/non_chat_call.ts";
 
-export function transcriptionsHandler(deps: AppDeps, slots: TranscriptionSlots) {
+export function transcriptionsHandler(deps: AppDeps) {
+  // One set of slots per app: at most N uploads of this instance are read at once.
+  const slots = createTranscriptionSlots({
+    max: deps.config.transcriptionSlots,
+    waitMs: deps.config.transcriptionWaitMs,
+  });
+  deps.telemetry.observeSlots(slots);
   return async (c: Context<AppEnv>) => {
     const state = c.get("state");
     const request = c.req.raw;

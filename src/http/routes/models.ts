@@ -3,7 +3,12 @@
  * Each entry carries OpenAI's `id`/`object`/`created`/`owned_by` plus every field of the
  * spec's Model table; zero prices are omitted.
  */
+import type { Context } from "hono";
 import type { Catalog } from "../../catalog/catalog.ts";
+import type { AppDeps } from "../../deps.ts";
+import { modelNotFound } from "../../errors.ts";
+import type { AppEnv } from "../context.ts";
+import { allowedModelsHeader } from "../policy_headers.ts";
 import type { Model } from "../../catalog/schema.ts";
 
 const PRICE_FIELDS = [
@@ -75,4 +80,27 @@ export function modelListBody(catalog: Catalog): string {
 export function modelEntryBody(catalog: Catalog, id: string): string | undefined {
   const model = catalog.activeModels().find((m) => m.id === id);
   return model ? JSON.stringify(modelEntry(model, createdOf(catalog))) : undefined;
+}
+
+const JSON_HEADERS = { "content-type": "application/json" };
+
+/** `GET /v1/models`, with the caller's policy header. */
+export function modelListHandler(deps: AppDeps) {
+  return function modelList(c: Context<AppEnv>) {
+    const catalog = deps.catalog.current;
+    return new Response(modelListBody(catalog), {
+      headers: { ...JSON_HEADERS, ...allowedModelsHeader(catalog, c.get("state").policy) },
+    });
+  };
+}
+
+/** `GET /v1/models/{id}`: 404 with a suggestion for an unknown id. */
+export function modelEntryHandler(deps: AppDeps) {
+  return function modelEntryRoute(c: Context<AppEnv>) {
+    // Hono has already decoded the parameter once; decoding again broke ids holding '%'.
+    const id = c.req.param("id") ?? "";
+    const body = modelEntryBody(deps.catalog.current, id);
+    if (body === undefined) throw modelNotFound(id, deps.catalog.current.suggest(id));
+    return new Response(body, { headers: JSON_HEADERS });
+  };
 }

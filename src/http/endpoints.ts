@@ -1,5 +1,19 @@
-/** The API's operations for `/openapi.json`, each tied to the zod schema that validates it. */
-import type { OperationSpec } from "./openapi.ts";
+/**
+ * Every endpoint declared once — method, path, its OpenAPI operation, its gate and its handler
+ * — so the app's routes, `/openapi.json` and the 405 `Allow` table cannot drift apart.
+ * Operations are tied to the zod schemas that validate their bodies and answers.
+ */
+import type { Handler } from "hono";
+import type { AppDeps } from "../deps.ts";
+import type { AppEnv } from "./context.ts";
+import { buildOpenApiDocument, type OperationSpec } from "./openapi.ts";
+import { chatCompletionsHandler } from "./routes/chat_completions.ts";
+import { responsesHandler } from "./routes/responses.ts";
+import { embeddingsHandler } from "./routes/embeddings.ts";
+import { transcriptionsHandler } from "./routes/audio_transcriptions.ts";
+import { speechHandler } from "./routes/audio_speech.ts";
+import { modelEntryHandler, modelListHandler } from "./routes/models.ts";
+import { healthHandler, readyHandler } from "./routes/health.ts";
 import { ChatCompletionRequestSchema } from "../dialects/chat/request_schema.ts";
 import { ResponsesRequestSchema } from "../dialects/responses/request_schema.ts";
 import { EmbeddingsRequestSchema } from "../dialects/embeddings/request_schema.ts";
@@ -22,7 +36,22 @@ const SERVED = {
   "x-ratelimit-remaining-requests": "Requests this key may still make in the window.",
 };
 
-export const operations: OperationSpec[] = [
+export interface Endpoint extends OperationSpec {
+  /** `billed`: auth, rate limit and credit gate; `open`: auth and rate limit; `none`: public. */
+  gate: "billed" | "open" | "none";
+  /** Builds the route's handler once per app. */
+  handler(deps: AppDeps): Handler<AppEnv>;
+}
+
+/** `GET /openapi.json`: the document of this very list, rendered once per app. */
+function openApiHandler(): Handler<AppEnv> {
+  const body = JSON.stringify(buildOpenApiDocument(operations()));
+  return function openApi() {
+    return new Response(body, { headers: { "content-type": "application/json" } });
+  };
+}
+
+export const endpoints: readonly Endpoint[] = [
   {
     path: "/v1/chat/completions",
     method: "post",
@@ -38,6 +67,8 @@ export const operations: OperationSpec[] = [
         headers: SERVED,
       },
     },
+    gate: "billed",
+    handler: chatCompletionsHandler,
   },
   {
     path: "/v1/responses",
@@ -54,6 +85,8 @@ export const operations: OperationSpec[] = [
         headers: SERVED,
       },
     },
+    gate: "billed",
+    handler: responsesHandler,
   },
   {
     path: "/v1/embeddings",
@@ -71,6 +104,8 @@ export const operations: OperationSpec[] = [
         headers: SERVED,
       },
     },
+    gate: "billed",
+    handler: embeddingsHandler,
   },
   {
     path: "/v1/audio/transcriptions",
@@ -111,6 +146,8 @@ export const operations: OperationSpec[] = [
         headers: { "retry-after": "Seconds to wait (10)." },
       },
     },
+    gate: "billed",
+    handler: transcriptionsHandler,
   },
   {
     path: "/v1/audio/speech",
@@ -134,6 +171,8 @@ export const operations: OperationSpec[] = [
         headers: SERVED,
       },
     },
+    gate: "billed",
+    handler: speechHandler,
   },
   {
     path: "/v1/models",
@@ -145,6 +184,8 @@ export const operations: OperationSpec[] = [
         content: { "application/json": ModelListSchema },
       },
     },
+    gate: "open",
+    handler: modelListHandler,
   },
   {
     path: "/v1/models/{id}",
@@ -160,21 +201,23 @@ export const operations: OperationSpec[] = [
     responses: {
       "200": { description: "A model entry", content: { "application/json": ModelEntrySchema } },
     },
+    gate: "open",
+    handler: modelEntryHandler,
   },
   {
     path: "/healthz",
     method: "get",
     summary: "Liveness probe (no authentication)",
-    auth: false,
     responses: {
       "200": { description: '`{status: "ok"}`', content: { "application/json": HealthSchema } },
     },
+    gate: "none",
+    handler: healthHandler,
   },
   {
     path: "/readyz",
     method: "get",
     summary: "Readiness probe (no authentication): 503 `draining` from the start of a shutdown",
-    auth: false,
     responses: {
       "200": {
         description: '`{status: "ready"}`',
@@ -187,17 +230,33 @@ export const operations: OperationSpec[] = [
         content: { "application/json": { $ref: "#/components/schemas/Error" } },
       },
     },
+    gate: "none",
+    handler: readyHandler,
   },
   {
     path: "/openapi.json",
     method: "get",
     summary: "This document (no authentication)",
-    auth: false,
     responses: {
       "200": {
         description: "OpenAPI 3.1",
         content: { "application/json": { type: "object" } },
       },
     },
+    gate: "none",
+    handler: openApiHandler,
   },
 ];
+
+/** The OpenAPI operations (public endpoints marked `auth: false`). */
+export function operations(): OperationSpec[] {
+  return endpoints.map(({ gate, handler: _handler, ...operation }) => ({
+    ...operation,
+    ...(gate === "none" ? { auth: false } : {}),
+  }));
+}
+
+/** Hono's form of an OpenAPI path: `{id}` holds the rest of the path (model ids have a slash). */
+export function honoPath(path: string): string {
+  return path.replace(/\{([^}]+)\}/g, ":$1{.+}");
+}
