@@ -57,7 +57,12 @@ Deno.test("POST /v1/chat/completions — a hosted tool passes through and the pr
     h.sim.reset();
     const res = await h.post("/v1/chat/completions", { model: MODEL, messages, tools });
     assert.equal(res.status, 400);
-    assert.deepEqual(await res.json(), providerBody, "the provider's own error, unchanged");
+    const error = providerBody.error as Record<string, unknown>;
+    assert.deepEqual(
+      await res.json(),
+      { ...providerBody, error: { ...error, code: error.code ?? "upstream_invalid_request" } },
+      "the provider's own error, its null code filled in",
+    );
     const sent = upstreamChatBodies(h);
     assert.equal(sent.length, 1, "a passthrough 4xx does not fall back");
     assert.deepEqual(sent[0]?.tools, tools, "the tool reached the provider unchanged");

@@ -16,6 +16,25 @@ function providerMessage(parsed: unknown): string | undefined {
   return undefined;
 }
 
+type ErrorShape = { error: { message: string; type?: unknown; code?: unknown } };
+
+/**
+ * The provider's own body, except that `code` and `type` must be strings in the spec's Error
+ * object: a `null` or missing one (some providers send `code: null`) is filled in.
+ */
+function withStringCodes(body: ErrorShape, text: string): string {
+  const error = body.error;
+  if (typeof error.code === "string" && typeof error.type === "string") return text;
+  return JSON.stringify({
+    ...body,
+    error: {
+      ...error,
+      type: typeof error.type === "string" ? error.type : "invalid_request_error",
+      code: typeof error.code === "string" ? error.code : "upstream_invalid_request",
+    },
+  });
+}
+
 /** A non-2xx answer (its capped body) as an UpstreamFailure (rule 4, passthrough 4xx). */
 export function failureFromResponse(response: Response, text: string): UpstreamFailure {
   const status = response.status;
@@ -30,7 +49,7 @@ export function failureFromResponse(response: Response, text: string): UpstreamF
     if (hasErrorShape(parsed)) {
       return new UpstreamFailure("passthrough", "The provider rejected the request.", {
         status,
-        body: text,
+        body: withStringCodes(parsed as ErrorShape, text),
       });
     }
     // Capped like the other adapters: a provider's validation text can be long.

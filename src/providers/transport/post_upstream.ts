@@ -4,11 +4,13 @@
  * - the caller's abort (client gone, idle cut) rethrows `signal.reason`, never a fetch error;
  * - a failure to connect is `connectFailure` (retryable `unavailable`);
  * - a non-2xx answer reads at most 64 KiB of its body (a body that breaks off counts with
- *   what arrived) and the dialect's `failure` mapper turns it into an `UpstreamFailure`.
+ *   what arrived), scrubbed of credentials, and the dialect's `failure` mapper turns it into
+ *   an `UpstreamFailure`.
  * A 2xx response is returned unread. Dialects keep only their URL, headers (signing, tokens),
  * body and failure mapper. Anchor: the AI SDK's `postToApi` and `handleFetchError`.
  */
 import { connectFailure, type UpstreamFailure } from "../upstream_failure.ts";
+import { headerSecrets, scrubSecrets } from "./scrub_secrets.ts";
 
 export const MAX_ERROR_BODY = 64 * 1024;
 
@@ -36,7 +38,9 @@ export async function postUpstream(post: UpstreamPost): Promise<Response> {
     throw connectFailure(error);
   }
   if (response.ok) return response;
-  throw post.failure(response, await readErrorBody(response));
+  // Credentials never reach a client through a quoted request (scrub_secrets.ts).
+  const text = scrubSecrets(await readErrorBody(response), headerSecrets(post.headers));
+  throw post.failure(response, text);
 }
 
 /** Reads at most `MAX_ERROR_BODY` bytes of an error body, then lets the rest go. */
