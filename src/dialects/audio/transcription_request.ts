@@ -6,6 +6,7 @@ import { invalidRequest, refusedField } from "../../errors.ts";
 import type { TranscriptionRequest } from "../../providers/adapter.ts";
 import type { MeasuredAudio } from "./audio_duration.ts";
 import type { MultipartForm, UploadedFile } from "./multipart.ts";
+import { END_USER_MAX } from "../../canonical/end_user.ts";
 
 export type TranscriptionResponseFormat = "json" | "text";
 
@@ -36,6 +37,10 @@ export function validateTranscriptionForm(form: MultipartForm): TranscriptionFor
     throw invalidRequest("Field 'temperature' must be a number.", "temperature");
   }
   if (form.file === undefined) throw invalidRequest("Missing required field 'file'.", "file");
+  const user = nonEmpty(field("user"));
+  if (user !== undefined && user.length > END_USER_MAX) {
+    throw invalidRequest(`Field 'user' must be at most ${END_USER_MAX} characters.`, "user");
+  }
 
   const fields: TranscriptionRequest["fields"] = { responseFormat };
   const language = nonEmpty(field("language"));
@@ -43,7 +48,7 @@ export function validateTranscriptionForm(form: MultipartForm): TranscriptionFor
   if (language !== undefined) fields.language = language;
   if (prompt !== undefined) fields.prompt = prompt;
   if (temperature !== undefined && temperature !== "") fields.temperature = temperature;
-  return { model, file: form.file, user: nonEmpty(field("user")), fields };
+  return { model, file: form.file, user, fields };
 }
 
 /** The adapter's request: the audio under a generated name from the detected container. */
