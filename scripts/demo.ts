@@ -70,6 +70,7 @@ const config = configFromEnv({
   ...env,
   ...providerKeys,
   SOVRA_CATALOG: catalogDir,
+  SOVRA_ALLOW_LOCAL_UPSTREAMS: "true", // the simulators run on this machine
   AWS_ACCESS_KEY_ID: aws.accessKeyId,
   AWS_SECRET_ACCESS_KEY: aws.secretAccessKey,
   AWS_SESSION_TOKEN: "",

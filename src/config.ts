@@ -57,6 +57,8 @@ export interface Config {
   bodyTimeoutMs: number;
   /** 0: derived from the open-file limit. */
   maxConnections: number;
+  /** Provider base URLs on this machine or link-local are expected (the demo): no warning. */
+  allowLocalUpstreams: boolean;
   /** Reads an upstream credential by the env var name the catalog gives. */
   secret: (name: string) => string | undefined;
 }
@@ -127,6 +129,7 @@ export function configFromEnv(env: Record<string, string>): Config {
     idleTimeoutMs: integer(env, "SOVRA_IDLE_TIMEOUT_MS", 30_000, 1),
     bodyTimeoutMs: integer(env, "SOVRA_BODY_TIMEOUT_MS", 30_000, 1),
     maxConnections: integer(env, "SOVRA_MAX_CONNECTIONS", 0),
+    allowLocalUpstreams: env.SOVRA_ALLOW_LOCAL_UPSTREAMS === "true",
     secret: (name) => env[name],
   };
 }

@@ -13,6 +13,7 @@ import { defaultMaxConnections, type GuardLimits, serveGuarded } from "./http/co
 import type { Logger } from "./log.ts";
 import { startRetentionCleanup } from "./state/retention.ts";
 import { missingCredentials } from "./catalog/credential_check.ts";
+import { localBaseUrls } from "./catalog/base_url_check.ts";
 import { metricsHandler } from "./telemetry/metrics_server.ts";
 import { drain, type DrainResult } from "./lifecycle/drain.ts";
 
@@ -73,6 +74,10 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const warnMissing = () => {
     for (const m of missingCredentials(catalog.current, config.secret)) {
       log.warn("provider credential not set; its routes will fail over", { ...m });
+    }
+    if (config.allowLocalUpstreams) return;
+    for (const local of localBaseUrls(catalog.current)) {
+      log.warn("provider base_url is loopback or link-local; check the catalog", { ...local });
     }
   };
   warnMissing();

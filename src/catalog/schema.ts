@@ -23,14 +23,16 @@ export const VertexSettings = z.strictObject({
   project: z.string().min(1),
   region: z.string().min(1),
   service_account_env: envName,
-  token_url: z.url().default("https://oauth2.googleapis.com/token"),
+  token_url: z.url({ protocol: /^https?$/ }).default("https://oauth2.googleapis.com/token"),
 });
 
 export const Provider = z
   .strictObject({
     $comment: z.string().optional(),
     dialect: Dialect,
-    base_url: z.url().refine((u) => !u.endsWith("/"), "must not end with '/'"),
+    /** http(s) only: no file:, data: or other schemes for an address that gets credentials. */
+    base_url: z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" })
+      .refine((u) => !u.endsWith("/"), "must not end with '/'"),
     api_key_env: envName.optional(),
     aws: AwsSettings.optional(),
     vertex: VertexSettings.optional(),

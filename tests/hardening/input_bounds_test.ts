@@ -4,7 +4,8 @@
  * other endpoint.
  */
 import assert from "node:assert/strict";
-import { startHarness } from "../helpers/harness.ts";
+import { chatModel, startHarness } from "../helpers/harness.ts";
+import { startProcessGateway } from "./process_gateway.ts";
 import { makeWav } from "../helpers/audio.ts";
 import { audioParts, transcribe, transcriptionModel } from "../audio_http/audio_http_support.ts";
 
@@ -33,4 +34,43 @@ Deno.test("attack — a transcription user of 300 characters is refused with 400
   } finally {
     await h.close();
   }
+});
+
+Deno.test("attack — a catalog base_url other than http(s) is refused at load", async () => {
+  for (const base_url of ["file:///etc/passwd", "ftp://127.0.0.1/v1", "data:text/plain,x"]) {
+    await assert.rejects(
+      () =>
+        startHarness({
+          models: [chatModel("acme/chat", "up")],
+          providers: { "sim-a": { dialect: "openai", base_url } },
+        }),
+      (error: Error) => error.message.includes("base_url"),
+      base_url,
+    );
+  }
+});
+
+Deno.test("attack — a loopback or link-local base_url is warned about outside the demo", async () => {
+  const metadata = "http://169.254.169.254/v1";
+  const gw = await startProcessGateway({ models: [chatModel("acme/chat", "up")] });
+  try {
+    const line = await gw.main.waitForLine((l) => l.includes("loopback or link-local"));
+    assert.ok(line.includes("127.0.0.1"), line);
+  } finally {
+    await gw.close();
+  }
+  const allowed = await startProcessGateway({
+    models: [chatModel("acme/chat", "up")],
+    env: { SOVRA_ALLOW_LOCAL_UPSTREAMS: "true" },
+  });
+  try {
+    assert.ok(!allowed.main.lines.some((l) => l.includes("loopback or link-local")));
+  } finally {
+    await allowed.close();
+  }
+  const { localBaseUrls } = await import("../../src/catalog/base_url_check.ts");
+  const found = localBaseUrls({
+    providers: { meta: { base_url: metadata }, real: { base_url: "https://api.mistral.ai/v1" } },
+  } as never);
+  assert.deepEqual(found, [{ provider: "meta", host: "169.254.169.254" }]);
 });
