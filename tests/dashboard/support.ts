@@ -28,11 +28,11 @@ export interface DashboardHarness {
 }
 
 export async function startDashboardHarness(
-  options: { keyCacheSeconds?: number; credits?: number } = {},
+  options: { keyCacheSeconds?: number; credits?: number; env?: Record<string, string> } = {},
 ): Promise<DashboardHarness> {
   const h = await startHarness({
     models: [chatModel(MODEL, "sim-model"), chatModel(BROKEN_MODEL, "fail-400")],
-    env: { SOVRA_KEY_CACHE_SECONDS: String(options.keyCacheSeconds ?? 1) },
+    env: { SOVRA_KEY_CACHE_SECONDS: String(options.keyCacheSeconds ?? 1), ...options.env },
     ...(options.credits !== undefined ? { credits: options.credits } : {}),
   });
   const clock = { offset: 0 };

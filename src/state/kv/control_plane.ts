@@ -15,10 +15,12 @@ export function kvControlPlane(kv: Deno.Kv): ControlPlaneStores {
 }
 
 /**
- * The control-plane stores of an opened store, or undefined for a backend that has none yet
- * (PostgreSQL implements these areas in its own folder).
+ * The control-plane stores of an opened store: a backend that carries its own (PostgreSQL's
+ * `controlPlane`, in its folder) gives those; a KV store gets the KV ones.
  */
 export function controlPlaneOf(store: Store): ControlPlaneStores | undefined {
+  const own = (store as { controlPlane?: ControlPlaneStores }).controlPlane;
+  if (own) return own;
   const kv = (store as { kv?: unknown }).kv;
   return kv instanceof Deno.Kv ? kvControlPlane(kv) : undefined;
 }

@@ -100,4 +100,82 @@ create table sovra_policy_audit (
 create index sovra_policy_audit_org on sovra_policy_audit (org_id, id);
 `,
   },
+  {
+    version: 3,
+    name: "dashboard control plane",
+    sql: `
+-- Users, memberships, sessions and set-password tokens (secrets as SHA-256 only).
+create table sovra_users (
+  id text collate "C" primary key,
+  email text not null unique,
+  password_hash text,
+  operator boolean not null default false,
+  created timestamptz not null,
+  password_changed_at timestamptz
+);
+
+create table sovra_memberships (
+  org_id text collate "C" not null,
+  user_id text collate "C" not null,
+  role text not null check (role in ('owner', 'admin', 'viewer')),
+  created timestamptz not null,
+  primary key (org_id, user_id)
+);
+create index sovra_memberships_user on sovra_memberships (user_id, org_id);
+
+create table sovra_sessions (
+  hash text primary key,
+  user_id text not null,
+  created timestamptz not null,
+  last_seen timestamptz not null,
+  expires timestamptz not null
+);
+create index sovra_sessions_user on sovra_sessions (user_id);
+create index sovra_sessions_expires on sovra_sessions (expires);
+
+create table sovra_password_tokens (
+  hash text primary key,
+  user_id text not null,
+  created timestamptz not null,
+  expires timestamptz not null
+);
+create index sovra_password_tokens_user on sovra_password_tokens (user_id);
+
+create table sovra_login_failures (
+  subject text not null,
+  window_start bigint not null,
+  failures bigint not null,
+  forget_after timestamptz not null,
+  primary key (subject, window_start)
+);
+
+-- Credit grants (the granted total in sovra_credits is their sum plus imports).
+create table sovra_ledger (
+  id text collate "C" primary key,
+  org_id text not null,
+  created timestamptz not null,
+  amount_micro_eur bigint not null,
+  actor text not null,
+  note text
+);
+create index sovra_ledger_org on sovra_ledger (org_id, id);
+
+create table sovra_audit (
+  id text collate "C" primary key,
+  org_id text collate "C",
+  created timestamptz not null,
+  actor text not null,
+  action text not null,
+  target text,
+  detail jsonb not null
+);
+create index sovra_audit_org on sovra_audit (org_id, id);
+
+create table sovra_org_settings (
+  org_id text collate "C" primary key,
+  low_balance_micro_eur bigint,
+  rpm_ceiling integer
+);
+`,
+  },
 ];

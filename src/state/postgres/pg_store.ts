@@ -17,6 +17,10 @@ import { type Logger, silentLogger } from "../../log.ts";
 import type { StateLine, StateTransfer } from "../transfer.ts";
 import { exportPg, importPg, isPgEmpty } from "./pg_transfer.ts";
 import { inContractOrder } from "./record_order.ts";
+import { pgAccountStore } from "./pg_accounts.ts";
+import { pgControlStore } from "./pg_control.ts";
+import type { AccountStore } from "../account_store.ts";
+import type { ControlStore } from "../control_store.ts";
 
 /** The advisory lock id of retention cleanup ("sovra" + 2). */
 const RETENTION_LOCK = 0x736f767261_02;
@@ -96,6 +100,7 @@ export class PgStore implements Store, StateTransfer {
     this.getKeyPolicy = this.#policies.getKeyPolicy;
     this.putKeyPolicy = this.#policies.putKeyPolicy;
     this.listPolicyAudit = this.#policies.listPolicyAudit;
+    this.controlPlane = { accounts: pgAccountStore(sql), control: pgControlStore(sql) };
   }
 
   readonly #policies: PolicyStore;
@@ -104,6 +109,9 @@ export class PgStore implements Store, StateTransfer {
   readonly getKeyPolicy: PolicyStore["getKeyPolicy"];
   readonly putKeyPolicy: PolicyStore["putKeyPolicy"];
   readonly listPolicyAudit: PolicyStore["listPolicyAudit"];
+
+  /** The dashboard's areas (accounts, ledger, audit, settings) on the same pool. */
+  readonly controlPlane: { accounts: AccountStore; control: ControlStore };
 
   loadSpill(): Promise<number> {
     return this.#spill.load();
@@ -240,6 +248,10 @@ export class PgStore implements Store, StateTransfer {
       if (!lock?.ok) return { requests: 0, rateBuckets: 0 };
       const requests = await tx`delete from sovra_requests where created < ${before}`;
       const buckets = await tx`delete from sovra_rate_buckets where minute < ${beforeMinute}`;
+      // Expired dashboard sessions, set-password tokens and failed-login windows go too.
+      await tx`delete from sovra_sessions where expires < now()`;
+      await tx`delete from sovra_password_tokens where expires < now()`;
+      await tx`delete from sovra_login_failures where forget_after < now()`;
       return { requests: requests.count, rateBuckets: buckets.count };
     });
   }

@@ -1,0 +1,139 @@
+/**
+ * The control area (credit ledger, audit log, organization settings, the dashboard's usage
+ * ranges) on PostgreSQL. A grant adds to the granted total and writes its ledger row in one
+ * transaction; ranges read the rows the settle statement already writes.
+ */
+import type { Db } from "./connect.ts";
+import type { ControlStore } from "../control_store.ts";
+import {
+  type AuditEntry,
+  DEFAULT_ORG_SETTINGS,
+  type LedgerEntry,
+  type UsageDay,
+} from "../account_records.ts";
+import type { RequestRecord } from "../records.ts";
+import { timeOrderedIdFloor } from "../../ids.ts";
+import { inContractOrder } from "./record_order.ts";
+
+interface LedgerRow {
+  id: string;
+  org_id: string;
+  created: Date;
+  amount_micro_eur: bigint;
+  actor: string;
+  note: string | null;
+}
+
+interface AuditRow {
+  id: string;
+  org_id: string | null;
+  created: Date;
+  actor: string;
+  action: AuditEntry["action"];
+  target: string | null;
+  detail: AuditEntry["detail"];
+}
+
+const ledger = (r: LedgerRow): LedgerEntry => ({
+  id: r.id,
+  org: r.org_id,
+  created: r.created.toISOString(),
+  amount_micro_eur: Number(r.amount_micro_eur),
+  actor: r.actor,
+  note: r.note,
+});
+
+const audit = (r: AuditRow): AuditEntry => ({
+  id: r.id,
+  created: r.created.toISOString(),
+  org: r.org_id,
+  actor: r.actor,
+  action: r.action,
+  target: r.target,
+  detail: r.detail,
+});
+
+export function pgControlStore(sql: Db): ControlStore {
+  return {
+    async grantCredits(entry) {
+      return await sql.begin(async (tx) => {
+        await tx`
+          insert into sovra_ledger (id, org_id, created, amount_micro_eur, actor, note)
+          values (${entry.id}, ${entry.org}, ${entry.created}, ${BigInt(entry.amount_micro_eur)},
+            ${entry.actor}, ${entry.note})`;
+        const [row] = await tx<{ balance: bigint }[]>`
+          insert into sovra_credits (org_id, granted_micro_eur)
+          values (${entry.org}, ${BigInt(entry.amount_micro_eur)})
+          on conflict (org_id) do update
+            set granted_micro_eur = sovra_credits.granted_micro_eur + excluded.granted_micro_eur
+          returning granted_micro_eur - spent_micro_eur as balance`;
+        return row!.balance;
+      });
+    },
+    async listLedger(orgId, limit) {
+      return (await sql<LedgerRow[]>`
+        select * from sovra_ledger where org_id = ${orgId} order by id desc limit ${limit}`)
+        .map(ledger);
+    },
+    async appendAudit(entry) {
+      await sql`
+        insert into sovra_audit (id, org_id, created, actor, action, target, detail)
+        values (${entry.id}, ${entry.org}, ${entry.created}, ${entry.actor}, ${entry.action},
+          ${entry.target}, ${sql.json(entry.detail as never)})
+        on conflict (id) do nothing`;
+    },
+    async listAudit(orgId, limit) {
+      const rows = orgId === null
+        ? await sql<AuditRow[]>`
+          select * from sovra_audit where org_id is null order by id desc limit ${limit}`
+        : await sql<AuditRow[]>`
+          select * from sovra_audit where org_id = ${orgId} order by id desc limit ${limit}`;
+      return rows.map(audit);
+    },
+    async getOrgSettings(orgId) {
+      const [row] = await sql<{ low_balance: bigint | null; rpm_ceiling: number | null }[]>`
+        select low_balance_micro_eur as low_balance, rpm_ceiling from sovra_org_settings
+        where org_id = ${orgId}`;
+      if (!row) return { ...DEFAULT_ORG_SETTINGS };
+      return {
+        low_balance_micro_eur: row.low_balance === null ? null : Number(row.low_balance),
+        rpm_ceiling: row.rpm_ceiling,
+      };
+    },
+    async setOrgSettings(orgId, settings) {
+      const low = settings.low_balance_micro_eur === null
+        ? null
+        : BigInt(settings.low_balance_micro_eur);
+      await sql`
+        insert into sovra_org_settings (org_id, low_balance_micro_eur, rpm_ceiling)
+        values (${orgId}, ${low}, ${settings.rpm_ceiling})
+        on conflict (org_id) do update set low_balance_micro_eur = excluded.low_balance_micro_eur,
+          rpm_ceiling = excluded.rpm_ceiling`;
+    },
+    async requestsBetween(orgId, from, to, limit) {
+      const rows = await sql<{ record: RequestRecord }[]>`
+        select record from sovra_requests
+        where org_id = ${orgId} and id >= ${timeOrderedIdFloor("req_", from.getTime())}
+          and id < ${timeOrderedIdFloor("req_", to.getTime())}
+        order by id desc limit ${limit}`;
+      return rows.map((r) => inContractOrder(r.record));
+    },
+    async usageDays(orgId, fromDay, toDay) {
+      const rows = await sql<Record<string, bigint | string>[]>`
+        select to_char(day, 'YYYY-MM-DD') as day, requests, cost_micro_eur, prompt_tokens,
+          completion_tokens, audio_seconds, characters
+        from sovra_usage_daily
+        where org_id = ${orgId} and day between ${fromDay}::date and ${toDay}::date
+        order by day`;
+      return rows.map((r): UsageDay => ({
+        day: String(r.day),
+        requests: Number(r.requests),
+        cost_micro_eur: Number(r.cost_micro_eur),
+        prompt_tokens: Number(r.prompt_tokens),
+        completion_tokens: Number(r.completion_tokens),
+        audio_seconds: Number(r.audio_seconds),
+        characters: Number(r.characters),
+      }));
+    },
+  };
+}
