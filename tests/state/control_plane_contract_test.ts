@@ -24,14 +24,14 @@ interface Backend {
   stop(): Promise<void>;
 }
 
-async function kvBackend(): Promise<Backend> {
-  return {
+function kvBackend(): Promise<Backend> {
+  return Promise.resolve({
     open: async () => {
       const store = createKvStore(await Deno.openKv(":memory:"));
       return { store, areas: kvControlPlane(store.kv) };
     },
     stop: () => Promise.resolve(),
-  };
+  });
 }
 
 async function pgBackend(): Promise<Backend> {
