@@ -25,6 +25,10 @@ export async function writeSimulatedCatalog(
       case "openai":
         provider.base_url = urls.openai;
         break;
+      case "riva-tts":
+        // The OpenAI simulator also speaks Riva's `/api/v1/tts/text_to_audio`.
+        provider.base_url = urls.openai.replace(/\/v1$/, "/api/v1");
+        break;
       case "bedrock":
         if (urls.bedrock) provider.base_url = urls.bedrock;
         break;

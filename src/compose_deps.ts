@@ -11,6 +11,7 @@ import { CatalogHolder } from "./catalog/catalog_holder.ts";
 import { ApiKeyAuthenticator } from "./auth/api_key_cache.ts";
 import { createOpenAIAdapter } from "./providers/openai/adapter.ts";
 import { createBedrockAdapter } from "./providers/bedrock/adapter.ts";
+import { createRivaTtsAdapter } from "./providers/riva_tts/adapter.ts";
 import { createVertexAnthropicAdapter } from "./providers/vertex_anthropic/adapter.ts";
 import { Settler } from "./billing/settle.ts";
 import { RouteMetrics } from "./routing/route_metrics.ts";
@@ -56,6 +57,7 @@ export async function composeDependencies(
         env: config.secret,
         fetch: upstreamFetch,
       }),
+      "riva-tts": createRivaTtsAdapter({ secret: config.secret, fetch: upstreamFetch }),
     },
     settler: new Settler(store, log, unsentDebits, telemetry),
     metrics: new RouteMetrics(),

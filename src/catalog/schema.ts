@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 
-export const Dialect = z.enum(["openai", "bedrock", "vertex-anthropic"]);
+export const Dialect = z.enum(["openai", "bedrock", "vertex-anthropic", "riva-tts"]);
 export type Dialect = z.infer<typeof Dialect>;
 
 const envName = z.string().regex(

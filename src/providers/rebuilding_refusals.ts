@@ -21,6 +21,7 @@ import { effectiveReasoning } from "./anthropic_messages/reasoning_budget.ts";
 export function checkRebuildingRefusals(request: ChatRequest, route: ResolvedRoute): void {
   switch (route.dialect) {
     case "openai":
+    case "riva-tts": // speech only: a chat call fails at the adapter
       return;
     case "bedrock":
       refuseSystemOnly(request, route);

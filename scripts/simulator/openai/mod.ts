@@ -16,6 +16,7 @@
  * Token counts are whitespace-separated words (see text_plan.ts), not a real tokenizer.
  */
 
+import { handleRivaTts } from "./riva_tts.ts";
 import { handleChat } from "./chat_handler.ts";
 import type { RequestContext } from "./context.ts";
 import { handleEmbeddings } from "./embeddings.ts";
@@ -125,6 +126,8 @@ export async function startOpenAISimulator(
           return handleEmbeddings(json, ctx);
         case "/v1/audio/speech":
           return handleSpeech(json, ctx);
+        case "/api/v1/tts/text_to_audio":
+          return handleRivaTts(json, ctx);
         case "/v1/audio/transcriptions":
           return body.kind === "form" ? handleTranscription(body.form, ctx) : invalidRequest(
             "Expected a multipart/form-data body with a 'file' part.",
