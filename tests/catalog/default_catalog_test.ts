@@ -67,7 +67,7 @@ Deno.test("default catalog — at least 6 providers are used and both tiers are 
   assert.ok(models.some((m) => m.sovereignty === "strict"));
   assert.ok(models.some((m) => m.sovereignty === "pragmatic"));
   const dialects = new Set([...used].map((id) => providerOf(providers, id).dialect));
-  assert.deepEqual([...dialects].sort(), ["bedrock", "openai", "vertex-anthropic"]);
+  assert.deepEqual([...dialects].sort(), ["bedrock", "openai", "riva-tts", "vertex-anthropic"]);
 });
 
 Deno.test("default catalog — platform providers carry their real EU endpoints", async () => {
@@ -79,7 +79,7 @@ Deno.test("default catalog — platform providers carry their real EU endpoints"
   assert.equal(vertex?.base_url, "https://europe-west1-aiplatform.googleapis.com");
   assert.equal(vertex?.vertex?.region, "europe-west1");
   for (const [id, provider] of Object.entries(providers)) {
-    if (provider.dialect === "openai") {
+    if (provider.dialect === "openai" || provider.dialect === "riva-tts") {
       assert.ok(provider.api_key_env, `provider '${id}' has no api_key_env`);
     }
   }
@@ -196,13 +196,17 @@ Deno.test("default catalog — at least 10 models have standby routes on other p
   }
 });
 
-Deno.test("default catalog — strict models route only to EU-owned openai-dialect providers", async () => {
+Deno.test("default catalog — strict models route only to EU-owned openai- or riva-tts-dialect providers", async () => {
   const { providers, models } = await load();
   for (const model of models.filter((m) => m.sovereignty === "strict")) {
     for (const route of model.routes) {
       assert.ok(EU_OWNED.has(route.provider), `strict '${model.id}' routes to '${route.provider}'`);
       const dialect = route.dialect ?? providerOf(providers, route.provider).dialect;
-      assert.equal(dialect, "openai", `strict '${model.id}' uses dialect '${dialect}'`);
+      // riva-tts: OVHcloud's German speech model (NVIDIA Riva's API on an EU-owned provider).
+      assert.ok(
+        dialect === "openai" || dialect === "riva-tts",
+        `strict '${model.id}' uses dialect '${dialect}'`,
+      );
     }
   }
 });
