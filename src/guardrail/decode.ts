@@ -86,13 +86,18 @@ function near(raw: string, index: number): string {
 }
 
 function fromBase64(run: string): string | undefined {
-  let s = run.replace(/-/g, "+").replace(/_/g, "/").replace(/=/g, "");
+  let s = run.replace(/-/g, "+").replace(/_/g, "/").replace(/[=\s:]/g, "");
   // Letters only (a long identifier, a word) are rarely base64 of text: needs a digit, a
   // case change inside, or a padding/alphabet character.
   if (!/[0-9+/]/.test(s) && !/[a-z][A-Z]/.test(s)) return undefined;
   s = s.slice(0, s.length - (s.length % 4 === 1 ? 1 : 0));
   while (s.length % 4 !== 0) s += "=";
-  const binary = atob(s);
+  let binary: string;
+  try {
+    binary = atob(s);
+  } catch {
+    return undefined; // not base64 after all (a hex-looking run with separators, a stray '=')
+  }
   const bytes = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
   const text = UTF8.decode(bytes);

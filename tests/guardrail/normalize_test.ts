@@ -35,3 +35,17 @@ Deno.test("decode — base64, hex and requested ROT13 are decoded; identifiers a
   assert.deepEqual(decodeViews(code, code.toLowerCase()), []);
   assert.equal(rot13("Uryyb"), "Hello");
 });
+
+Deno.test("decode — runs that only look encoded never throw", () => {
+  for (
+    const text of [
+      "ab cd ef 01 23 45 67 89 ab cd ef 01 2",
+      "deadbeef:cafe:babe:0123:4567:89ab:cdef:f",
+      "aaaaaaaaaaaaaaaaaaaaaaaaa=b",
+      "=".repeat(40),
+      "a-b_c-d_e-f_g-h_i-j_k-l_m-n_o-p_q",
+    ]
+  ) {
+    assert.doesNotThrow(() => decodeViews(text, text.toLowerCase()), text);
+  }
+});

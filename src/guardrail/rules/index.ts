@@ -22,7 +22,21 @@ const NEAR = 200;
 const STEM = 5;
 
 /** Marks (not words) that anchor structural rules. */
-const MARKS = ["<|", "<!--", "![", "@"] as const;
+const MARKS = [
+  "<|",
+  "<!--",
+  "![",
+  "@",
+  "<system>",
+  "</system>",
+  "<instruction",
+  "</instruction",
+  "<admin>",
+  "</admin>",
+  "<important_instructions>",
+  "<information>",
+  "</information>",
+] as const;
 
 /** Filler words of anchors that cannot make a window worth looking at on their own. */
 const STOP = new Set(
@@ -63,25 +77,43 @@ export function matchRules(text: string, channel: "user" | "tool"): RuleHit[] {
   for (const [slot, at] of positions) {
     if (slot % 2 === 1) continue;
     const rule = RULES[slot / 2]!;
-    let windows = 0;
-    let windowEnd = -1;
     const also = rule.also === undefined || INDEX.unanchoredAlso.has(slot + 1)
       ? undefined
       : positions.get(slot + 1) ?? [];
-    for (const position of at) {
-      if (position + AFTER <= windowEnd + 120) continue;
-      if (also !== undefined && !also.some((p) => Math.abs(p - position) <= NEAR)) continue;
-      if (++windows > MAX_WINDOWS) break;
-      const start = Math.max(0, position - BEFORE);
-      windowEnd = Math.min(text.length, position + AFTER);
-      if (rule.pattern.test(text.slice(start, windowEnd))) {
-        hits.push({ rule, action: channel === "tool" ? rule.tool : rule.user });
-        break;
-      }
+    if (also !== undefined && also.length === 0) continue;
+    // Lists that overflowed (more positions than recorded) cannot rule a position out.
+    const overflow = at.length >= MAX_POSITIONS;
+    const near = also === undefined || overflow || also.length >= MAX_POSITIONS
+      ? at
+      : at.filter((p) => also.some((q) => Math.abs(q - p) <= NEAR));
+    if (near.length === 0) continue;
+    if (matchesNear(rule, text, near, overflow)) {
+      hits.push({ rule, action: channel === "tool" ? rule.tool : rule.user });
     }
   }
   hits.sort((a, b) => (a.action === b.action ? 0 : a.action === "block" ? -1 : 1));
   return hits;
+}
+
+/**
+ * Tests the rule in a window around each position; with many positions (or more than were
+ * recorded) one pass over their whole span instead, so decoy anchor words placed before an
+ * attack cannot use up the windows and hide it.
+ */
+function matchesNear(rule: Rule, text: string, at: number[], overflow: boolean): boolean {
+  if (overflow || at.length > MAX_WINDOWS) {
+    const start = Math.max(0, at[0]! - BEFORE);
+    const end = overflow ? text.length : Math.min(text.length, at[at.length - 1]! + AFTER);
+    return rule.pattern.test(text.slice(start, end));
+  }
+  let windowEnd = -1;
+  for (const position of at) {
+    if (position + AFTER <= windowEnd + 120) continue;
+    const start = Math.max(0, position - BEFORE);
+    windowEnd = Math.min(text.length, position + AFTER);
+    if (rule.pattern.test(text.slice(start, windowEnd))) return true;
+  }
+  return false;
 }
 
 function lookUp(key: number, position: number, note: (slots: number[], at: number) => void) {

@@ -4,6 +4,7 @@
  */
 import { alt, gap, type Rule, rule } from "./rule.ts";
 import { vocabularies, type Vocabulary } from "./languages.ts";
+import { directives } from "./directives.ts";
 
 /** Role-play openers ("act as", "pretend") are harmless alone: only with "unrestricted". */
 const ROLEPLAY =
@@ -30,7 +31,43 @@ function rulesFor(language: string, v: Vocabulary): Rule[] {
   const reveal = `\\b${alt(v.reveal)}\\b`;
   const send = `\\b${alt(v.send)}\\b`;
   const ex = examples[language] ?? {};
+  const d = directives[language]!;
+  const vocative = `\\b${alt(d.vocative)}\\b`;
   return [
+    rule({
+      id: `PI-OVR-${L}-04`,
+      family: "override",
+      language,
+      user: "block",
+      tool: "block",
+      anchor: alt(d.disableSafety),
+      source: alt(d.disableSafety),
+      examples: [],
+    }),
+    rule({
+      id: `PI-OVR-${L}-05`,
+      family: "override",
+      language,
+      user: "block",
+      tool: "block",
+      anchor: alt(d.rulesVoid),
+      source: alt(d.rulesVoid),
+      examples: [],
+    }),
+    rule({
+      id: `PI-ADR-${L}-04`,
+      family: "addressee",
+      language,
+      user: "flag",
+      tool: "block",
+      anchor: `\\b${alt(d.order)}\\b`,
+      also: vocative,
+      source:
+        `${vocative}[^\\n:.]{0,25}:\\s{0,3}(?:please |prosze |bitte |s'il te plait |por favor |per favore |alsjeblieft )?\\b${
+          alt(d.order)
+        }\\b`,
+      examples: [],
+    }),
     rule({
       id: `PI-OVR-${L}-01`,
       family: "override",

@@ -89,10 +89,12 @@ export const vocabularies: Record<string, Vocabulary> = {
       "orders",
       "context",
       "safety (?:rules|guidelines|filters?|policies)",
+      "(?:the )?user'?s? (?:request|question|query|task)",
     ],
     everything: [
       "(?:forget|ignore|disregard) (?:about )?(?:everything|all) (?:you (?:were|have been|'ve been) told|above|before|i (?:said|told you)|that came before|so far|previously)",
       "(?:ignore|disregard) (?:all of |everything )?(?:the )?(?:above|preceding|foregoing)\\b",
+      "(?:ignore|disregard|forget) (?:everything |all )?(?:that |what )(?:the |your )?\\w{0,15} (?:told|asked|instructed) you",
     ],
     nowYouAre: [
       "you are now",
@@ -105,6 +107,7 @@ export const vocabularies: Record<string, Vocabulary> = {
       "act as (?:if you (?:are|were) )?",
       "roleplay as",
       "you will now (?:act|be|behave|respond)",
+      "imagine (?:that )?you(?:'re| are)",
     ],
     unrestricted: [
       "unrestricted",
@@ -118,6 +121,7 @@ export const vocabularies: Record<string, Vocabulary> = {
       "do anything now",
       "evil (?:ai|assistant|bot|twin|mode)",
       "amoral",
+      "not bound by (?:any )?(?:rules|restrictions|guidelines)",
     ],
     reveal: [
       "reveal",
@@ -239,6 +243,7 @@ export const vocabularies: Record<string, Vocabulary> = {
       "kontext",
       "einschrankung\\w{0,3}",
       "programmierung",
+      "(?:die )?(?:frage|anfrage|aufgabe) des (?:nutzers|benutzers)",
     ],
     everything: [
       "vergiss alles(?:,? was| bisherige| zuvor| vorher)",
@@ -253,6 +258,7 @@ export const vocabularies: Record<string, Vocabulary> = {
       "tu so,? als (?:ob|warst)",
       "verhalte dich (?:wie|als)",
       "spiele? die rolle",
+      "stell dir vor,? (?:du bist|du warst|dass du)",
     ],
     unrestricted: [
       "ohne (?:jegliche |irgendwelche )?(?:einschrankungen|regeln|filter|zensur|grenzen|beschrankungen|richtlinien|moral)",
@@ -260,6 +266,7 @@ export const vocabularies: Record<string, Vocabulary> = {
       "unzensiert\\w{0,3}",
       "ungefiltert\\w{0,3}",
       "keine (?:einschrankungen|regeln|filter|zensur|grenzen|beschrankungen|richtlinien)",
+      "ohne (?:jegliche |irgendwelche )?\\w{0,12}(?:einschrankungen|regeln|filter|zensur|grenzen|richtlinien)",
     ],
     reveal: [
       "zeig\\w{0,2}",
@@ -359,6 +366,7 @@ export const vocabularies: Record<string, Vocabulary> = {
       "invite",
       "contexte",
       "restrictions?",
+      "(?:la )?(?:question|demande) de l'utilisateur",
     ],
     everything: [
       "oublie[rz]? tout(?: ce qu| ce qui|es? les?)",
@@ -372,6 +380,7 @@ export const vocabularies: Record<string, Vocabulary> = {
       "fai(?:s|tes) comme si (?:tu|vous)",
       "joue[rz]? le role",
       "agis(?:sez)? comme",
+      "imagine que tu es",
     ],
     unrestricted: [
       "sans (?:aucune? )?(?:restrictions?|regles?|filtres?|censure|limites?|limitations?|contraintes?|ethique|morale)",
@@ -485,6 +494,7 @@ export const vocabularies: Record<string, Vocabulary> = {
       "consignas",
       "restricciones",
       "contexto",
+      "(?:la )?(?:pregunta|solicitud|peticion) del usuario",
     ],
     everything: [
       "olvida(?:r)? todo(?: lo que| lo anterior)",
@@ -498,6 +508,7 @@ export const vocabularies: Record<string, Vocabulary> = {
       "finge (?:ser|que eres)",
       "actua como",
       "haz (?:el papel|como si)",
+      "imagina que eres",
     ],
     unrestricted: [
       "sin (?:ninguna |ningun )?(?:restricciones?|reglas?|filtros?|censura|limites?|limitaciones?|etica|moral)",
@@ -592,6 +603,7 @@ export const vocabularies: Record<string, Vocabulary> = {
       "contesto",
       "comandi",
       "linee guida",
+      "(?:la )?(?:domanda|richiesta) dell'utente",
     ],
     everything: [
       "dimentica(?:re)? tutto(?: quello| cio| cio che)",
@@ -605,6 +617,7 @@ export const vocabularies: Record<string, Vocabulary> = {
       "fingi di essere",
       "comportati come",
       "interpreta il ruolo",
+      "immagina di essere",
     ],
     unrestricted: [
       "senza (?:alcuna |nessuna |alcun )?(?:restrizion\\w|regol\\w|filtr\\w|censur\\w|limit\\w|etica|morale)",
@@ -670,7 +683,6 @@ export const vocabularies: Record<string, Vocabulary> = {
     override: [
       "negeer\\w?",
       "vergeet",
-      "sla \\w{1,15} over",
       "let niet op",
       "houd geen rekening",
       "volg (?:niet|geen)",
@@ -706,11 +718,16 @@ export const vocabularies: Record<string, Vocabulary> = {
       "context",
       "bevelen",
       "voorschriften",
+      "(?:de )?vraag van de gebruiker",
+      "het verzoek van de gebruiker",
+      "je taak",
     ],
     everything: [
       "vergeet alles(?: wat| hierboven| daarvoor)",
       "negeer alles(?: wat| hierboven| daarvoor)",
       "negeer (?:het bovenstaande|wat hierboven staat|hierboven)",
+      "(?:let niet (?:meer )?op|negeer|vergeet) (?:alles )?wat (?:de |je |jouw )?\\w{0,15} (?:je )?(?:heeft |hebben )?(?:opgedragen|gezegd|verteld|gevraagd)",
+      "vergeet wat (?:er )?hierboven staat",
     ],
     nowYouAre: [
       "(?:je|jij|u) (?:bent|is) (?:nu|vanaf nu|voortaan)",
@@ -719,6 +736,8 @@ export const vocabularies: Record<string, Vocabulary> = {
       "doe alsof (?:je|jij|u)",
       "gedraag je als",
       "speel de rol",
+      "vanaf dit moment,? (?:ben|ga|moet|antwoord|zal) (?:je|jij|u)",
+      "stel je voor dat (?:je|jij)",
     ],
     unrestricted: [
       "zonder (?:enige |alle )?(?:beperkingen|regels|filters?|censuur|grenzen|restricties|ethiek|moraal)",
@@ -726,6 +745,9 @@ export const vocabularies: Record<string, Vocabulary> = {
       "ongefilterd\\w?",
       "onbeperkt\\w?",
       "geen (?:beperkingen|regels|filters?|censuur|grenzen|restricties)",
+      "zonder (?:enige |alle )?\\w{0,12}(?:beperkingen|regels|filters?|censuur|grenzen|restricties)",
+      "nergens aan gebonden",
+      "aan geen (?:regels|beperkingen) gebonden",
     ],
     reveal: [
       "onthul\\w?",
@@ -768,9 +790,11 @@ export const vocabularies: Record<string, Vocabulary> = {
     ],
     noteToAi: [
       "(?:notitie|bericht|instructies?|let op|belangrijk|opmerking|mededeling) (?:voor|aan) (?:de |het |elke |alle )?(?:ai|assistent|taalmodel|chatbot|agent|kunstmatige intelligentie|bot|model)\\b",
+      "(?:belangrijke? |dringende? )?(?:instructies?|bericht|opdracht) (?:voor|aan) (?:de |het |elke )?(?:ai|assistent|taalmodel|chatbot|agent|model)\\b",
     ],
     ifYouAreAi: [
       "als (?:je|jij|u) (?:een )?(?:ai|assistent|taalmodel|chatbot|agent|kunstmatige intelligentie) (?:bent|is)",
+      "(?:elke |iedere |alle )?(?:ai-)?(?:ai|assistent|agent)\\w{0,6} die dit (?:leest|lezen)",
     ],
     execute: [
       "voer \\w{1,15} uit",
@@ -804,15 +828,15 @@ export const vocabularies: Record<string, Vocabulary> = {
       "dotychczasow\\w{0,2}",
       "systemow\\w{0,2}",
       "wszystk\\w{0,2}",
-      "twoj\\w{0,2}",
-      "swoj\\w{0,2}",
+      "two\\w{0,4}",
+      "swo\\w{0,4}",
       "pierwotn\\w{0,2}",
       "otrzyman\\w{0,2}",
     ],
     instructions: [
       "instrukcj\\w{0,2}",
       "polecen\\w{0,2}",
-      "zasad\\w{0,2}",
+      "zasad\\w{0,4}",
       "wytyczn\\w{0,3}",
       "regul\\w{0,2}",
       "prompt\\w{0,2}",
@@ -820,11 +844,15 @@ export const vocabularies: Record<string, Vocabulary> = {
       "kontekst\\w?",
       "rozkaz\\w{0,2}",
       "nakaz\\w{0,2}",
+      "pytani\\w{0,2} uzytkownika",
+      "polecen\\w{0,3} uzytkownika",
     ],
     everything: [
       "zapomnij (?:o )?(?:wszystkim|wszystko)(?:,? co| powyzej| wczesniej)",
       "zignoruj wszystko(?:,? co| powyzej)",
       "(?:zignoruj|ignoruj) (?:to,? co (?:jest )?powyzej|powyzsze|tekst powyzej)",
+      "zapomnij (?:o )?(?:tym|wszystkim|wszystko),? co (?:jest )?(?:powyzej|wczesniej|napisane)",
+      "nie sluchaj (?:tego,? )?co (?:ci )?(?:kazal|powiedzial|polecil)\\w{0,2}",
     ],
     nowYouAre: [
       "(?:jestes|bedziesz) (?:teraz|od teraz|odtad)",
@@ -834,6 +862,7 @@ export const vocabularies: Record<string, Vocabulary> = {
       "wciel sie w",
       "zachowuj sie jak",
       "odgrywaj role",
+      "wyobraz sobie,? ze jestes",
     ],
     unrestricted: [
       "bez (?:zadnych |jakichkolwiek )?(?:ograniczen|zasad|filtrow|cenzury|regul|limitow|etyki|moralnosci)",
@@ -841,6 +870,8 @@ export const vocabularies: Record<string, Vocabulary> = {
       "bez cenzury",
       "nieocenzurowan\\w{0,2}",
       "zadnych (?:ograniczen|zasad|filtrow|regul)",
+      "niczym nie ograniczon\\w{0,2}",
+      "nie (?:jest |jestes )?zwiazan\\w{0,2} (?:zadnymi )?(?:zasadami|regulami)",
     ],
     reveal: [
       "ujawnij",
@@ -853,10 +884,17 @@ export const vocabularies: Record<string, Vocabulary> = {
       "powiedz(?: mi)?",
       "jak(?:i|ie|a) (?:jest|sa)",
       "udostepnij",
+      "co jest w",
+      "przytocz",
     ],
     systemPrompt: [
       "(?:swoj|twoj)\\w{0,2} (?:prompt systemowy|komunikat systemowy|instrukcj\\w{0,2} systemow\\w{0,2}|(?:poczatkow|oryginaln|ukryt|tajn|wewnetrzn|pierwotn)\\w{0,2} (?:instrukcj\\w{0,2}|polecen\\w{0,2}|prompt\\w?))",
       "wszystko,? co (?:jest )?(?:powyzej|wczesniej)",
+      "promp\\w{0,4} systemow\\w{0,3}",
+      "(?:ukryt|tajn|pierwotn|oryginaln)\\w{0,4} instrukcj\\w{0,3}",
+      "(?:caly |calego )?tekst\\w{0,2},? (?:ktory|jaki) (?:otrzymales|dostales)",
+      "tekst\\w{0,2} (?:znajdujacy sie )?(?:nad|powyzej) (?:ta|tej) wiadomosc\\w{0,3}",
+      "komunikat\\w{0,2} systemow\\w{0,3}",
     ],
     secret: ["(?:swoj|twoj)?\\w{0,2} ?(?:tajn\\w{0,2} (?:klucz\\w?|slowo|kod|haslo)|haslo)"],
     send: [
@@ -877,9 +915,12 @@ export const vocabularies: Record<string, Vocabulary> = {
     ],
     noteToAi: [
       "(?:uwaga|wiadomosc|instrukcja|wazne|notatka|informacja) (?:dla|do) (?:ai|asystenta|modelu|chatbota|agenta|sztucznej inteligencji|bota|si)\\b",
+      "(?:wazne |pilne )?(?:polecenie|instrukcja|wiadomosc) (?:dla|do) (?:ai|asystenta|modelu(?: jezykowego)?|chatbota|agenta|sztucznej inteligencji|bota|si)\\b",
     ],
     ifYouAreAi: [
       "(?:jesli|jezeli) jestes (?:ai|modelem(?: jezykowym)?|asystentem|chatbotem|agentem|sztuczna inteligencja|si)\\b",
+      "kazd\\w{0,3} (?:ai|asystent\\w{0,2}|agent\\w{0,2}|model\\w{0,2}),? ktor\\w{0,2} to czyta",
+      "agenci ai czytajacy",
     ],
     execute: ["wykonaj\\w{0,2}", "zastosuj sie", "postepuj zgodnie", "wypelnij", "zrob to,? co"],
   },
