@@ -26,6 +26,8 @@ Deno.test("login — sets a __Host- session cookie (HttpOnly, Secure, SameSite=S
     assert.equal(session.status, 200);
     assert.equal(session.body.memberships[0].org, d.h.org);
     assert.equal(session.body.memberships[0].role, "owner");
+    const orgs = await c.get("/api/orgs");
+    assert.deepEqual(orgs.body.data, [{ id: d.h.org, name: "Test org", role: "owner" }]);
     // The token is stored only hashed: no KV value holds it.
     const token = c.cookie.split("=")[1]!;
     for await (const e of d.h.store.kv.list({ prefix: ["session"] })) {

@@ -31,6 +31,13 @@ Deno.test("operator — lists every organization, creates one with credit, reads
     assert.equal((await op.post(`/api/orgs/${d.h.org}/keys`, { name: "x" })).status, 403);
     assert.equal((await op.get(`/api/orgs/${d.h.org}/members`)).status, 403);
     assert.equal((await op.get("/api/orgs/org_doesnotexist/overview")).status, 404);
+    await new ApiClient(d.url).post("/api/login", { email: "nobody@example.eu", password: "x" });
+    const globalAudit = await op.get("/api/operator/audit");
+    assert.equal(globalAudit.status, 200);
+    const failed = globalAudit.body.data.find((e: { action: string }) =>
+      e.action === "login.failed"
+    );
+    assert.equal(failed.actor, "nobody@example.eu");
     const page = await op.request("GET", "/operator");
     const html = await page.text();
     assert.equal(page.status, 200);
