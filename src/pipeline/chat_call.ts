@@ -14,7 +14,7 @@ import type { Caller, RoutePlan } from "../routing/route_plan.ts";
 import { type RouteSuccess, tryRoutes } from "../routing/try_routes.ts";
 import { IdleWatchdog } from "./idle_watchdog.ts";
 import { StreamAccounting } from "../canonical/stream_accounting.ts";
-import { type BillableUsage, billableUsage } from "./billable_usage.ts";
+import { type BillableUsage, billableUsage, resultText } from "./billable_usage.ts";
 import type { SettleInput } from "../billing/settle.ts";
 import { GatewayError } from "../errors.ts";
 import type { PipelineDeps } from "./pipeline_deps.ts";
@@ -103,7 +103,7 @@ export function planChat(ctx: ChatCallContext, request: ChatRequest): RoutePlan<
   }, ctx.deps.routing);
 }
 
-/** A whole (non-streamed) answer. */
+/** A whole (non-streamed) answer, settled before it is returned. */
 export async function completeChat(
   ctx: ChatCallContext,
   request: ChatRequest,
@@ -131,10 +131,18 @@ export async function completeChat(
       completionTokens: success.value.usage?.completionTokens,
     },
   );
-  return {
-    result: success.value,
-    served: { route: success.route, fallbacks: success.fallbacks, dropped: success.dropped },
+  const result = success.value;
+  const served: Served = {
+    route: success.route,
+    fallbacks: success.fallbacks,
+    dropped: success.dropped,
   };
+  settleChat(ctx, request, served, {
+    status: 200,
+    stream: false,
+    usage: billableUsage(request.messages, result.usage, () => resultText(result)),
+  });
+  return { result, served };
 }
 
 export interface OpenChatStream {
@@ -264,7 +272,7 @@ export async function openChatStream(
   };
 }
 
-export function settleChat(
+function settleChat(
   ctx: ChatCallContext,
   request: ChatRequest,
   served: Served | undefined,

@@ -31,11 +31,21 @@ const METHOD = {
   speech: "speech",
 } as const satisfies Record<NonChatRequest["endpoint"], keyof ProviderAdapter>;
 
-/** `request` is the endpoint's request (`ctx.endpoint` says which); `run` calls the adapter. */
+/** What a served request consumed, for its bill. */
+export type Consumption =
+  & Pick<SettleInput, "promptTokens" | "totalTokens" | "audioSeconds" | "characters">
+  & { estimated?: boolean };
+
+/**
+ * `request` is the endpoint's request (`ctx.endpoint` says which); `run` calls the adapter;
+ * `consumed` measures the answer. The call always settles: what was consumed on success, a
+ * zero-cost row when a provider was reached and failed.
+ */
 export async function callNonChat<T>(
   ctx: NonChatContext,
   request: NonChatRequest["request"],
   run: (adapter: ProviderAdapter, call: UpstreamCall) => Promise<T>,
+  consumed: (value: T) => Consumption | Promise<Consumption>,
 ): Promise<RouteSuccess<T>> {
   const planned = { endpoint: ctx.endpoint, request } as NonChatRequest;
   const plan = planRoutes({
@@ -46,8 +56,9 @@ export async function callNonChat<T>(
   }, ctx.deps.routing);
   const method = METHOD[ctx.endpoint];
   let lastTried: RouteSuccess<undefined> | undefined;
+  let served: RouteSuccess<T>;
   try {
-    return await tryRoutes(plan.candidates, (candidate) => {
+    served = await tryRoutes(plan.candidates, (candidate) => {
       const { route } = candidate;
       const adapter = ctx.deps.adapters[route.dialect];
       if (!adapter || !adapter[method]) {
@@ -73,9 +84,11 @@ export async function callNonChat<T>(
     }
     throw error;
   }
+  settleNonChat(ctx, served, { status: 200, ...await consumed(served.value) });
+  return served;
 }
 
-export function settleNonChat(
+function settleNonChat(
   ctx: NonChatContext,
   served: RouteSuccess<unknown> | undefined,
   used: Pick<SettleInput, "promptTokens" | "totalTokens" | "audioSeconds" | "characters"> & {

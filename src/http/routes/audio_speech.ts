@@ -9,7 +9,7 @@ import { type AppEnv, callerOf } from "../context.ts";
 import { servedHeaders } from "../served_headers.ts";
 import { readJsonBody } from "../body.ts";
 import { parseSpeechRequest, validateSpeechRequest } from "../../dialects/audio/speech_request.ts";
-import { callNonChat, settleNonChat } from "../../pipeline/non_chat_call.ts";
+import { callNonChat } from "../../pipeline/non_chat_call.ts";
 import { requireModelField } from "../validation.ts";
 
 export function speechHandler(deps: AppDeps) {
@@ -38,8 +38,8 @@ export function speechHandler(deps: AppDeps) {
       ctx,
       upstream,
       (adapter, call) => adapter.speech!(upstream, call),
+      () => ({ characters: speech.characters }),
     );
-    settleNonChat(ctx, served, { status: 200, characters: speech.characters });
     return new Response(served.value.audio, {
       headers: {
         "content-type": served.value.contentType,

@@ -14,7 +14,7 @@ import {
 } from "../../dialects/audio/transcription_request.ts";
 import { billableSeconds, measureAudioSeconds } from "../../dialects/audio/audio_duration.ts";
 import { createTranscriptionSlots } from "../../dialects/audio/transcription_slots.ts";
-import { callNonChat, settleNonChat } from "../../pipeline/non_chat_call.ts";
+import { callNonChat } from "../../pipeline/non_chat_call.ts";
 
 export function transcriptionsHandler(deps: AppDeps) {
   // One set of slots per app: at most N uploads of this instance are read at once.
@@ -54,8 +54,8 @@ export function transcriptionsHandler(deps: AppDeps) {
         ctx,
         upstream,
         (adapter, call) => adapter.transcription!(upstream, call),
+        () => ({ audioSeconds: seconds }),
       );
-      settleNonChat(ctx, served, { status: 200, audioSeconds: seconds });
       return new Response(served.value.body, {
         headers: {
           "content-type": served.value.contentType,

@@ -8,13 +8,7 @@ import { ChatCompletionRequestSchema } from "../../dialects/chat/request_schema.
 import { decodeChatRequest } from "../../dialects/chat/decode_request.ts";
 import { encodeChatCompletion } from "../../dialects/chat/encode_response.ts";
 import { ChatChunkEncoder } from "../../dialects/chat/encode_stream.ts";
-import {
-  type ChatCallContext,
-  completeChat,
-  openChatStream,
-  settleChat,
-} from "../../pipeline/chat_call.ts";
-import { billableUsage, resultText } from "../../pipeline/billable_usage.ts";
+import { type ChatCallContext, completeChat, openChatStream } from "../../pipeline/chat_call.ts";
 import { servedHeaders } from "../served_headers.ts";
 import { loggableReason } from "../../providers/upstream_failure.ts";
 import type { ChatStreamEvent } from "../../canonical/chat.ts";
@@ -44,11 +38,6 @@ export function chatCompletionsHandler(deps: AppDeps) {
 
     if (!request.stream) {
       const { result, served } = await completeChat(ctx, request);
-      settleChat(ctx, request, served, {
-        status: 200,
-        stream: false,
-        usage: billableUsage(request.messages, result.usage, () => resultText(result)),
-      });
       return new Response(JSON.stringify(encodeChatCompletion(result, encodeCtx)), {
         headers: {
           "content-type": "application/json",

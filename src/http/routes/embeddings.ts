@@ -6,7 +6,7 @@ import { servedHeaders } from "../served_headers.ts";
 import { readJsonBody } from "../body.ts";
 import { parseEmbeddingsRequest } from "../../dialects/embeddings/request_schema.ts";
 import { estimateEmbeddingTokens } from "../../dialects/embeddings/estimate_embedding_tokens.ts";
-import { callNonChat, settleNonChat } from "../../pipeline/non_chat_call.ts";
+import { callNonChat } from "../../pipeline/non_chat_call.ts";
 import { requireModelField } from "../validation.ts";
 
 export function embeddingsHandler(deps: AppDeps) {
@@ -29,15 +29,12 @@ export function embeddingsHandler(deps: AppDeps) {
       ctx,
       parsed.upstream,
       (adapter, call) => adapter.embeddings!(parsed.upstream, call),
+      async (answer) => {
+        const reported = answer.usage?.promptTokens;
+        const promptTokens = reported ?? await estimateEmbeddingTokens(parsed.input);
+        return { promptTokens, totalTokens: promptTokens, estimated: reported === undefined };
+      },
     );
-    const reported = served.value.usage?.promptTokens;
-    const promptTokens = reported ?? await estimateEmbeddingTokens(parsed.input);
-    settleNonChat(ctx, served, {
-      status: 200,
-      promptTokens,
-      totalTokens: promptTokens,
-      estimated: reported === undefined,
-    });
     const body = { ...served.value.body, model: model.id };
     return new Response(JSON.stringify(body), {
       headers: {

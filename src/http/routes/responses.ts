@@ -17,13 +17,7 @@ import { encodeResponse } from "../../dialects/responses/encode_response.ts";
 import { createResponsesEventStream } from "../../dialects/responses/encode_stream.ts";
 import { newResponseId } from "../../dialects/responses/response_object.ts";
 import { responseEcho } from "../../dialects/responses/response_echo.ts";
-import {
-  type ChatCallContext,
-  completeChat,
-  openChatStream,
-  settleChat,
-} from "../../pipeline/chat_call.ts";
-import { billableUsage, resultText } from "../../pipeline/billable_usage.ts";
+import { type ChatCallContext, completeChat, openChatStream } from "../../pipeline/chat_call.ts";
 import { servedHeaders } from "../served_headers.ts";
 import type { ChatStreamEvent } from "../../canonical/chat.ts";
 import type { ResolvedRoute } from "../../catalog/resolved_route.ts";
@@ -69,11 +63,6 @@ export function responsesHandler(deps: AppDeps) {
 
     if (!request.stream) {
       const { result, served } = await completeChat(ctx, request);
-      settleChat(ctx, request, served, {
-        status: 200,
-        stream: false,
-        usage: billableUsage(request.messages, result.usage, () => resultText(result)),
-      });
       return new Response(
         JSON.stringify(
           encodeResponse(result, { ...encodeCtx, completedAt: Math.floor(Date.now() / 1000) }),
