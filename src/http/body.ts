@@ -6,6 +6,7 @@
  */
 import { GatewayError, invalidRequest } from "../errors.ts";
 import { isJsonContentType } from "../content_type.ts";
+import { checkJsonDepth } from "./json_limits.ts";
 
 export const JSON_BODY_LIMIT = 2 * 1024 * 1024;
 export const JSON_BODY_DEADLINE_MS = 30_000;
@@ -103,9 +104,12 @@ export async function readJsonBody(
     options.deadlineMs,
   );
   if (bytes.length === 0) throw invalidRequest("The request body is empty; send a JSON object.");
+  let value: unknown;
   try {
-    return JSON.parse(decoder.decode(bytes));
+    value = JSON.parse(decoder.decode(bytes));
   } catch {
     throw invalidRequest("The request body is not valid JSON.");
   }
+  checkJsonDepth(value);
+  return value;
 }

@@ -1,0 +1,40 @@
+/**
+ * Depth limit for client JSON (every structure: messages, tool parameters, metadata …),
+ * checked right after parsing and before any validation or upstream call. Recursive code
+ * further on (schema validation, conversion, JSON.stringify) would otherwise overflow the
+ * stack on a body nested thousands of levels deep. The walk is iterative and linear.
+ */
+import { invalidRequest } from "../errors.ts";
+
+export const JSON_MAX_DEPTH = 64;
+
+function pathLabel(parts: readonly (string | number)[]): string {
+  let out = "";
+  for (const part of parts.slice(0, 6)) {
+    out += typeof part === "number" ? `[${part}]` : `${out === "" ? "" : "."}${part.slice(0, 64)}`;
+  }
+  return parts.length > 6 ? `${out}…` : out;
+}
+
+/** Throws 400 `invalid_request` naming the field where `value` nests deeper than the limit. */
+export function checkJsonDepth(value: unknown, maxDepth = JSON_MAX_DEPTH): void {
+  const stack: Array<{ value: unknown; path: (string | number)[] }> = [{ value, path: [] }];
+  while (stack.length > 0) {
+    const { value: node, path } = stack.pop()!;
+    if (typeof node !== "object" || node === null) continue;
+    if (path.length >= maxDepth) {
+      const field = pathLabel(path.slice(0, 3));
+      throw invalidRequest(
+        `The field '${field}' nests deeper than ${maxDepth} levels (at '${pathLabel(path)}').`,
+        field,
+      );
+    }
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) stack.push({ value: node[i], path: [...path, i] });
+    } else {
+      for (const key of Object.keys(node)) {
+        stack.push({ value: (node as Record<string, unknown>)[key], path: [...path, key] });
+      }
+    }
+  }
+}
