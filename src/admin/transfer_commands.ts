@@ -46,6 +46,11 @@ export async function importState(
     org_policy: 0,
     key_policy: 0,
     policy_audit: 0,
+    user: 0,
+    membership: 0,
+    ledger: 0,
+    audit: 0,
+    org_settings: 0,
   };
   let header = false;
   text.split("\n").forEach((raw, i) => {

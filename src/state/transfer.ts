@@ -9,6 +9,13 @@
 import { z } from "zod";
 import type { ApiKeyRecord, OrgRecord, RequestRecord } from "./records.ts";
 import type { PolicyAuditEntry } from "./policy_store.ts";
+import type {
+  AuditEntry,
+  LedgerEntry,
+  MembershipRecord,
+  OrgSettings,
+  UserRecord,
+} from "./account_records.ts";
 
 export const EXPORT_VERSION = 1;
 
@@ -131,6 +138,54 @@ const PolicyAuditLine = z.object({
   after: z.record(z.string(), z.unknown()).nullable(),
 });
 
+const iso = z.string();
+
+const UserLine = z.object({
+  type: z.literal("user"),
+  id: z.string().min(1),
+  email: z.string().min(3),
+  password_hash: z.string().nullable(),
+  operator: z.boolean(),
+  created: iso,
+  password_changed_at: iso.nullable(),
+});
+
+const MembershipLine = z.object({
+  type: z.literal("membership"),
+  org: z.string().min(1),
+  user: z.string().min(1),
+  role: z.enum(["owner", "admin", "viewer"]),
+  created: iso,
+});
+
+const LedgerLine = z.object({
+  type: z.literal("ledger"),
+  id: z.string().min(1),
+  org: z.string().min(1),
+  created: iso,
+  amount_micro_eur: z.number().int(),
+  actor: z.string(),
+  note: z.string().nullable(),
+});
+
+const AuditLine = z.object({
+  type: z.literal("audit"),
+  id: z.string().min(1),
+  created: iso,
+  org: z.string().nullable(),
+  actor: z.string(),
+  action: z.string(),
+  target: z.string().nullable(),
+  detail: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
+});
+
+const OrgSettingsLine = z.object({
+  type: z.literal("org_settings"),
+  org: z.string().min(1),
+  low_balance_micro_eur: money.nullable(),
+  rpm_ceiling: z.number().int().positive().nullable(),
+});
+
 export const StateLine = z.discriminatedUnion("type", [
   OrgLine,
   CreditsLine,
@@ -140,6 +195,11 @@ export const StateLine = z.discriminatedUnion("type", [
   OrgPolicyLine,
   KeyPolicyLine,
   PolicyAuditLine,
+  UserLine,
+  MembershipLine,
+  LedgerLine,
+  AuditLine,
+  OrgSettingsLine,
 ]);
 export type StateLine = z.infer<typeof StateLine>;
 export type UsageDayLine = z.infer<typeof UsageDayLine>;
@@ -191,6 +251,64 @@ export function policyAuditEntry(
 ): PolicyAuditEntry {
   const { type: _type, ...entry } = line;
   return entry as PolicyAuditEntry;
+}
+
+/**
+ * Control-plane lines with their fields in one order on both backends (jsonb reorders keys;
+ * an audit entry's detail is written with sorted keys).
+ */
+export const userLine = (u: UserRecord): StateLine => ({
+  type: "user",
+  id: u.id,
+  email: u.email,
+  password_hash: u.password_hash,
+  operator: u.operator,
+  created: u.created,
+  password_changed_at: u.password_changed_at,
+});
+
+export const membershipLine = (m: MembershipRecord): StateLine => ({
+  type: "membership",
+  org: m.org,
+  user: m.user,
+  role: m.role,
+  created: m.created,
+});
+
+export const ledgerLine = (e: LedgerEntry): StateLine => ({
+  type: "ledger",
+  id: e.id,
+  org: e.org,
+  created: e.created,
+  amount_micro_eur: e.amount_micro_eur,
+  actor: e.actor,
+  note: e.note,
+});
+
+export const auditLine = (e: AuditEntry): StateLine => ({
+  type: "audit",
+  id: e.id,
+  created: e.created,
+  org: e.org,
+  actor: e.actor,
+  action: e.action,
+  target: e.target,
+  detail: Object.fromEntries(Object.entries(e.detail).sort(([a], [b]) => a < b ? -1 : 1)),
+});
+
+export const orgSettingsLine = (org: string, s: OrgSettings): StateLine => ({
+  type: "org_settings",
+  org,
+  low_balance_micro_eur: s.low_balance_micro_eur,
+  rpm_ceiling: s.rpm_ceiling,
+});
+
+/** A line back to its record (the `type` tag dropped). */
+export function untagged<T extends StateLine["type"], R>(
+  line: Extract<StateLine, { type: T }>,
+): R {
+  const { type: _type, ...record } = line;
+  return record as R;
 }
 
 /** A request line back to the record (the `type` tag dropped). */

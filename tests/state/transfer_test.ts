@@ -11,6 +11,7 @@ import { exportState, importState } from "../../src/admin/transfer_commands.ts";
 import { buildRequestRecord } from "../../src/billing/settle.ts";
 import { timeOrderedId } from "../../src/ids.ts";
 import type { StateTransfer } from "../../src/state/transfer.ts";
+import { kvControlPlane } from "../../src/state/kv/control_plane.ts";
 import { startPostgres } from "../helpers/postgres.ts";
 import { chatModel, startHarness } from "../helpers/harness.ts";
 import { chatBody, REPO_ROOT } from "../foundation/support.ts";
@@ -36,6 +37,55 @@ async function seed(store: KvStore) {
     guardrail: "flag",
   }, "cli");
   await store.putKeyPolicy(a.id!, key.id!, { guardrail: "block" }, "cli");
+  // The dashboard's areas: users, memberships, a ledger grant, audit (in and outside an org),
+  // settings.
+  const { accounts, control } = kvControlPlane(store.kv);
+  const T = "2026-11-20T08:00:00.000Z";
+  await accounts.createUser({
+    id: "usr_owner",
+    email: "owner@example.eu",
+    password_hash: "scrypt$17$8$1$c2FsdA$aGFzaA",
+    operator: false,
+    created: T,
+    password_changed_at: T,
+  });
+  await accounts.createUser({
+    id: "usr_ops",
+    email: "ops@example.eu",
+    password_hash: null,
+    operator: true,
+    created: T,
+    password_changed_at: null,
+  });
+  await accounts.addMembership({ org: a.id!, user: "usr_owner", role: "owner", created: T });
+  await accounts.addMembership({ org: b.id!, user: "usr_owner", role: "viewer", created: T });
+  await control.grantCredits({
+    id: timeOrderedId("led_", Date.parse(T)),
+    org: a.id!,
+    created: T,
+    amount_micro_eur: 1_000,
+    actor: "ops@example.eu",
+    note: "pilot",
+  });
+  await control.appendAudit({
+    id: timeOrderedId("aud_", Date.parse(T)),
+    created: T,
+    org: a.id!,
+    actor: "ops@example.eu",
+    action: "credits.granted",
+    target: a.id!,
+    detail: { zeta: 1, amount_micro_eur: 1_000, note: "pilot" },
+  });
+  await control.appendAudit({
+    id: timeOrderedId("aud_", Date.parse(T) + 1),
+    created: T,
+    org: null,
+    actor: "nobody@example.eu",
+    action: "login.failed",
+    target: null,
+    detail: {},
+  });
+  await control.setOrgSettings(a.id!, { low_balance_micro_eur: 5_000, rpm_ceiling: null });
   const at = Date.UTC(2026, 10, 20, 23, 59, 58);
   for (let i = 0; i < 30; i++) {
     await store.settle(buildRequestRecord({
@@ -81,13 +131,18 @@ Deno.test("export/import — KV → PostgreSQL → KV keeps every line", async (
     const types = new Set(original.map((l) => JSON.parse(l).type));
     assert.deepEqual([...types].sort(), [
       "api_key",
+      "audit",
       "credits",
       "key_policy",
+      "ledger",
+      "membership",
       "org",
       "org_policy",
+      "org_settings",
       "policy_audit",
       "request",
       "usage_day",
+      "user",
     ]);
     const header = JSON.stringify({
       type: "sovra_export",
@@ -189,6 +244,11 @@ Deno.test("export/import — through the CLI, a KV key then works on a PostgreSQ
     org_policy: 1,
     key_policy: 1,
     policy_audit: 2,
+    user: 2,
+    membership: 2,
+    ledger: 1,
+    audit: 2,
+    org_settings: 1,
   });
 
   const h = await startHarness({

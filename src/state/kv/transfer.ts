@@ -4,17 +4,31 @@ import { withLockRetry } from "../lock_retry.ts";
 import type { ApiKeyRecord, OrgRecord, RequestRecord } from "../records.ts";
 import type { KeyPolicy, OrgPolicy, PolicyAuditEntry } from "../policy_store.ts";
 import {
+  type AuditEntry,
+  DEFAULT_ORG_SETTINGS,
+  type LedgerEntry,
+  type MembershipRecord,
+  type OrgSettings,
+  type UserRecord,
+} from "../account_records.ts";
+import {
   apiKeyLine,
   apiKeyRecord,
+  auditLine,
+  ledgerLine,
+  membershipLine,
   orgLine,
+  orgSettingsLine,
   policyAuditEntry,
   policyAuditLine,
   requestLine,
   requestRecord,
   type StateLine,
   type StateTransfer,
+  untagged,
   USAGE_FIELDS,
   type UsageDayLine,
+  userLine,
 } from "../transfer.ts";
 
 function u64(value: unknown): number {
@@ -68,6 +82,21 @@ export async function* exportKv(kv: Deno.Kv): AsyncIterable<StateLine> {
   }
   for await (const e of kv.list<PolicyAuditEntry>({ prefix: kvKeys.policyAuditAllPrefix() })) {
     yield policyAuditLine(e.value);
+  }
+  for await (const e of kv.list<UserRecord>({ prefix: kvKeys.userPrefix() })) {
+    yield userLine(e.value);
+  }
+  for await (const e of kv.list<MembershipRecord>({ prefix: kvKeys.memberAllPrefix() })) {
+    yield membershipLine(e.value);
+  }
+  for await (const e of kv.list<LedgerEntry>({ prefix: kvKeys.ledgerAllPrefix() })) {
+    yield ledgerLine(e.value);
+  }
+  for await (const e of kv.list<AuditEntry>({ prefix: kvKeys.auditAllPrefix() })) {
+    yield auditLine(e.value);
+  }
+  for await (const e of kv.list<OrgSettings>({ prefix: kvKeys.orgSettingsPrefix() })) {
+    yield orgSettingsLine(e.key[1] as string, { ...DEFAULT_ORG_SETTINGS, ...e.value });
   }
 }
 
@@ -132,6 +161,36 @@ export async function importKv(kv: Deno.Kv, lines: StateLine[]): Promise<void> {
       case "policy_audit": {
         const entry = policyAuditEntry(line);
         op.set(kvKeys.policyAudit(entry.org, entry.id), entry);
+        mutations++;
+        break;
+      }
+      case "user": {
+        const user = untagged<"user", UserRecord>(line);
+        op.set(kvKeys.user(user.id), user).set(kvKeys.userEmail(user.email), user.id);
+        mutations += 2;
+        break;
+      }
+      case "membership": {
+        const m = untagged<"membership", MembershipRecord>(line);
+        op.set(kvKeys.member(m.org, m.user), m).set(kvKeys.userOrg(m.user, m.org), m.role);
+        mutations += 2;
+        break;
+      }
+      case "ledger": {
+        const entry = untagged<"ledger", LedgerEntry>(line);
+        op.set(kvKeys.ledger(entry.org, entry.id), entry);
+        mutations++;
+        break;
+      }
+      case "audit": {
+        const entry = untagged<"audit", AuditEntry>(line);
+        op.set(kvKeys.audit(entry.org, entry.id), entry);
+        mutations++;
+        break;
+      }
+      case "org_settings": {
+        const { org, ...settings } = untagged<"org_settings", OrgSettings & { org: string }>(line);
+        op.set(kvKeys.orgSettings(org), settings);
         mutations++;
         break;
       }

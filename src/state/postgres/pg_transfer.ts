@@ -1,9 +1,17 @@
 /** Export and import of the whole state on PostgreSQL (see ../transfer.ts for the format). */
 import type { Db } from "./connect.ts";
+import type { TransactionSql } from "postgres";
+import type { AuditEntry, Role } from "../account_records.ts";
+
+type Tx = TransactionSql<{ bigint: bigint }>;
 import type { RequestRecord } from "../records.ts";
 import type { KeyPolicy, OrgPolicy, PolicyAuditEntry } from "../policy_store.ts";
 import {
   apiKeyRecord,
+  auditLine,
+  ledgerLine,
+  membershipLine,
+  orgSettingsLine,
   policyAuditEntry,
   policyAuditLine,
   policyInOrder,
@@ -12,6 +20,7 @@ import {
   type StateLine,
   USAGE_FIELDS,
   type UsageDayLine,
+  userLine,
 } from "../transfer.ts";
 import { inContractOrder } from "./record_order.ts";
 
@@ -112,6 +121,7 @@ export async function* exportPg(sql: Db): AsyncIterable<StateLine> {
   ) {
     for (const r of rows) yield policyAuditLine(r.entry);
   }
+  yield* exportControlPlane(sql);
 }
 
 export async function isPgEmpty(sql: Db): Promise<boolean> {
@@ -191,6 +201,148 @@ export async function importPg(sql: Db, lines: StateLine[]): Promise<void> {
         await tx`insert into sovra_policy_audit (id, org_id, entry)
           values (${e.id}, ${e.org}, ${tx.json(e as never)}) on conflict (id) do nothing`;
       }
+      await importControlPlane(tx, chunk);
     });
+  }
+}
+
+const iso = (d: Date | null) => d === null ? null : d.toISOString();
+
+async function* exportControlPlane(sql: Db): AsyncIterable<StateLine> {
+  for await (
+    const rows of sql<
+      {
+        id: string;
+        email: string;
+        password_hash: string | null;
+        operator: boolean;
+        created: Date;
+        password_changed_at: Date | null;
+      }[]
+    >`select * from sovra_users order by id`.cursor(BATCH)
+  ) {
+    for (const r of rows) {
+      yield userLine({
+        ...r,
+        created: iso(r.created)!,
+        password_changed_at: iso(r.password_changed_at),
+      });
+    }
+  }
+  for await (
+    const rows of sql<{ org_id: string; user_id: string; role: Role; created: Date }[]>`
+    select * from sovra_memberships order by org_id, user_id`.cursor(BATCH)
+  ) {
+    for (const r of rows) {
+      yield membershipLine({
+        org: r.org_id,
+        user: r.user_id,
+        role: r.role,
+        created: iso(r.created)!,
+      });
+    }
+  }
+  for await (
+    const rows of sql<
+      {
+        id: string;
+        org_id: string;
+        created: Date;
+        amount_micro_eur: bigint;
+        actor: string;
+        note: string | null;
+      }[]
+    >`select * from sovra_ledger order by org_id, id`.cursor(BATCH)
+  ) {
+    for (const r of rows) {
+      yield ledgerLine({
+        id: r.id,
+        org: r.org_id,
+        created: iso(r.created)!,
+        amount_micro_eur: Number(r.amount_micro_eur),
+        actor: r.actor,
+        note: r.note,
+      });
+    }
+  }
+  for await (
+    const rows of sql<
+      {
+        id: string;
+        org_id: string | null;
+        created: Date;
+        actor: string;
+        action: AuditEntry["action"];
+        target: string | null;
+        detail: AuditEntry["detail"];
+      }[]
+    >`select * from sovra_audit order by org_id nulls first, id`.cursor(BATCH)
+  ) {
+    for (const r of rows) {
+      yield auditLine({
+        id: r.id,
+        created: iso(r.created)!,
+        org: r.org_id,
+        actor: r.actor,
+        action: r.action,
+        target: r.target,
+        detail: r.detail,
+      });
+    }
+  }
+  for (
+    const r of await sql<
+      { org_id: string; low_balance_micro_eur: bigint | null; rpm_ceiling: number | null }[]
+    >`select * from sovra_org_settings order by org_id`
+  ) {
+    yield orgSettingsLine(r.org_id, {
+      low_balance_micro_eur: r.low_balance_micro_eur === null
+        ? null
+        : Number(r.low_balance_micro_eur),
+      rpm_ceiling: r.rpm_ceiling,
+    });
+  }
+}
+
+async function importControlPlane(tx: Tx, chunk: StateLine[]): Promise<void> {
+  for (const line of chunk) {
+    switch (line.type) {
+      case "user":
+        await tx`
+          insert into sovra_users (id, email, password_hash, operator, created, password_changed_at)
+          values (${line.id}, ${line.email}, ${line.password_hash}, ${line.operator},
+            ${line.created}, ${line.password_changed_at})
+          on conflict do nothing`;
+        break;
+      case "membership":
+        await tx`
+          insert into sovra_memberships (org_id, user_id, role, created)
+          values (${line.org}, ${line.user}, ${line.role}, ${line.created})
+          on conflict do nothing`;
+        break;
+      case "ledger":
+        // The granted total comes with the credits line: the ledger row alone, no grant.
+        await tx`
+          insert into sovra_ledger (id, org_id, created, amount_micro_eur, actor, note)
+          values (${line.id}, ${line.org}, ${line.created}, ${BigInt(line.amount_micro_eur)},
+            ${line.actor}, ${line.note})
+          on conflict do nothing`;
+        break;
+      case "audit":
+        await tx`
+          insert into sovra_audit (id, org_id, created, actor, action, target, detail)
+          values (${line.id}, ${line.org}, ${line.created}, ${line.actor}, ${line.action},
+            ${line.target}, ${tx.json(line.detail as never)})
+          on conflict do nothing`;
+        break;
+      case "org_settings":
+        await tx`
+          insert into sovra_org_settings (org_id, low_balance_micro_eur, rpm_ceiling)
+          values (${line.org}, ${
+          line.low_balance_micro_eur === null ? null : BigInt(line.low_balance_micro_eur)
+        }, ${line.rpm_ceiling})
+          on conflict do nothing`;
+        break;
+    }
   }
 }
