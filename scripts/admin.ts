@@ -62,6 +62,11 @@ try {
       "zdr-only": { type: "string" },
       guardrail: { type: "string" },
       "allowed-models": { type: "string" },
+      pool: { type: "string" },
+      strategy: { type: "string" },
+      threshold: { type: "string" },
+      weights: { type: "string" },
+      "sticky-seconds": { type: "string" },
     },
   });
 } catch (error) {
@@ -131,6 +136,7 @@ try {
       flags: parsed.values as Flags,
       defaultRpm: config.defaultRpm,
       ...withPlane(controlPlaneOf(store)),
+      catalog: () => loadCatalog(config.catalogDir),
     });
   }
   const lines = Array.isArray(result)

@@ -19,6 +19,9 @@ import { NO_ROUTING_HOOKS } from "./routing/route_plan.ts";
 import { PolicyCache } from "./policy/policy_cache.ts";
 import { guardrailRequestCheck, policyFilter } from "./policy/hooks.ts";
 import { Guardrail } from "./guardrail/scanner.ts";
+import { routerModelSource } from "./routing/router_source.ts";
+import { RoutingPolicyCache } from "./router/policy_cache.ts";
+import { RouterPins } from "./router/pins.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { GateState } from "./limits/gate_state.ts";
 import { UnsentTally } from "./limits/unsent_tally.ts";
@@ -45,7 +48,7 @@ export async function composeDependencies(
   const unsentDebits = new UnsentTally();
   const counters = { gateStoreFailures: 0 };
   telemetry.observeFailOpen(() => counters.gateStoreFailures);
-  return {
+  const deps: AppDeps = {
     config,
     store,
     catalog,
@@ -67,6 +70,7 @@ export async function composeDependencies(
       filters: [policyFilter()],
     },
     policies: new PolicyCache(store, config.keyCacheSeconds * 1000, now, config.staleServeMs),
+    routerPolicies: new RoutingPolicyCache(store.routingPolicies, config.routerPolicyCacheMs, now),
     log,
     gate: new GateState(
       store,
@@ -81,6 +85,23 @@ export async function composeDependencies(
     lifecycle: new Lifecycle(),
     now,
   };
+  // The smart router: `router/<id>` requests get their pool from the organization's policy.
+  // It reads the plan's filters (organization policy) at each request, so a filter added to
+  // `deps.routing` also decides what the router may choose.
+  deps.routing = {
+    ...deps.routing,
+    modelSources: [
+      routerModelSource({
+        policies: deps.routerPolicies,
+        metrics: deps.metrics,
+        pins: new RouterPins(now),
+        filters: () => deps.routing.filters,
+        exploration: config.routerExplorationPercent / 100,
+      }),
+      ...deps.routing.modelSources,
+    ],
+  };
+  return deps;
 }
 
 /** After every server stopped: settles still in flight, then the store. */

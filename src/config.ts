@@ -59,6 +59,10 @@ export interface Config {
   maxConnections: number;
   /** Provider base URLs on this machine or link-local are expected (the demo): no warning. */
   allowLocalUpstreams: boolean;
+  /** Smart router: per cent of `metrics` decisions that explore a not-best model. */
+  routerExplorationPercent: number;
+  /** Smart router: milliseconds a routing policy may be cached (≤ 30 s: edits bite in 30 s). */
+  routerPolicyCacheMs: number;
   /** Reads an upstream credential by the env var name the catalog gives. */
   secret: (name: string) => string | undefined;
 }
@@ -94,6 +98,16 @@ export function configFromEnv(env: Record<string, string>): Config {
     throw new ConfigError(`SOVRA_LOG must be one of ${LOG_LEVELS.join(", ")}, got '${logLevel}'.`);
   }
   const keyCacheSeconds = integer(env, "SOVRA_KEY_CACHE_SECONDS", 30);
+  const routerPolicyCacheMs = integer(env, "SOVRA_ROUTER_POLICY_CACHE_MS", 10_000);
+  if (routerPolicyCacheMs > 30_000) {
+    throw new ConfigError(
+      "SOVRA_ROUTER_POLICY_CACHE_MS must be at most 30000 (edits within 30 s).",
+    );
+  }
+  const routerExplorationPercent = integer(env, "SOVRA_ROUTER_EXPLORATION_PERCENT", 5);
+  if (routerExplorationPercent > 100) {
+    throw new ConfigError("SOVRA_ROUTER_EXPLORATION_PERCENT must be at most 100.");
+  }
   if (keyCacheSeconds > 30) {
     throw new ConfigError("SOVRA_KEY_CACHE_SECONDS must be at most 30 (revocation within 30 s).");
   }
@@ -130,6 +144,8 @@ export function configFromEnv(env: Record<string, string>): Config {
     bodyTimeoutMs: integer(env, "SOVRA_BODY_TIMEOUT_MS", 30_000, 1),
     maxConnections: integer(env, "SOVRA_MAX_CONNECTIONS", 0),
     allowLocalUpstreams: env.SOVRA_ALLOW_LOCAL_UPSTREAMS === "true",
+    routerExplorationPercent,
+    routerPolicyCacheMs,
     secret: (name) => env[name],
   };
 }

@@ -13,6 +13,7 @@ import type { RoutingHooks } from "./routing/route_plan.ts";
 import type { Telemetry } from "./telemetry/telemetry.ts";
 import type { PolicyCache } from "./policy/policy_cache.ts";
 import type { Lifecycle } from "./lifecycle/lifecycle.ts";
+import type { RoutingPolicyCache } from "./router/policy_cache.ts";
 
 export interface GatewayCounters {
   /** Requests let through because the store failed (rate limit fail-open). */
@@ -31,6 +32,8 @@ export interface AppDeps {
   routing: RoutingHooks;
   /** Effective organization policies by key, cached ≤ 30 s. */
   policies: PolicyCache;
+  /** Routing policies (`router/<id>`), cached per organization. */
+  routerPolicies: RoutingPolicyCache;
   log: Logger;
   gate: GateState;
   /** This instance's rate-bucket increments not yet sent to the store. */

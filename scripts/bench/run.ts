@@ -5,7 +5,7 @@
  * Prints a markdown table and writes it into docs/performance.md (unless --no-write).
  *
  * Options: --warmup 3 --duration 10 --paced-seconds 10 --rate 500 --connections 32
- *   --streams 1000 --kv <path|:memory:> --cpu-prof <dir> --scenarios non-stream,stream
+ *   --streams 1000 --kv <path|:memory:> --cpu-prof <dir> --scenarios non-stream,stream,router
  *   --no-write --json <file> --doc <file (default docs/performance.md)>
  */
 import { parseArgs } from "node:util";
@@ -135,7 +135,7 @@ try {
     const perTarget: NonNullable<BenchResults["scenarios"][ScenarioName]> = {};
     results.scenarios[scenario] = perTarget;
     for (const target of TARGETS) {
-      const spec = chatRequest(endpoints[target], { stream });
+      const spec = chatRequest(endpoints[target], { stream, router: scenario === "router" });
       await smokeTest(spec, `${scenario} ${target}`);
       log(`${scenario} ${target}: warm-up ${warmupSeconds} s, closed loop ${closedSeconds} s`);
       if (warmupSeconds > 0) {

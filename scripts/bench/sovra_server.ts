@@ -13,7 +13,7 @@ import { configFromEnv } from "../../src/config.ts";
 import { startGateway } from "../../src/gateway.ts";
 import { createLogger } from "../../src/log.ts";
 import { runAdminCommand } from "../../src/admin/commands.ts";
-import { BENCH_MODELS } from "./workload.ts";
+import { BENCH_MODELS, ROUTER_POLICY, ROUTER_POOL_EXTRA } from "./workload.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -40,15 +40,17 @@ const providers = {
 };
 const models = {
   version: 1,
-  models: BENCH_MODELS.map((m) => ({
+  models: [...BENCH_MODELS, ROUTER_POOL_EXTRA].map((m, i) => ({
     id: m.id,
     kind: "chat",
     sovereignty: "strict",
     pricing: {
-      prompt_micro_eur_per_million: 1_000_000,
-      completion_micro_eur_per_million: 3_000_000,
+      prompt_micro_eur_per_million: i === 2 ? 200_000 : 1_000_000,
+      completion_micro_eur_per_million: i === 2 ? 600_000 : 3_000_000,
     },
     supported_parameters: ["temperature", "max_tokens"],
+    // The router's pool: a strong and a light model (the light one cheaper, weaker).
+    quality: { overall: i === 2 ? 0.3 : 0.8 },
     routes: [{ provider: "sim", upstream_model: m.upstream }],
   })),
 };
@@ -64,7 +66,12 @@ const config = configFromEnv({
 });
 const gateway = await startGateway(config, { log: createLogger("warn") });
 const admin = async (command: string[], flags: Record<string, string>) => {
-  const result = await runAdminCommand(gateway.deps.store, { command, flags, defaultRpm: 600 });
+  const result = await runAdminCommand(gateway.deps.store, {
+    command,
+    flags,
+    defaultRpm: 600,
+    catalog: () => Promise.resolve(gateway.deps.catalog.current),
+  });
   if (Array.isArray(result)) throw new Error("Expected one object from the admin command.");
   return result;
 };
@@ -73,6 +80,12 @@ const org = await admin(["org", "create"], {
   "credits-micro-eur": "1000000000000000",
 });
 const key = await admin(["key", "create"], { org: String(org.id), rpm: "1000000000" });
+await admin(["routing", "create"], {
+  org: String(org.id),
+  id: ROUTER_POLICY,
+  pool: `${ROUTER_POOL_EXTRA.id},${BENCH_MODELS[0].id}`,
+  threshold: "5",
+});
 
 console.log(JSON.stringify({
   url: gateway.url,

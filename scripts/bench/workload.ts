@@ -4,10 +4,11 @@
  * the same body; only the `model` differs (catalog id for Sovra, upstream name otherwise).
  */
 
-export type ScenarioName = "non-stream" | "stream";
+/** `router`: non-streamed, Sovra addressed as `router/bench` (the smart router's added cost). */
+export type ScenarioName = "non-stream" | "stream" | "router";
 export type TargetName = "direct" | "bare-proxy" | "sovra";
 
-export const SCENARIOS: readonly ScenarioName[] = ["non-stream", "stream"];
+export const SCENARIOS: readonly ScenarioName[] = ["non-stream", "stream", "router"];
 export const TARGETS: readonly TargetName[] = ["direct", "bare-proxy", "sovra"];
 
 /** Exactly 50 streamed content chunks (the simulator's `chunks-50`). */
@@ -19,6 +20,10 @@ export const BENCH_MODELS = [
   { id: "bench/chat", upstream: CHAT_UPSTREAM },
   { id: "bench/slow", upstream: SLOW_UPSTREAM },
 ] as const;
+
+/** The `router` scenario's policy: an `auto` pool of two models on the same upstream. */
+export const ROUTER_POLICY = "bench";
+export const ROUTER_POOL_EXTRA = { id: "bench/chat-lite", upstream: CHAT_UPSTREAM } as const;
 
 /** One HTTP request as a load generator replays it. */
 export interface RequestSpec {
@@ -49,11 +54,12 @@ const MESSAGES = [
 /** The chat request a scenario sends to an endpoint. */
 export function chatRequest(
   endpoint: Endpoint,
-  options: { stream: boolean; slow?: boolean },
+  options: { stream: boolean; slow?: boolean; router?: boolean },
 ): RequestSpec {
   const model = BENCH_MODELS[options.slow ? 1 : 0];
+  const catalogId = options.router ? `router/${ROUTER_POLICY}` : model.id;
   const body: Record<string, unknown> = {
-    model: endpoint.catalog ? model.id : model.upstream,
+    model: endpoint.catalog ? catalogId : model.upstream,
     messages: MESSAGES,
     max_tokens: 256,
     temperature: 0.2,

@@ -10,6 +10,8 @@ import { issueApiKey, listApiKeys, revokeApiKey } from "../accounts/api_keys.ts"
 import { dailyUsage, recentRequests } from "../accounts/usage.ts";
 import { sequentialId } from "../ids.ts";
 import { type ControlPlane, runUserCommand, UserCommandError } from "./user_commands.ts";
+import type { Catalog } from "../catalog/catalog.ts";
+import { RoutingCommandError, runRoutingCommand } from "./routing_commands.ts";
 
 export class AdminError extends Error {
   override name = "AdminError";
@@ -39,9 +41,18 @@ function nonNegativeInteger(flags: Flags, name: string, fallback?: bigint): bigi
   return value;
 }
 
+export interface AdminArgs {
+  command: string[];
+  flags: Flags;
+  defaultRpm: number;
+  /** The catalog, for commands that validate model ids (`routing create`). */
+  catalog?: () => Promise<Catalog>;
+  plane?: ControlPlane;
+}
+
 export async function runAdminCommand(
   store: Store,
-  args: { command: string[]; flags: Flags; defaultRpm: number; plane?: ControlPlane },
+  args: AdminArgs,
 ): Promise<Record<string, unknown> | Record<string, unknown>[]> {
   try {
     return await runCommand(store, args);
@@ -54,10 +65,23 @@ export async function runAdminCommand(
 /** Flags in, the accounts module's rules applied, the contract's output shape out. */
 async function runCommand(
   store: Store,
-  args: { command: string[]; flags: Flags; defaultRpm: number; plane?: ControlPlane },
+  args: AdminArgs,
 ): Promise<Record<string, unknown> | Record<string, unknown>[]> {
   const { flags } = args;
   const name = args.command.join(" ");
+  if (args.command[0] === "routing" && args.command.length === 2) {
+    const catalog = args.catalog ??
+      (() => Promise.reject(new AdminError("No catalog to validate the pool against.")));
+    return await runRoutingCommand(
+      store,
+      catalog,
+      args.command[1]!,
+      flags,
+      (org) => requireOrganization(store, org),
+    ).catch((error) => {
+      throw error instanceof RoutingCommandError ? new AdminError(error.message) : error;
+    });
+  }
   if (args.command[0] === "user" && args.plane) {
     try {
       return await runUserCommand(store, args.plane, args.command.slice(1).join(" "), flags);
@@ -120,7 +144,7 @@ async function runCommand(
     }
     default:
       throw new AdminError(
-        `Unknown command '${name}'. Commands: org create|show|list, credits topup, key create|list|revoke, requests, usage, policy show|set, migrate, export, import, user create|list|remove; 'admin --help' shows the flags.`,
+        `Unknown command '${name}'. Commands: org create|show|list, credits topup, key create|list|revoke, requests, usage, policy show|set, migrate, export, import, user create|list|remove, routing create|list|show|delete; 'admin --help' shows the flags.`,
       );
   }
 }

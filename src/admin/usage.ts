@@ -26,6 +26,10 @@ SOVRA_DATABASE_URL is set. Prints one JSON object, or JSON lines for listings; e
   migrate                                          apply pending schema migrations
   export                                           the whole state as JSON lines on stdout
   import                                           an export from stdin, into an empty store
+  routing create --org ID --id SLUG --pool M[,M…] [--strategy auto|metrics|ordered]
+         [--threshold 1..10] [--name N] [--weights ttft=1,error_rate=1] [--sticky-seconds S]
+                                                   create or replace a smart-router policy
+  routing list --org ID | routing show --org ID --id SLUG | routing delete --org ID --id SLUG
 
 Amounts are integers in micro-EUR (1 EUR = 1,000,000).`;
 

@@ -19,6 +19,8 @@ export interface SettleInput {
   user: string | undefined;
   endpoint: RequestRecord["endpoint"];
   requestedModel: string;
+  /** The routing policy that chose the model (`router/<id>` requests). */
+  routingPolicy?: string;
   /** The catalog model that was served (its pricing is used). */
   model: Model | undefined;
   servedModel: string | undefined;
@@ -65,6 +67,7 @@ export function buildRequestRecord(input: SettleInput, now = Date.now()): Reques
     ...(input.guardrail && input.guardrail.verdict !== "pass"
       ? { guardrail: input.guardrail }
       : {}),
+    ...(input.routingPolicy === undefined ? {} : { routing_policy: input.routingPolicy }),
   };
 }
 

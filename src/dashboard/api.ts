@@ -20,6 +20,13 @@ import { globalAudit, orgAudit } from "./areas/audit_log.ts";
 import { dryRun, policyView, updatePolicy } from "./areas/policies.ts";
 import { clientAddress, requireViewer, withOrgAccess } from "./middleware.ts";
 import { exampleModel } from "./example_model.ts";
+import {
+  chatModels,
+  deletePolicy,
+  listPolicies,
+  previewPolicy,
+  savePolicy,
+} from "./areas/routing.ts";
 
 async function body<T>(c: { req: { json(): Promise<unknown> } }, schema: z.ZodType<T>): Promise<T> {
   let raw: unknown;
@@ -65,6 +72,14 @@ const DryRunBody = z.object({
 });
 const Invite = z.object({ email: z.string(), role: z.string() });
 const RoleChange = z.object({ role: z.string() });
+const PolicyDraftBody = z.object({
+  id: z.string(),
+  name: z.string().optional(),
+  pool: z.array(z.string()),
+  strategy: z.string().default("auto"),
+  threshold: z.number().int().optional(),
+  sticky_seconds: z.number().int().optional(),
+});
 const NewOrg = z.object({
   name: z.string(),
   credits_micro_eur: z.number().int().nonnegative().optional(),
@@ -174,6 +189,26 @@ export function createApi(deps: DashboardDeps): Hono<DashEnv> {
       "content-type": "text/csv; charset=utf-8",
       "content-disposition": `attachment; filename="requests-${c.var.access.org.id}.csv"`,
     });
+  });
+  org.get(
+    "/routing-policies",
+    async (c) => c.json({ data: await listPolicies(deps, c.var.access), models: chatModels(deps) }),
+  );
+  org.post("/routing-policies", async (c) => {
+    const record = await savePolicy(
+      deps,
+      c.var.access,
+      c.var.viewer,
+      await body(c, PolicyDraftBody),
+    );
+    return c.json(record, 201);
+  });
+  org.post("/routing-policies/preview", async (c) => {
+    return c.json(previewPolicy(deps, await body(c, PolicyDraftBody)));
+  });
+  org.delete("/routing-policies/:id", async (c) => {
+    await deletePolicy(deps, c.var.access, c.var.viewer, c.req.param("id"));
+    return c.json({ deleted: true });
   });
   org.get("/members", async (c) => c.json({ data: await listMembers(deps, c.var.access) }));
   org.post("/members", async (c) => {

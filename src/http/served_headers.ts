@@ -1,5 +1,9 @@
-/** The response headers every served request carries: request id, provider, dropped params. */
+/**
+ * The response headers every served request carries: request id, provider, dropped params;
+ * and, when a routing policy chose the model, which model served and why.
+ */
 import type { ResolvedRoute } from "../catalog/resolved_route.ts";
+import type { RoutingDecision } from "../routing/route_plan.ts";
 
 export function servedHeaders(
   requestId: string,
@@ -29,4 +33,31 @@ function headerSafe(name: string): string {
       : `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
   }
   return out;
+}
+
+/**
+ * `x-sovra-routed-model` (the catalog model that served), `x-sovra-routing-policy` and
+ * `x-sovra-routing-reason` (one line: difficulty, dial, rule; a fallback says so).
+ */
+export function routedHeaders(
+  served: { route: ResolvedRoute; fallbacks: number; routing?: RoutingDecision },
+): Record<string, string> {
+  if (!served.routing) return {};
+  const fell = served.fallbacks > 0
+    ? `; served after ${served.fallbacks} failed attempt${served.fallbacks > 1 ? "s" : ""}`
+    : "";
+  return {
+    "x-sovra-routed-model": served.route.model.id,
+    "x-sovra-routing-policy": served.routing.policy,
+    // Header values are Latin-1: anything else becomes '?'.
+    "x-sovra-routing-reason": (served.routing.reason + fell).replace(/[^\x20-\x7e]/g, "?"),
+  };
+}
+
+/**
+ * The answer's `model`: the catalog model that served — the requested one, or for
+ * `router/<id>` the pool model the router chose (or fell back to).
+ */
+export function answerModel(served: { route: ResolvedRoute }): string {
+  return served.route.model.id;
 }

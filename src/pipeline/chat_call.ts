@@ -10,7 +10,7 @@ import type { ResolvedRoute } from "../catalog/resolved_route.ts";
 import { loggableReason, UpstreamFailure } from "../providers/upstream_failure.ts";
 import { RouteMetrics } from "../routing/route_metrics.ts";
 import { planRoutes } from "../routing/plan_routes.ts";
-import type { Caller, RoutePlan } from "../routing/route_plan.ts";
+import type { Caller, RoutePlan, RoutingDecision } from "../routing/route_plan.ts";
 import { type RouteSuccess, tryRoutes } from "../routing/try_routes.ts";
 import { IdleWatchdog } from "./idle_watchdog.ts";
 import { StreamAccounting } from "../canonical/stream_accounting.ts";
@@ -21,8 +21,13 @@ import type { PipelineDeps } from "./pipeline_deps.ts";
 
 export interface ChatCallContext {
   deps: PipelineDeps;
-  /** The catalog model the client named. */
+  /**
+   * The catalog model the client named; for `router/<id>` the router's source picks the
+   * models, and this is only the pool's first (for request decoding).
+   */
   model: Model;
+  /** The model string as the client sent it, when it is not `model.id` (`router/<id>`). */
+  requestedModel?: string;
   caller: Caller;
   endpoint: "chat" | "responses";
   /** Aborts when the client goes away. */
@@ -33,6 +38,8 @@ export interface Served {
   route: ResolvedRoute;
   fallbacks: number;
   dropped: string[];
+  /** The router's decision, when a routing policy chose the models. */
+  routing?: RoutingDecision;
 }
 
 function adapterFor(deps: PipelineDeps, route: ResolvedRoute): ProviderAdapter {
@@ -80,13 +87,22 @@ interface LastFailure {
   served: Served | undefined;
 }
 
-function routeOptions(ctx: ChatCallContext, last: LastFailure) {
+function routeOptions(
+  ctx: ChatCallContext,
+  last: LastFailure,
+  routing: RoutingDecision | undefined,
+) {
   return {
     signal: ctx.clientSignal,
     metrics: ctx.deps.metrics,
     observe: observeAttempts(ctx.deps, ctx.caller),
     onFailure: (route: ResolvedRoute, attempts: number, failure: UpstreamFailure) => {
-      last.served = { route, fallbacks: attempts - 1, dropped: [] };
+      last.served = {
+        route,
+        fallbacks: attempts - 1,
+        dropped: [],
+        ...(routing ? { routing } : {}),
+      };
       logAttemptFailure(ctx.deps, ctx.caller.requestId, route, failure);
     },
   };
@@ -119,7 +135,7 @@ export async function completeChat(
         route,
         signal: ctx.clientSignal,
       });
-    }, routeOptions(ctx, last));
+    }, routeOptions(ctx, last, plan.routing));
   } catch (error) {
     recordFailure(ctx, request, error, last.served);
     throw error;
@@ -132,10 +148,15 @@ export async function completeChat(
     },
   );
   const result = success.value;
+  plan.routing?.onServed?.(
+    success.route.model,
+    [result, ...(result.moreChoices ?? [])].flatMap((c) => c.toolCalls?.map((t) => t.id) ?? []),
+  );
   const served: Served = {
     route: success.route,
     fallbacks: success.fallbacks,
     dropped: success.dropped,
+    ...(plan.routing ? { routing: plan.routing } : {}),
   };
   settleChat(ctx, request, served, {
     status: 200,
@@ -203,7 +224,7 @@ export async function openChatStream(
         upstream.abort();
         throw abortReason(error, upstream);
       }
-    }, routeOptions(ctx, last));
+    }, routeOptions(ctx, last, plan.routing));
   } catch (error) {
     recordFailure(ctx, request, error, last.served);
     throw error;
@@ -216,7 +237,14 @@ export async function openChatStream(
   const ttft = performance.now() - started;
   let pendingFirst: ReadableStreamReadResult<ChatStreamEvent[]> | undefined = first;
   let finished = false;
-  const served: Served = { route, fallbacks: success.fallbacks, dropped: success.dropped };
+  const served: Served = {
+    route,
+    fallbacks: success.fallbacks,
+    dropped: success.dropped,
+    ...(plan.routing ? { routing: plan.routing } : {}),
+  };
+  /** Tool-call ids the answer made (the router pins a tool loop to its model). */
+  const toolCallIds: string[] = [];
   deps.telemetry?.streamOpened(ctx.caller.trace);
   const untrack = deps.lifecycle?.trackStream(() =>
     upstream.abort(new UpstreamFailure("unavailable", "The gateway is shutting down."))
@@ -238,7 +266,12 @@ export async function openChatStream(
         }
       }
       if (!result.done) {
-        for (const event of result.value) accounting.observe(event);
+        for (const event of result.value) {
+          accounting.observe(event);
+          if (event.type === "tool-call-delta" && event.id && plan.routing) {
+            toolCallIds.push(event.id);
+          }
+        }
       }
       return result;
     },
@@ -255,6 +288,7 @@ export async function openChatStream(
       const outcome = reported === "failed" && ctx.clientSignal.aborted ? "cancelled" : reported;
       watchdog.stop();
       if (outcome === "completed") {
+        plan.routing?.onServed?.(route.model, toolCallIds);
         deps.metrics.recordSuccess(metricsKey, {
           latencyMs: performance.now() - started,
           ttftMs: ttft,
@@ -286,10 +320,12 @@ function settleChat(
     keyId: caller.keyId,
     user: request.user,
     endpoint: ctx.endpoint,
-    requestedModel: ctx.model.id,
+    requestedModel: ctx.requestedModel ?? ctx.model.id,
+    ...(served?.routing ? { routingPolicy: served.routing.policy } : {}),
     // The route that served is priced (a router's pool can serve another catalog model).
     model: served?.route.model,
-    servedModel: served?.route.route.upstream_model,
+    // A routed answer names the catalog model that served (as its `model` field does).
+    servedModel: served?.routing ? served.route.model.id : served?.route.route.upstream_model,
     provider: served?.route.providerId,
     status: outcome.status,
     stream: outcome.stream,

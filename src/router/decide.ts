@@ -223,14 +223,18 @@ function byDial(models: Model[], input: DecisionInput): { order: Model[]; reason
     .sort((a, b) => b.quality - a.quality || a.price - b.price);
   const order = [chosen, ...up, ...down, ...rest].map((x) => x.model);
   const reason = `auto: difficulty ${c.difficulty.toFixed(2)}${c.noSignal ? " (no signal)" : ""}` +
-    `, task ${c.task}, threshold ${input.threshold} → needs quality ${needed.toFixed(2)}` +
+    `, task ${c.task}, threshold ${input.threshold} -> needs quality ${needed.toFixed(2)}` +
     `; cheapest meeting it: ${chosen.model.id} (${chosen.quality.toFixed(2)})`;
   return { order, reason };
 }
 
 const METRIC_KEYS = ["latency", "ttft", "throughput", "error_rate", "price"] as const;
 
-/** Strategy `metrics`: weighted, min-max normalised live metrics; lower is better. */
+/**
+ * Strategy `metrics`: weighted live metrics, each relative to the worst eligible model
+ * (value / max: 1 for the worst, proportionally less for better ones; throughput counts as
+ * 1 − tps / max tps; the error rate, already a share, counts as it is); lower total wins.
+ */
 function byMetrics(models: Model[], input: DecisionInput): { order: Model[]; reason: string } {
   const weights: MetricWeights = input.policy.weights ??
     { latency: 0, ttft: 1, throughput: 0, error_rate: 1, price: 0 };
@@ -240,7 +244,7 @@ function byMetrics(models: Model[], input: DecisionInput): { order: Model[]; rea
     return {
       latency: sampled ? h.latencyMs : undefined,
       ttft: sampled ? h.ttftMs ?? h.latencyMs : undefined,
-      throughput: sampled && h.tokensPerSecond ? -h.tokensPerSecond : undefined,
+      throughput: sampled ? h.tokensPerSecond : undefined,
       error_rate: sampled ? h.errorRate : undefined,
       price: requestPrice(m, input.needs),
     };
@@ -254,11 +258,12 @@ function byMetrics(models: Model[], input: DecisionInput): { order: Model[]; rea
     if (values.length === 0) continue;
     // Unsampled models take the median: neither favoured nor shunned.
     const median = values[Math.floor(values.length / 2)]!;
-    const lo = values[0]!;
-    const hi = values[values.length - 1]!;
+    const max = values[values.length - 1]!;
+    if (max <= 0 && key !== "error_rate") continue;
     raw.forEach((r, i) => {
       const v = r[key] ?? median;
-      score[i]! += w * (hi > lo ? (v - lo) / (hi - lo) : 0);
+      const norm = key === "error_rate" ? v : key === "throughput" ? 1 - v / max : v / max;
+      score[i]! += w * norm;
     });
   }
   const ranked = models.map((model, i) => ({ model, i, score: score[i]! }))

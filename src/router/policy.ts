@@ -57,8 +57,10 @@ export function poolProblems(pool: readonly string[], catalog: Catalog): string[
     }
     const model = catalog.models.find((m) => m.id === id);
     if (!model) problems.push(`'${id}' is not in the catalog`);
-    else if (model.kind !== "chat") problems.push(`'${id}' is a ${model.kind} model, not chat`);
-    else if (model.state !== "active") problems.push(`'${id}' is disabled in the catalog`);
+    else if (model.kind !== "chat") {
+      const article = model.kind === "embedding" ? "an" : "a";
+      problems.push(`'${id}' is ${article} ${model.kind} model, not a chat model`);
+    } else if (model.state !== "active") problems.push(`'${id}' is disabled in the catalog`);
   }
   return problems;
 }

@@ -5,8 +5,8 @@
  *
  * 1. request checks — rule 6 (tools on a model without tool support), then the hooks'
  *    `requestChecks` (guardrail); a check refuses by throwing a `GatewayError`;
- * 2. candidates — a hook's `modelSources` (router pools), else the model's catalog routes,
- *    primary first;
+ * 2. candidates — a hook's `modelSources` (router pools, with the router's decision), else
+ *    the model's catalog routes, primary first;
  * 3. filters — the hooks' `filters` (organization policy) remove candidates with a reason and
  *    fail closed when they leave none;
  * 4. single route — speech never falls back: only the first candidate stays;
@@ -29,17 +29,25 @@ import type {
   RouteCandidate,
   RoutePlan,
   RoutingHooks,
+  SourcedModels,
 } from "./route_plan.ts";
+import type { Model } from "../catalog/schema.ts";
 
 export function planRoutes<P extends PlannedRequest>(
   input: PlanInput<P>,
   hooks: RoutingHooks,
 ): RoutePlan<P["request"]> {
-  checkRequest(input, hooks);
+  const sourced = sourcedModels(input, hooks);
+  checkRequest(input, hooks, sourced === undefined);
   const explanation: string[] = [];
   const removed: RemovedRoute[] = [];
 
-  let routes = candidateRoutes(input, hooks);
+  let routes = sourced
+    ? sourced.models.flatMap((model) => input.catalog.routesOf(model))
+    : [...input.catalog.routesOf(input.model)];
+  if (sourced?.routing) {
+    explanation.push(`router ${sourced.routing.policy}: ${sourced.routing.reason}`);
+  }
   explanation.push(`candidates: ${routes.map(routeName).join(", ") || "none"}`);
 
   for (const filter of hooks.filters) {
@@ -63,12 +71,17 @@ export function planRoutes<P extends PlannedRequest>(
   }
 
   const candidates = routes.map((route) => candidateFor(input, route, explanation));
-  return { candidates, removed, explanation };
+  return {
+    candidates,
+    removed,
+    explanation,
+    ...(sourced?.routing ? { routing: sourced.routing } : {}),
+  };
 }
 
-/** Rule 6, then the guardrail hooks. */
-function checkRequest(input: PlanInput, hooks: RoutingHooks): void {
-  if (input.endpoint === "chat" || input.endpoint === "responses") {
+/** Rule 6 (unless a router source chose the models), then the guardrail hooks. */
+function checkRequest(input: PlanInput, hooks: RoutingHooks, requestedModel: boolean): void {
+  if (requestedModel && (input.endpoint === "chat" || input.endpoint === "responses")) {
     checkToolSupport(input.request, input.model);
   }
   for (const check of hooks.requestChecks) check(input);
@@ -86,12 +99,17 @@ export function checkToolSupport(request: ChatRequest, model: PlanInput["model"]
   }
 }
 
-function candidateRoutes(input: PlanInput, hooks: RoutingHooks): ResolvedRoute[] {
+/** The first model source that answers, as `{ models, routing? }`; undefined: none did. */
+function sourcedModels(
+  input: PlanInput,
+  hooks: RoutingHooks,
+): { models: readonly Model[]; routing?: SourcedModels["routing"] } | undefined {
   for (const source of hooks.modelSources) {
-    const models = source(input);
-    if (models) return models.flatMap((model) => input.catalog.routesOf(model));
+    const answer = source(input);
+    if (answer === undefined) continue;
+    return "models" in answer ? answer : { models: answer };
   }
-  return [...input.catalog.routesOf(input.model)];
+  return undefined;
 }
 
 function candidateFor<P extends PlannedRequest>(

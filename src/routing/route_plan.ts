@@ -79,6 +79,24 @@ export interface RoutePlan<R> {
   removed: RemovedRoute[];
   /** One line per decision, for an explanation header or a debug log. */
   explanation: string[];
+  /** Set when a router source chose the models (`router/<id>`). */
+  routing?: RoutingDecision;
+}
+
+/** A router's decision, for the answer's headers, the metadata and its pins. */
+export interface RoutingDecision {
+  /** The routing policy id (the `<id>` of `router/<id>`). */
+  policy: string;
+  /** One line: why this model first (difficulty, dial, rule); ids and numbers only. */
+  reason: string;
+  /** Told, after a success, the catalog model that served and the tool-call ids it made. */
+  onServed?(model: Model, toolCallIds: readonly string[]): void;
+}
+
+/** What a router source answers: the ordered models and its decision. */
+export interface SourcedModels {
+  models: readonly Model[];
+  routing: RoutingDecision;
 }
 
 /**
@@ -90,9 +108,10 @@ export type RequestCheck = (input: PlanInput) => void;
 /**
  * Router hook: the ordered models to route to for this request (e.g. a pool for
  * `router/<id>`), or `undefined` when the request is not this source's. Their routes become
- * the candidates, model after model.
+ * the candidates, model after model. A source that answers replaces the requested model
+ * entirely: rule 6 is then the source's to apply (a router picks tool-capable models).
  */
-export type ModelSource = (input: PlanInput) => readonly Model[] | undefined;
+export type ModelSource = (input: PlanInput) => readonly Model[] | SourcedModels | undefined;
 
 /**
  * A plan step that removes candidates (organization policy …). It fails closed: when it

@@ -68,6 +68,8 @@ export type AuditAction =
   | "org.created"
   | "org.settings_changed"
   | "policy.changed"
+  | "routing.saved"
+  | "routing.deleted"
   | "user.created"
   | "user.removed"
   | "user.password_set"

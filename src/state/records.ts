@@ -50,6 +50,8 @@ export interface RequestRecord {
   fallbacks: number;
   /** Set when the organization's guardrail flagged the request (never the matched text). */
   guardrail?: GuardrailMetadata;
+  /** Only on `router/<id>` requests: the routing policy that chose `served_model`. */
+  routing_policy?: string;
 }
 
 /** The guardrail's note in a request's metadata (issue 12). */

@@ -6,6 +6,7 @@
  */
 import type { ApiKeyRecord, GateSnapshot, OrgRecord, OrgView, RequestRecord } from "./records.ts";
 import type { PolicyStore } from "./policy_store.ts";
+import type { RoutingPolicyStore } from "./routing_policy_store.ts";
 
 export interface NewApiKey {
   id: string;
@@ -58,6 +59,11 @@ export interface RequestLogStore {
 
 /** Every area of one backend, with its lifecycle. */
 export interface Store extends OrgStore, ApiKeyStore, MeteringStore, RequestLogStore, PolicyStore {
+  /**
+   * The routing-policy area (`routing_policy_store.ts`); absent on a backend that has none yet
+   * (then `router/<id>` models are unknown and the `routing` commands say so).
+   */
+  readonly routingPolicies?: RoutingPolicyStore;
   /** Resolves once every queued write is durable (tests, shutdown). */
   flushed(): Promise<void>;
   /** The backend's own state for /healthz and logs (optional: a local KV file has none). */

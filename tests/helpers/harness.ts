@@ -122,7 +122,12 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
   });
   const store = gateway.deps.store as KvStore;
   const admin = async (command: string[], flags: Record<string, string> = {}) => {
-    const result = await runAdminCommand(store, { command, flags, defaultRpm: 600 });
+    const result = await runAdminCommand(store, {
+      command,
+      flags,
+      defaultRpm: 600,
+      catalog: () => Promise.resolve(gateway.deps.catalog.current),
+    });
     if (Array.isArray(result)) throw new Error("expected one object");
     return result;
   };

@@ -67,7 +67,7 @@ Deno.test("decide — auto: low dial picks the cheap end, high dial the strong e
   const mid = run({ id: "x", pool, threshold: 5 });
   assert.equal(ids(mid)[0], "b/medium");
   assert.deepEqual(ids(mid), ["b/medium", "c/large", "a/small"]);
-  assert.match(mid.reason, /^auto: difficulty 0\.50, task general, threshold 5 → needs quality/);
+  assert.match(mid.reason, /^auto: difficulty 0\.50, task general, threshold 5 -> needs quality/);
 });
 
 Deno.test("decide — eligibility: tools, reasoning, response_format, context, organization policy", () => {

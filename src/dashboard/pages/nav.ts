@@ -14,6 +14,7 @@ import { usagePage } from "./usage.tsx";
 import { membersPage } from "./members.tsx";
 import { auditPage } from "./audit.tsx";
 import { policiesPage } from "./policies.tsx";
+import { routingPage } from "./routing.tsx";
 
 export interface OrgPage {
   /** URL segment under `/orgs/:org/`. */
@@ -35,7 +36,7 @@ export const ORG_PAGES: ReadonlyArray<OrgPage | ComingSoon> = [
   usagePage,
   creditsPage,
   membersPage,
-  { title: "Routing policies", comingSoon: true },
+  routingPage,
   policiesPage,
   auditPage,
 ];

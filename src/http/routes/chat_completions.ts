@@ -9,7 +9,8 @@ import { decodeChatRequest } from "../../dialects/chat/decode_request.ts";
 import { encodeChatCompletion } from "../../dialects/chat/encode_response.ts";
 import { ChatChunkEncoder } from "../../dialects/chat/encode_stream.ts";
 import { type ChatCallContext, completeChat, openChatStream } from "../../pipeline/chat_call.ts";
-import { servedHeaders } from "../served_headers.ts";
+import { answerModel, routedHeaders, servedHeaders } from "../served_headers.ts";
+import { resolveChatTarget } from "../chat_target.ts";
 import { loggableReason } from "../../providers/upstream_failure.ts";
 import type { ChatStreamEvent } from "../../canonical/chat.ts";
 
@@ -20,7 +21,7 @@ export function chatCompletionsHandler(deps: AppDeps) {
       ChatCompletionRequestSchema,
       await readJsonBody(c.req.raw, { deadlineMs: deps.config.bodyTimeoutMs }),
     );
-    const model = deps.catalog.current.requireModel(body.model, "chat");
+    const { model, requestedModel } = await resolveChatTarget(deps, body.model, state.apiKey.org);
     const request = decodeChatRequest(body);
     const ctx: ChatCallContext = {
       deps,
@@ -28,6 +29,7 @@ export function chatCompletionsHandler(deps: AppDeps) {
       caller: callerOf(state),
       endpoint: "chat",
       clientSignal: c.req.raw.signal,
+      ...(requestedModel ? { requestedModel } : {}),
     };
     const encodeCtx = {
       id: `chatcmpl-${state.requestId.slice(4)}`,
@@ -38,16 +40,18 @@ export function chatCompletionsHandler(deps: AppDeps) {
 
     if (!request.stream) {
       const { result, served } = await completeChat(ctx, request);
-      return new Response(JSON.stringify(encodeChatCompletion(result, encodeCtx)), {
+      const answer = encodeChatCompletion(result, { ...encodeCtx, model: answerModel(served) });
+      return new Response(JSON.stringify(answer), {
         headers: {
           "content-type": "application/json",
           ...servedHeaders(state.requestId, served.route, served.dropped),
+          ...routedHeaders(served),
         },
       });
     }
 
     const open = await openChatStream(ctx, request);
-    const encoder = new ChatChunkEncoder(encodeCtx);
+    const encoder = new ChatChunkEncoder({ ...encodeCtx, model: answerModel(open.served) });
     let clientLeft = false;
     const body$ = new ReadableStream<Uint8Array>({
       async pull(controller) {
@@ -100,6 +104,7 @@ export function chatCompletionsHandler(deps: AppDeps) {
         "content-type": "text/event-stream; charset=utf-8",
         "cache-control": "no-cache",
         ...servedHeaders(state.requestId, open.served.route, open.served.dropped),
+        ...routedHeaders(open.served),
       },
     });
   };

@@ -18,7 +18,8 @@ import { createResponsesEventStream } from "../../dialects/responses/encode_stre
 import { newResponseId } from "../../dialects/responses/response_object.ts";
 import { responseEcho } from "../../dialects/responses/response_echo.ts";
 import { type ChatCallContext, completeChat, openChatStream } from "../../pipeline/chat_call.ts";
-import { servedHeaders } from "../served_headers.ts";
+import { answerModel, routedHeaders, servedHeaders } from "../served_headers.ts";
+import { resolveChatTarget } from "../chat_target.ts";
 import type { ChatStreamEvent } from "../../canonical/chat.ts";
 import type { ResolvedRoute } from "../../catalog/resolved_route.ts";
 import { ignoredFields, responsesParamName } from "../../dialects/responses/ignored_fields.ts";
@@ -31,7 +32,7 @@ export function responsesHandler(deps: AppDeps) {
       ResponsesRequestSchema,
       await readJsonBody(c.req.raw, { deadlineMs: deps.config.bodyTimeoutMs }),
     );
-    const model = deps.catalog.current.requireModel(body.model, "chat");
+    const { model, requestedModel } = await resolveChatTarget(deps, body.model, state.apiKey.org);
     const request = decodeResponsesRequest(body, model);
     const ctx: ChatCallContext = {
       deps,
@@ -39,6 +40,7 @@ export function responsesHandler(deps: AppDeps) {
       caller: callerOf(state),
       endpoint: "responses",
       clientSignal: c.req.raw.signal,
+      ...(requestedModel ? { requestedModel } : {}),
     };
     const ignored = ignoredFields(
       body,
@@ -65,12 +67,17 @@ export function responsesHandler(deps: AppDeps) {
       const { result, served } = await completeChat(ctx, request);
       return new Response(
         JSON.stringify(
-          encodeResponse(result, { ...encodeCtx, completedAt: Math.floor(Date.now() / 1000) }),
+          encodeResponse(result, {
+            ...encodeCtx,
+            model: answerModel(served),
+            completedAt: Math.floor(Date.now() / 1000),
+          }),
         ),
         {
           headers: {
             "content-type": "application/json",
             ...servedHeaders(state.requestId, served.route, dropped(served)),
+            ...routedHeaders(served),
           },
         },
       );
@@ -98,6 +105,7 @@ export function responsesHandler(deps: AppDeps) {
     }, { highWaterMark: 0 });
     const stream = createResponsesEventStream(events, {
       ...encodeCtx,
+      model: answerModel(open.served),
       onFinish: (outcome) => open.finish(outcome.status),
     });
     return new Response(stream.body, {
@@ -105,6 +113,7 @@ export function responsesHandler(deps: AppDeps) {
         "content-type": "text/event-stream; charset=utf-8",
         "cache-control": "no-cache",
         ...servedHeaders(state.requestId, open.served.route, dropped(open.served)),
+        ...routedHeaders(open.served),
       },
     });
   };

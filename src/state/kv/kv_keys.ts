@@ -11,6 +11,7 @@
  *                                                  so old windows are deleted by one range)
  *   ["req", orgId, requestId]                   → RequestRecord (ids sort by time)
  *   ["usage_day", orgId, "YYYY-MM-DD", field]   → KvU64 daily aggregate
+ *   ["routing_policy", orgId, policyId]         → RoutingPolicyRecord (ids sort the listing)
  *
  * Control plane (dashboard, admin CLI; never read on the request path):
  *   ["user", userId]                            → UserRecord
@@ -79,6 +80,8 @@ export const kvKeys = {
   orgPolicyPrefix: () => ["policy_org"] as const,
   keyPolicyPrefix: () => ["policy_key"] as const,
   policyAuditAllPrefix: () => ["policy_audit"] as const,
+  routingPolicy: (orgId: string, policyId: string) => ["routing_policy", orgId, policyId] as const,
+  routingPolicyPrefix: (orgId: string) => ["routing_policy", orgId] as const,
 };
 
 export type UsageField =

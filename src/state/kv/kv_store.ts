@@ -1,6 +1,7 @@
 /**
  * The Deno KV implementation of `Store`: one handle per process, every area (`orgs.ts`,
- * `api_keys.ts`, `metering.ts`, `request_log.ts`) over the same handle and group committer.
+ * `api_keys.ts`, `metering.ts`, `request_log.ts`, `routing_policies.ts`) over the same handle
+ * and group committer.
  * Only the files of this folder touch `Deno.Kv`.
  */
 import { GroupCommitter } from "./group_commit.ts";
@@ -11,6 +12,7 @@ import { kvApiKeyStore } from "./api_keys.ts";
 import { kvMeteringStore } from "./metering.ts";
 import { kvRequestLogStore } from "./request_log.ts";
 import { kvPolicyStore } from "./policies.ts";
+import { kvRoutingPolicyStore } from "./routing_policies.ts";
 import type { Store } from "../store.ts";
 import type { StateTransfer } from "../transfer.ts";
 import { kvTransfer } from "./transfer.ts";
@@ -48,6 +50,7 @@ export function createKvStore(
     ...kvRequestLogStore(kv),
     ...kvTransfer(kv),
     ...kvPolicyStore(kv),
+    routingPolicies: kvRoutingPolicyStore(kv),
     flushed: () => writer.flushed(),
     async close() {
       await writer.close();

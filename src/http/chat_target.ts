@@ -1,0 +1,36 @@
+/**
+ * What a chat-kind request (chat completions, responses) names: a catalog chat model, or
+ * `router/<policy-id>`, a routing policy of the caller's organization. An unknown id, or a
+ * policy of another organization, is the spec's 404 `model_not_found`.
+ */
+import type { AppDeps } from "../deps.ts";
+import type { Model } from "../catalog/schema.ts";
+import { modelNotFound } from "../errors.ts";
+import { routerPolicyId } from "../router/policy.ts";
+import { noEligibleModel } from "../router/errors.ts";
+
+export interface ChatTarget {
+  /** The catalog model (for a router: the pool's first active chat model, for decoding). */
+  model: Model;
+  /** Set for `router/<id>`: what the client sent. */
+  requestedModel?: string;
+}
+
+export async function resolveChatTarget(
+  deps: AppDeps,
+  id: string,
+  org: string,
+): Promise<ChatTarget> {
+  const policyId = routerPolicyId(id);
+  if (policyId === undefined) return { model: deps.catalog.current.requireModel(id, "chat") };
+  const policy = await deps.routerPolicies.load(org, policyId);
+  if (!policy) throw modelNotFound(id);
+  const catalog = deps.catalog.current;
+  const first = policy.pool
+    .map((m) => catalog.models.find((x) => x.id === m))
+    .find((m) => m?.kind === "chat" && m.state === "active");
+  if (!first) {
+    throw noEligibleModel(policy.id, policy.pool.map((m) => ({ id: m, reason: "not active" })));
+  }
+  return { model: first, requestedModel: id };
+}

@@ -1,0 +1,123 @@
+/**
+ * The smart router as a routing-plan hook (`ModelSource`): a chat or Responses request whose
+ * `model` is `router/<policy-id>` gets the ordered pool models of that organization's policy
+ * (choice first, then the fallbacks of rule 4). The candidates are built from the pool only;
+ * the organization-policy filters of the plan decide what is allowed, here (so the choice is
+ * made among allowed models) and again in the plan's filter step (which fails closed).
+ */
+import type { ChatRequest } from "../canonical/chat.ts";
+import type { Model } from "../catalog/schema.ts";
+import { modelNotFound } from "../errors.ts";
+import { classifyText } from "../router/classifier.ts";
+import { decide, type ModelHealth, requestNeeds } from "../router/decide.ts";
+import { noEligibleModel } from "../router/errors.ts";
+import { routerPolicyId } from "../router/policy.ts";
+import type { RoutingPolicyCache } from "../router/policy_cache.ts";
+import type { RouterPins } from "../router/pins.ts";
+import { RouteMetrics } from "./route_metrics.ts";
+import type { CandidateFilter, ModelSource, PlanInput, SourcedModels } from "./route_plan.ts";
+
+export interface RouterSourceOptions {
+  policies: RoutingPolicyCache;
+  metrics: RouteMetrics;
+  pins: RouterPins;
+  /** The plan's candidate filters (organization policy), read at each request. */
+  filters: () => readonly CandidateFilter[];
+  random?: () => number;
+  exploration?: number;
+}
+
+/** The last user message's text: what the classifier reads. */
+function lastUserText(request: ChatRequest): string {
+  for (let i = request.messages.length - 1; i >= 0; i--) {
+    const m = request.messages[i]!;
+    if (m.role === "user") return m.content;
+  }
+  return "";
+}
+
+/** Tool-call ids of the conversation's last assistant turn that made calls (a continuation). */
+function continuedCalls(request: ChatRequest): string[] {
+  for (let i = request.messages.length - 1; i >= 0; i--) {
+    const m = request.messages[i]!;
+    if (m.role === "user") return [];
+    if (m.role === "assistant" && m.toolCalls?.length) return m.toolCalls.map((c) => c.id);
+  }
+  return [];
+}
+
+export function routerModelSource(options: RouterSourceOptions): ModelSource {
+  return (input: PlanInput): SourcedModels | undefined => {
+    if (input.endpoint !== "chat" && input.endpoint !== "responses") return undefined;
+    const request = input.request;
+    const policyId = routerPolicyId(request.model);
+    if (policyId === undefined) return undefined;
+    const policy = options.policies.peek(input.caller.org, policyId);
+    if (!policy) throw modelNotFound(request.model);
+    const org = input.caller.org;
+
+    const filters = options.filters();
+    const allowed = (model: Model) =>
+      input.catalog.routesOf(model).some((route) =>
+        filters.every((f) => f.exclude(route, input) === undefined)
+      );
+    const health = (model: Model): ModelHealth | undefined => {
+      const primary = input.catalog.routesOf(model)[0];
+      return primary
+        ? options.metrics.snapshot(
+          RouteMetrics.key(primary.providerId, primary.route.upstream_model),
+        )
+        : undefined;
+    };
+    const calls = continuedCalls(request);
+    const loopModel = calls.length ? options.pins.toolLoop(org, policy.id, calls) : undefined;
+    const userModel = !loopModel && policy.sticky_seconds && request.user
+      ? options.pins.endUser(org, policy.id, request.user)
+      : undefined;
+    const pinned = loopModel
+      ? { model: loopModel, reason: `pinned: tool-loop continuation stays on ${loopModel}` }
+      : userModel
+      ? { model: userModel, reason: `sticky: end-user keeps ${userModel}` }
+      : undefined;
+
+    const needs = requestNeeds(request);
+    const base = {
+      policy,
+      model: (id: string) => input.catalog.models.find((m) => m.id === id),
+      needs,
+      threshold: policy.threshold,
+      health,
+      pinned,
+      ...(options.random ? { random: options.random } : {}),
+      ...(options.exploration === undefined ? {} : { exploration: options.exploration }),
+    };
+    const classification = policy.strategy === "auto"
+      ? classifyText(lastUserText(request))
+      : undefined;
+    let decision = decide({
+      ...base,
+      allowed,
+      ...(classification ? { classification } : {}),
+    });
+    if (decision.order.length === 0) {
+      // Nothing allowed: decide without the organization policy and let its filter step
+      // refuse (403, naming the rule) — unless nothing could serve the request at all.
+      const unfiltered = decide({ ...base, ...(classification ? { classification } : {}) });
+      if (unfiltered.order.length === 0) throw noEligibleModel(policy.id, unfiltered.excluded);
+      decision = unfiltered;
+    }
+    return {
+      models: decision.order,
+      routing: {
+        policy: policy.id,
+        reason: decision.reason,
+        onServed(model, toolCallIds) {
+          if (toolCallIds.length) options.pins.pinToolCalls(org, policy.id, toolCallIds, model.id);
+          if (policy.sticky_seconds && request.user) {
+            options.pins.pinEndUser(org, policy.id, request.user, model.id, policy.sticky_seconds);
+          }
+        },
+      },
+    };
+  };
+}

@@ -1,0 +1,75 @@
+/**
+ * The organization's policy decides what the router may choose: a strict-only organization is
+ * never routed to a pragmatic pool model, whatever the prompt and the dial; a pool with only
+ * pragmatic models is refused (403) before any provider call.
+ */
+import assert from "node:assert/strict";
+import { chatModel } from "../helpers/harness.ts";
+import { DEFAULT_ORG_POLICY } from "../../src/state/policy_store.ts";
+import {
+  LARGE,
+  MIXED_PROMPTS,
+  SMALL,
+  startRouterHarness,
+  upstreamModels,
+} from "./router_support.ts";
+
+const PRAGMATIC = chatModel("sim/pragmatic", "pragmatic", {
+  sovereignty: "pragmatic",
+  pricing: { prompt_micro_eur_per_million: 1, completion_micro_eur_per_million: 1 },
+  quality: { overall: 0.99 },
+});
+
+Deno.test("router — a strict-only organization is never routed to a pragmatic pool model", async () => {
+  const h = await startRouterHarness({
+    models: [PRAGMATIC],
+    env: { SOVRA_KEY_CACHE_SECONDS: "1" },
+  });
+  try {
+    for (const t of [1, 5, 10]) {
+      await h.admin(["routing", "create"], {
+        org: h.org,
+        id: `p${t}`,
+        pool: [PRAGMATIC.id, SMALL.id, LARGE.id].join(","),
+        threshold: String(t),
+      });
+    }
+    await h.admin(["routing", "create"], { org: h.org, id: "only", pool: PRAGMATIC.id });
+    // Before the policy: the pragmatic model (cheapest and best) serves.
+    const before = await h.post("/v1/chat/completions", {
+      model: "router/p10",
+      messages: [{ role: "user", content: "hi" }],
+    });
+    assert.equal(before.headers.get("x-sovra-routed-model"), PRAGMATIC.id);
+    await before.body?.cancel();
+
+    await h.store.putOrgPolicy(
+      h.org,
+      { ...DEFAULT_ORG_POLICY, sovereignty: "strict_only" },
+      "test",
+    );
+    await new Promise((r) => setTimeout(r, 1100)); // past the key/policy cache of this harness
+    h.sim.reset();
+    for (const t of [1, 5, 10]) {
+      for (const prompt of MIXED_PROMPTS) {
+        const res = await h.post("/v1/chat/completions", {
+          model: `router/p${t}`,
+          messages: [{ role: "user", content: prompt }],
+        });
+        assert.equal(res.status, 200);
+        assert.notEqual(res.headers.get("x-sovra-routed-model"), PRAGMATIC.id);
+        await res.body?.cancel();
+      }
+    }
+    assert.ok(!upstreamModels(h.sim.requests).includes("pragmatic"));
+    const refused = await h.post("/v1/chat/completions", {
+      model: "router/only",
+      messages: [{ role: "user", content: "hi" }],
+    });
+    assert.equal(refused.status, 403);
+    assert.equal((await refused.json()).error.code, "policy_forbids_model");
+    assert.ok(!upstreamModels(h.sim.requests).includes("pragmatic"));
+  } finally {
+    await h.close();
+  }
+});
