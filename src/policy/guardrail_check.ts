@@ -23,8 +23,16 @@ export function checkGuardrail(guardrail: Guardrail, input: GuardrailInput): voi
   const mode = input.caller.policy?.guardrail ?? "off";
   if (mode === "off") return;
   if (input.endpoint !== "chat" && input.endpoint !== "responses") return;
-  const verdict = guardrail.scan(scanUnits((input.request as ChatRequest).messages));
   const notes = input.caller.notes;
+  let verdict: GuardrailVerdict;
+  try {
+    verdict = guardrail.scan(scanUnits((input.request as ChatRequest).messages));
+  } catch {
+    // A scanner bug: block mode fails closed (not sent, not billed); flag mode serves and
+    // records that the scan failed.
+    scanFailed(mode, notes);
+    return;
+  }
   const note: GuardrailNote = {
     mode,
     verdict: verdict.action === "block" && mode === "flag" ? "flag" : verdict.action,
@@ -45,6 +53,31 @@ export function checkGuardrail(guardrail: Guardrail, input: GuardrailInput): voi
     Object.assign(notes.headers, headers);
   }
   if (mode === "block" && verdict.action === "block") throw blockedError(verdict, headers);
+}
+
+function scanFailed(mode: "flag" | "block", notes: RequestNotes | undefined): void {
+  if (mode === "block") {
+    throw new GatewayError(
+      503,
+      "guardrail_unavailable",
+      "The organization's prompt-injection guardrail could not scan the request; it was not " +
+        "sent upstream and was not billed. Retry shortly.",
+      { headers: { "retry-after": "1", "x-sovra-guardrail": "error" } },
+    );
+  }
+  if (notes) {
+    notes.guardrail = {
+      mode,
+      verdict: "error",
+      rule: null,
+      at: null,
+      score: 0,
+      would_block: false,
+      coverage: "partial",
+      version: "",
+    };
+    notes.headers["x-sovra-guardrail"] = "error";
+  }
 }
 
 function blockedError(verdict: GuardrailVerdict, headers: Record<string, string>): GatewayError {

@@ -57,7 +57,8 @@ export interface RequestRecord {
 /** The guardrail's note in a request's metadata (issue 12). */
 export interface GuardrailMetadata {
   mode: "off" | "flag" | "block";
-  verdict: "pass" | "flag" | "block";
+  /** `error`: the scan itself failed (flag mode serves; block mode refuses with 503). */
+  verdict: "pass" | "flag" | "block" | "error";
   /** The rule id that decided, e.g. `PI-OVR-DE-01` or `PI-MODEL`. */
   rule: string | null;
   /** Where: `messages[3]`, `input[2]`. */
