@@ -1,0 +1,153 @@
+/**
+ * The deployment recipes stay true (no docker or systemd here, so what the machine allows):
+ * the Dockerfile's base image is the Deno version Sovra runs on, it runs as non-root, every
+ * file it copies exists, and its build step and start command really work on exactly the files
+ * it copies (`deno install --frozen`, then `--cached-only` start and a SIGTERM drain to exit 0);
+ * the systemd unit's ExecStart is the same command line; the compose file wires PostgreSQL; every
+ * SOVRA_ variable any recipe sets is one the configuration reads.
+ */
+import assert from "node:assert/strict";
+import { cpSync } from "node:fs";
+import { parse as parseYaml } from "yaml";
+import { unknownSovraVariables } from "../../src/config.ts";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+const dockerfile = await Deno.readTextFile(`${ROOT}Dockerfile`);
+const unit = await Deno.readTextFile(`${ROOT}deploy/sovra.service`);
+const compose = parseYaml(await Deno.readTextFile(`${ROOT}compose.yaml`)) as {
+  services: Record<string, Record<string, unknown>>;
+};
+
+/** Dockerfile instructions, continuation lines joined. */
+function instructions(text: string): Array<[string, string]> {
+  return text.replace(/\\\n/g, " ").split("\n").map((l) => l.trim())
+    .filter((l) => l !== "" && !l.startsWith("#"))
+    .map((l) => {
+      const at = l.indexOf(" ");
+      return [l.slice(0, at).toUpperCase(), l.slice(at + 1).trim()] as [string, string];
+    });
+}
+const steps = instructions(dockerfile);
+const all = (name: string) => steps.filter(([n]) => n === name).map(([, v]) => v);
+
+function dockerEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const line of all("ENV")) {
+    for (const [, k, v] of line.matchAll(/(\w+)=(\S+)/g)) env[k!] = v!;
+  }
+  return env;
+}
+
+function unitValues(key: string): string[] {
+  return unit.split("\n").filter((l) => l.startsWith(`${key}=`)).map((l) =>
+    l.slice(key.length + 1)
+  );
+}
+
+Deno.test("Dockerfile — official Deno image at the version Sovra runs, non-root, files exist", async () => {
+  assert.deepEqual(all("FROM"), [`denoland/deno:${Deno.version.deno}`]);
+  const users = all("USER");
+  assert.equal(users.length, 1);
+  assert.ok(!["root", "0"].includes(users[0]!), "runs as non-root");
+  for (const copy of all("COPY")) {
+    const parts = copy.split(/\s+/).filter((p) => !p.startsWith("--"));
+    for (const source of parts.slice(0, -1)) {
+      await Deno.stat(`${ROOT}${source}`); // throws when a copied file is missing
+    }
+  }
+  assert.ok(all("RUN").some((r) => /deno install --frozen\b/.test(r)), "deps fetched at build");
+  const entry = JSON.parse(all("ENTRYPOINT")[0]!) as string[];
+  assert.ok(entry.includes("--cached-only"), "never fetches at start");
+  assert.deepEqual(unknownSovraVariables(dockerEnv()), []);
+});
+
+Deno.test("Dockerfile + systemd — the build step and the start command work on the copied files", async () => {
+  // Exactly what the image holds, in a fresh directory.
+  const app = await Deno.makeTempDir({ prefix: "sovra-image-" });
+  try {
+    for (const copy of all("COPY")) {
+      const parts = copy.split(/\s+/).filter((p) => !p.startsWith("--"));
+      const target = parts.at(-1)!;
+      for (const source of parts.slice(0, -1)) {
+        const to = target.endsWith("/") ? `${app}/${source}` : `${app}/${target}`;
+        cpSync(`${ROOT}${source}`, to, { recursive: true });
+      }
+    }
+    const build = all("RUN").find((r) => r.startsWith("deno install"))!.split(/\s+/);
+    const built = await new Deno.Command(Deno.execPath(), { args: build.slice(1), cwd: app })
+      .output();
+    assert.equal(built.code, 0, new TextDecoder().decode(built.stderr));
+
+    const docker = JSON.parse(all("ENTRYPOINT")[0]!) as string[];
+    const execStart = unitValues("ExecStart")[0]!.split(/\s+/);
+    assert.match(execStart[0]!, /^\/.*\/deno$/, "ExecStart names deno by an absolute path");
+    assert.deepEqual(execStart.slice(1), docker.slice(1), "systemd runs what the image runs");
+
+    const child = new Deno.Command(Deno.execPath(), {
+      args: docker.slice(1),
+      cwd: app,
+      env: {
+        ...dockerEnv(),
+        SOVRA_HOST: "127.0.0.1",
+        SOVRA_PORT: "0",
+        SOVRA_DASHBOARD_PORT: "0",
+        SOVRA_METRICS_PORT: "0",
+        SOVRA_KV: `${app}/data/sovra.kv`,
+        SOVRA_CATALOG: `${app}/catalog`,
+        NO_COLOR: "1",
+      },
+      stdout: "null",
+      stderr: "piped",
+    }).spawn();
+    const lines: string[] = [];
+    let listening = false;
+    const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+    let pending = "";
+    while (!listening) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      pending += value;
+      const parts = pending.split("\n");
+      pending = parts.pop()!;
+      lines.push(...parts);
+      listening = lines.some((l) => l.includes('"sovra listening"'));
+    }
+    assert.ok(listening, lines.join("\n"));
+    child.kill("SIGTERM");
+    while (!(await reader.read()).done) { /* drain stderr */ }
+    assert.equal((await child.status).code, 0, "a SIGTERM drain exits 0");
+  } finally {
+    await Deno.remove(app, { recursive: true });
+  }
+});
+
+Deno.test("systemd unit — drains within TimeoutStopSec, reloads with SIGHUP, known variables", () => {
+  const env: Record<string, string> = {};
+  for (const line of unitValues("Environment")) {
+    const [k, v] = line.split("=", 2);
+    env[k!] = v!;
+  }
+  assert.deepEqual(unknownSovraVariables(env), []);
+  assert.equal(unitValues("KillSignal")[0], "SIGTERM");
+  assert.ok(Number(unitValues("TimeoutStopSec")[0]) * 1000 > Number(env.SOVRA_DRAIN_MS));
+  assert.match(unitValues("ExecReload")[0]!, /kill -HUP \$MAINPID/);
+  assert.notEqual(unitValues("User")[0], "root");
+});
+
+Deno.test("compose — Sovra on PostgreSQL, metrics on loopback, grace longer than the drain", () => {
+  const { postgres, sovra } = compose.services;
+  assert.ok(postgres && sovra);
+  assert.equal(sovra.build, ".");
+  const env = sovra.environment as Record<string, string>;
+  assert.deepEqual(unknownSovraVariables(env), []);
+  const db = new URL(env.SOVRA_DATABASE_URL!);
+  assert.equal(db.protocol, "postgres:");
+  assert.equal(db.hostname, "postgres", "the database is the compose service");
+  const pgEnv = postgres.environment as Record<string, string>;
+  assert.equal(db.username, pgEnv.POSTGRES_USER);
+  assert.equal(db.pathname, `/${pgEnv.POSTGRES_DB}`);
+  assert.deepEqual(sovra.depends_on, { postgres: { condition: "service_healthy" } });
+  assert.ok((sovra.ports as string[]).includes(`127.0.0.1:${env.SOVRA_METRICS_PORT}:9464`));
+  const grace = Number(String(sovra.stop_grace_period).replace(/s$/, ""));
+  assert.ok(grace * 1000 > Number(env.SOVRA_DRAIN_MS));
+});
