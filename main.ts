@@ -15,6 +15,23 @@ try {
     });
   }
   const gateway = await startGateway(config, { log, signals: true });
+  // Graceful shutdown: drain (readiness first), flush settles, close the store, exit 0. The
+  // handlers are in place before "sovra listening" is logged, so no early SIGTERM kills.
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    void (async () => {
+      await closeDashboard?.().catch(() => {});
+      await gateway.drain();
+      Deno.exit(0);
+    })().catch((error) => {
+      log.error("shutdown failed", { reason: (error as Error).message });
+      Deno.exit(1);
+    });
+  };
+  Deno.addSignalListener("SIGTERM", stop);
+  Deno.addSignalListener("SIGINT", stop);
   log.info("sovra listening", {
     url: gateway.url,
     catalog: config.catalogDir,
@@ -33,22 +50,6 @@ try {
     log.info("sovra dashboard listening", { url: dashboard.url });
     closeDashboard = () => dashboard.close();
   }
-  // Graceful shutdown: drain (readiness first), flush settles, close the store, exit 0.
-  let stopping = false;
-  const stop = () => {
-    if (stopping) return;
-    stopping = true;
-    void (async () => {
-      await closeDashboard?.().catch(() => {});
-      await gateway.drain();
-      Deno.exit(0);
-    })().catch((error) => {
-      log.error("shutdown failed", { reason: (error as Error).message });
-      Deno.exit(1);
-    });
-  };
-  Deno.addSignalListener("SIGTERM", stop);
-  Deno.addSignalListener("SIGINT", stop);
 } catch (error) {
   // Configuration and catalog errors name what to fix; no stack trace.
   console.error(JSON.stringify({
