@@ -31,8 +31,11 @@ export function timeOrderedId(prefix: string, now = Date.now()): string {
   return `${prefix}${now.toString(36).padStart(10, "0")}${randomPart(10)}`;
 }
 
-/** 10 base36 digits hold every random part: 36^10 < 2^53, so plain numbers suffice. */
-const RANDOM_SPACE = 36 ** 10;
+/**
+ * A sequential id's random part is drawn below half of the 10-digit space (36^10 < 2^53, so
+ * plain numbers suffice), which leaves room for ~10^8 steps in one millisecond above any draw.
+ */
+const FRESH_SPACE = 36 ** 10 / 2;
 /** The largest step between two sequential ids of one millisecond. */
 const MAX_STEP = 2 ** 24;
 
@@ -45,13 +48,9 @@ let lastRandom = 0;
  * newest first within one organization (audit, ledger); request ids stay `timeOrderedId`.
  */
 export function sequentialId(prefix: string, now = Date.now()): string {
-  let random = Number.parseInt(randomPart(10), 36);
+  let random = Number.parseInt(randomPart(10), 36) % FRESH_SPACE;
   if (now === lastMs && random <= lastRandom) {
     random = lastRandom + 1 + (Number.parseInt(randomPart(5), 36) % MAX_STEP);
-    if (random >= RANDOM_SPACE) {
-      now = lastMs + 1;
-      random = Number.parseInt(randomPart(10), 36);
-    }
   }
   if (now >= lastMs) {
     lastMs = now;

@@ -3,7 +3,7 @@ import { sequentialId, timeOrderedId } from "../../src/ids.ts";
 
 Deno.test("sequentialId — ids of one millisecond sort in creation order and stay unique", () => {
   const now = Date.now() + 60_000;
-  const ids = Array.from({ length: 5_000 }, () => sequentialId("aud_", now));
+  const ids = Array.from({ length: 50_000 }, () => sequentialId("aud_", now));
   assert.deepEqual([...ids].sort(), ids);
   assert.equal(new Set(ids).size, ids.length);
   assert.ok(ids.every((id) => id.length === "aud_".length + 20), ids[0]);
