@@ -57,6 +57,11 @@ export interface Config {
   bodyTimeoutMs: number;
   /** 0: derived from the open-file limit. */
   maxConnections: number;
+  /**
+   * The connection guard's relay in front of the HTTP server (header/idle timeouts, ceiling,
+   * EMFILE survival); off behind a load balancer that enforces those limits itself.
+   */
+  connectionGuard: boolean;
   /** Provider base URLs on this machine or link-local are expected (the demo): no warning. */
   allowLocalUpstreams: boolean;
   /** Smart router: per cent of `metrics` decisions that explore a not-best model. */
@@ -81,6 +86,14 @@ function integer(env: Record<string, string>, name: string, fallback: number, mi
     throw new ConfigError(`${name} must be an integer ≥ ${min}, got '${raw}'.`);
   }
   return value;
+}
+
+function onOff(env: Record<string, string>, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (raw === "on" || raw === "true") return true;
+  if (raw === "off" || raw === "false") return false;
+  throw new ConfigError(`${name} must be 'on' or 'off', got '${raw}'.`);
 }
 
 function databaseUrl(raw: string | undefined): string | undefined {
@@ -143,6 +156,7 @@ export function configFromEnv(env: Record<string, string>): Config {
     idleTimeoutMs: integer(env, "SOVRA_IDLE_TIMEOUT_MS", 30_000, 1),
     bodyTimeoutMs: integer(env, "SOVRA_BODY_TIMEOUT_MS", 30_000, 1),
     maxConnections: integer(env, "SOVRA_MAX_CONNECTIONS", 0),
+    connectionGuard: onOff(env, "SOVRA_CONNECTION_GUARD", true),
     allowLocalUpstreams: env.SOVRA_ALLOW_LOCAL_UPSTREAMS === "true",
     routerExplorationPercent,
     routerPolicyCacheMs,

@@ -88,14 +88,18 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       port: config.port,
       host: config.host,
       portVariable: "SOVRA_PORT",
-      guard: {
-        log,
-        limits: {
-          headerTimeoutMs: config.headerTimeoutMs,
-          idleTimeoutMs: config.idleTimeoutMs,
-          maxConnections: config.maxConnections || defaultMaxConnections(),
-        },
-      },
+      ...(config.connectionGuard
+        ? {
+          guard: {
+            log,
+            limits: {
+              headerTimeoutMs: config.headerTimeoutMs,
+              idleTimeoutMs: config.idleTimeoutMs,
+              maxConnections: config.maxConnections || defaultMaxConnections(),
+            },
+          },
+        }
+        : {}),
     });
     if (config.metricsPort !== undefined) {
       metrics = serve(metricsHandler(deps.telemetry), {

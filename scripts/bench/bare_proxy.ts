@@ -5,9 +5,11 @@
  *
  *   deno run -A scripts/bench/bare_proxy.ts --upstream http://127.0.0.1:PORT
  *
- * Prints one JSON line on stdout: `{"url", "pid"}`. Stops on SIGTERM/SIGINT.
+ * Prints one JSON line on stdout: `{"url", "pid"}`. Stops on SIGTERM/SIGINT. SIGUSR1 prints the
+ * event-loop delay since the last one (loop_delay.ts).
  */
 import { parseArgs } from "node:util";
+import { reportLoopDelayOnSignal } from "./loop_delay.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -44,6 +46,8 @@ const server = Deno.serve(
   proxy,
 );
 console.log(JSON.stringify({ url: `http://127.0.0.1:${server.addr.port}`, pid: Deno.pid }));
+
+reportLoopDelayOnSignal();
 
 const stop = async () => {
   await server.shutdown();

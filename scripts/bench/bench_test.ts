@@ -14,7 +14,9 @@ Deno.test("percentile — nearest rank on sorted samples", () => {
   assert.equal(percentile(sorted, 99), 10);
   assert.equal(percentile(sorted, 0), 1);
   assert.ok(Number.isNaN(percentile([], 50)));
-  assert.deepEqual(summarise([3, 1, 2]), { count: 3, p50: 2, p90: 3, p99: 3, max: 3 });
+  assert.deepEqual(summarise([3, 1, 2]), { count: 3, p50: 2, p90: 3, p99: 3, p999: 3, max: 3 });
+  const thousand = Array.from({ length: 1000 }, (_, i) => i + 1);
+  assert.equal(summarise(thousand).p999, 999);
 });
 
 Deno.test("luaString — escapes quotes, backslashes and non-ASCII bytes", () => {
@@ -61,8 +63,21 @@ Deno.test("replaceSection — replaces the marked block and keeps the rest", () 
   assert.equal(second, `# Performance\n\nNotes.\n\n${BEGIN}\ntable 2\n${END}\n\nAfter.\n`);
 });
 
-function sampleResults(sovraP50: number, sovraRps: number, streamsKb: number): BenchResults {
-  const target = (p50: number, rps: number) => ({
+function sampleResults(
+  sovraP50: number,
+  sovraRps: number,
+  streamsKb: number,
+  loopP99 = 1,
+): BenchResults {
+  const summary = (p50: number) => ({
+    count: 5000,
+    p50,
+    p90: p50,
+    p99: p50 + 1,
+    p999: p50 + 1.5,
+    max: p50 + 2,
+  });
+  const target = (p50: number, rps: number, loop?: number) => ({
     closed: {
       tool: "wrk" as const,
       requestsPerSecond: rps,
@@ -77,11 +92,13 @@ function sampleResults(sovraP50: number, sovraRps: number, streamsKb: number): B
       sent: 5000,
       ok: 5000,
       errors: 0,
-      latency: { count: 5000, p50, p90: p50, p99: p50 + 1, max: p50 + 2 },
-      service: { count: 5000, p50, p90: p50, p99: p50 + 1, max: p50 + 2 },
-      sendLag: { count: 5000, p50: 0, p90: 0, p99: 0, max: 0 },
+      latency: summary(p50),
+      service: summary(p50),
+      ttfb: summary(p50 / 2),
+      sendLag: { count: 5000, p50: 0, p90: 0, p99: 0, p999: 0, max: 0 },
       maxInFlight: 3,
     },
+    ...(loop === undefined ? {} : { loopDelay: { ...summary(loop - 1), p99: loop } }),
   });
   return {
     date: "2026-01-01 00:00 UTC",
@@ -99,7 +116,7 @@ function sampleResults(sovraP50: number, sovraRps: number, streamsKb: number): B
       "non-stream": {
         direct: target(0.5, 40_000),
         "bare-proxy": target(0.8, 18_000),
-        sovra: target(sovraP50, sovraRps),
+        sovra: target(sovraP50, sovraRps, loopP99),
       },
     },
     sovraPeakKb: 100 * 1024,
@@ -118,12 +135,17 @@ function sampleResults(sovraP50: number, sovraRps: number, streamsKb: number): B
 
 Deno.test("checks — PASS within the limits, MISS outside them", () => {
   const good = checks(sampleResults(1.2, 10_000, 120 * 1024));
-  assert.equal(good.length, 4);
+  assert.equal(good.length, 5);
   assert.ok(good.every((c) => c.pass), JSON.stringify(good));
-  const bad = checks(sampleResults(2.0, 8_000, 200 * 1024));
-  assert.deepEqual(bad.map((c) => c.pass), [false, true, false, false]);
-  const markdown = renderMarkdown(sampleResults(2.0, 8_000, 200 * 1024));
-  assert.match(markdown, /\| non-stream \| sovra \| 8,000 \| 2\.00 ms \|.*\| 44 % \| – \| 0 \|/);
+  const bad = checks(sampleResults(2.0, 8_000, 200 * 1024, 2.5));
+  // added p50, added p99, loop delay p99, ÷ bare proxy, open-stream RSS
+  assert.deepEqual(bad.map((c) => c.pass), [false, true, false, false, false]);
+  const markdown = renderMarkdown(sampleResults(2.0, 8_000, 200 * 1024, 2.5));
+  assert.match(markdown, /\| non-stream \| sovra \| 8,000 \| 44 % \| – \| 0 \|/);
+  assert.match(
+    markdown,
+    /\| non-stream \| sovra \| 2\.00 ms \| 3\.00 ms \| 1\.50 ms \| 1\.50 ms \| 1\.50 ms \| 1\.50 ms \| 1\.00 ms \| 0\.75 ms \| 0\.75 ms \| 1\.50 \/ 2\.50 \/ 3\.50 ms \| 0 \|/,
+  );
   assert.match(markdown, /\| MISS \|/);
 });
 
@@ -171,6 +193,8 @@ Deno.test("runPaced — sends rate × duration requests and counts failures", as
     assert.equal(result.errors, 10);
     assert.equal(result.latency.count, 50);
     assert.ok(result.latency.p50 >= result.service.p50 - 1e-9);
+    assert.equal(result.ttfb.count, 40, "time to first byte of every successful answer");
+    assert.ok(result.ttfb.p50 <= result.latency.p50 + 1e-9);
   });
 });
 

@@ -25,6 +25,8 @@ export interface PacedResult {
   latency: LatencySummary;
   /** Actual send → last byte. */
   service: LatencySummary;
+  /** Scheduled send → first body byte (time to first token for a stream). */
+  ttfb: LatencySummary;
   /** How late the generator itself fired requests (its own timer jitter). */
   sendLag: LatencySummary;
   /** Most requests in flight at once. */
@@ -43,6 +45,7 @@ export async function runPaced(
   const total = warmupCount + Math.round(options.rate * options.durationSeconds);
   const latency: number[] = [];
   const service: number[] = [];
+  const ttfb: number[] = [];
   const lag: number[] = [];
   let ok = 0;
   let errors = 0;
@@ -57,6 +60,7 @@ export async function runPaced(
     maxInFlight = Math.max(maxInFlight, inFlight);
     const done = (async () => {
       let success = false;
+      let first = NaN;
       try {
         const res = await fetch(spec.url, {
           method: "POST",
@@ -65,7 +69,11 @@ export async function runPaced(
           client,
           signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
         });
-        await res.arrayBuffer();
+        if (res.body) {
+          for await (const _chunk of res.body) {
+            if (Number.isNaN(first)) first = performance.now();
+          }
+        }
         success = res.status === 200;
       } catch {
         success = false;
@@ -77,6 +85,7 @@ export async function runPaced(
       else errors++;
       latency.push(end - scheduled);
       service.push(end - sentAt);
+      if (success) ttfb.push(first - scheduled);
       lag.push(sentAt - scheduled);
     })();
     pending.add(done);
@@ -104,6 +113,7 @@ export async function runPaced(
     errors,
     latency: summarise(latency),
     service: summarise(service),
+    ttfb: summarise(ttfb),
     sendLag: summarise(lag),
     maxInFlight,
   };

@@ -5,13 +5,23 @@
  * Prints a markdown table and writes it into docs/performance.md (unless --no-write).
  *
  * Options: --warmup 3 --duration 10 --paced-seconds 10 --rate 500 --connections 32
- *   --streams 1000 --kv <path|:memory:> --cpu-prof <dir> --scenarios non-stream,stream,router
+ *   --streams 1000 --kv <path|:memory:> --cpu-prof <dir>
+ *   --scenarios non-stream,stream,router,slow-upstream
+ *   --slow-rate 100 (paced rate of the slow-upstream scenario)
  *   --no-write --json <file> --doc <file (default docs/performance.md)>
  */
 import { parseArgs } from "node:util";
 import { closedLoop, type Layout, openStreams, pacedLoop } from "./measure.ts";
 import { type BenchProcess, readCpuSeconds, readMemory, spawnDeno } from "./processes.ts";
-import { type BenchResults, checks, renderMarkdown, replaceSection } from "./report.ts";
+import type { LatencySummary } from "./latency_stats.ts";
+import { LOOP_DELAY_SIGNAL } from "./loop_delay.ts";
+import {
+  type BenchResults,
+  checks,
+  renderMarkdown,
+  replaceSection,
+  type TargetResult,
+} from "./report.ts";
 import { chatRequest, type Endpoint, type ScenarioName, SCENARIOS, TARGETS } from "./workload.ts";
 import { ensureLoadTools } from "./tools.ts";
 
@@ -23,6 +33,7 @@ const { values } = parseArgs({
     duration: { type: "string", default: "10" },
     "paced-seconds": { type: "string", default: "10" },
     rate: { type: "string", default: "500" },
+    "slow-rate": { type: "string", default: "100" },
     connections: { type: "string", default: "32" },
     streams: { type: "string", default: "1000" },
     kv: { type: "string" },
@@ -42,6 +53,7 @@ const warmupSeconds = num("warmup", values.warmup);
 const closedSeconds = num("duration", values.duration);
 const pacedSeconds = num("paced-seconds", values["paced-seconds"]);
 const rate = num("rate", values.rate);
+const slowRate = num("slow-rate", values["slow-rate"]);
 const connections = num("connections", values.connections);
 const streamCount = num("streams", values.streams);
 const scenarios = values.scenarios.split(",").filter((s): s is ScenarioName =>
@@ -84,6 +96,7 @@ try {
       warmupSeconds,
       closedSeconds,
       pacedRate: rate,
+      slowRate,
       pacedSeconds,
       closedTool: tools.closed,
       sovraKv: values.kv === undefined ? "file in a temp dir" : values.kv,
@@ -106,10 +119,12 @@ try {
       cpu: layout.proxyCpu,
       config: layout.config,
     });
-  const startSovra = (profile: boolean) =>
-    spawnDeno("sovra", `${layout.scriptDir}/sovra_server.ts`, [
+  const startSovra = (profile: boolean, guard = "on") =>
+    spawnDeno(guard === "on" ? "sovra" : "sovra-unguarded", `${layout.scriptDir}/sovra_server.ts`, [
       "--upstream",
       simV1,
+      "--guard",
+      guard,
       ...(values.kv === undefined ? [] : ["--kv", values.kv]),
     ], {
       cpu: layout.proxyCpu,
@@ -122,54 +137,84 @@ try {
   children.push(bare);
   const sovra = await startSovra(true);
   children.push(sovra);
-  log(`simulator ${simOrigin}, bare proxy ${bare.hello.url}, sovra ${sovra.hello.url}`);
+  const unguarded = await startSovra(false, "off");
+  children.push(unguarded);
+  log(
+    `simulator ${simOrigin}, bare proxy ${bare.hello.url}, sovra ${sovra.hello.url}, ` +
+      `sovra without the connection guard ${unguarded.hello.url}`,
+  );
 
   const endpoints: Record<(typeof TARGETS)[number], Endpoint> = {
     direct: { base: simOrigin, key: "bench", catalog: false },
     "bare-proxy": { base: String(bare.hello.url), key: "bench", catalog: false },
     sovra: { base: String(sovra.hello.url), key: String(sovra.hello.key), catalog: true },
+    "sovra-unguarded": {
+      base: String(unguarded.hello.url),
+      key: String(unguarded.hello.key),
+      catalog: true,
+    },
+  };
+  const processes: Partial<Record<(typeof TARGETS)[number], BenchProcess>> = {
+    "bare-proxy": bare,
+    sovra,
+    "sovra-unguarded": unguarded,
   };
 
   for (const scenario of scenarios) {
-    const stream = scenario === "stream";
+    const slow = scenario === "slow-upstream";
+    const stream = scenario === "stream" || slow;
     const perTarget: NonNullable<BenchResults["scenarios"][ScenarioName]> = {};
     results.scenarios[scenario] = perTarget;
     for (const target of TARGETS) {
-      const spec = chatRequest(endpoints[target], { stream, router: scenario === "router" });
+      const spec = chatRequest(endpoints[target], {
+        stream,
+        model: slow ? "ttfb" : "chat",
+        router: scenario === "router",
+      });
       await smokeTest(spec, `${scenario} ${target}`);
-      log(`${scenario} ${target}: warm-up ${warmupSeconds} s, closed loop ${closedSeconds} s`);
-      if (warmupSeconds > 0) {
-        await closedLoop(layout, spec, {
+      const proxy = processes[target];
+      let closed: TargetResult["closed"] | undefined;
+      let proxyCpuUsPerRequest: number | undefined;
+      if (!slow) {
+        log(`${scenario} ${target}: warm-up ${warmupSeconds} s, closed loop ${closedSeconds} s`);
+        if (warmupSeconds > 0) {
+          await closedLoop(layout, spec, {
+            tool: tools.closed,
+            connections,
+            durationSeconds: warmupSeconds,
+          });
+        }
+        const cpuBefore = proxy ? await readCpuSeconds(proxy.pid) : 0;
+        closed = await closedLoop(layout, spec, {
           tool: tools.closed,
           connections,
-          durationSeconds: warmupSeconds,
+          durationSeconds: closedSeconds,
         });
+        proxyCpuUsPerRequest = proxy
+          ? ((await readCpuSeconds(proxy.pid)) - cpuBefore) * 1e6 / closed.requests
+          : undefined;
+        log(`${scenario} ${target}: ${Math.round(closed.requestsPerSecond)} req/s`);
       }
-      const proxy = target === "sovra" ? sovra : target === "bare-proxy" ? bare : undefined;
-      const cpuBefore = proxy ? await readCpuSeconds(proxy.pid) : 0;
-      const closed = await closedLoop(layout, spec, {
-        tool: tools.closed,
-        connections,
-        durationSeconds: closedSeconds,
-      });
-      const proxyCpuUsPerRequest = proxy
-        ? ((await readCpuSeconds(proxy.pid)) - cpuBefore) * 1e6 / closed.requests
-        : undefined;
-      log(`${scenario} ${target}: ${Math.round(closed.requestsPerSecond)} req/s; paced ${rate}/s`);
+      const pacedRate = slow ? slowRate : rate;
+      log(`${scenario} ${target}: paced ${pacedRate}/s for ${pacedSeconds} s`);
+      if (proxy) await loopDelay(proxy); // start the bracket
       const paced = await pacedLoop(layout, spec, {
-        rate,
+        rate: pacedRate,
         durationSeconds: pacedSeconds,
         warmupSeconds: 1,
         connections,
       });
+      const delay = proxy ? await loopDelay(proxy) : undefined;
       log(
         `${scenario} ${target}: p50 ${paced.latency.p50.toFixed(2)} ms, ` +
-          `p99 ${paced.latency.p99.toFixed(2)} ms (generator lag p99 ` +
-          `${paced.sendLag.p99.toFixed(2)} ms, ${paced.errors} errors)`,
+          `p99 ${paced.latency.p99.toFixed(2)} ms, TTFB p50 ${paced.ttfb.p50.toFixed(2)} ms ` +
+          `(generator lag p99 ${paced.sendLag.p99.toFixed(2)} ms, ${paced.errors} errors` +
+          (delay ? `; proxy loop delay p99 ${delay.p99.toFixed(2)} ms)` : ")"),
       );
       perTarget[target] = {
-        closed,
+        ...(closed === undefined ? {} : { closed }),
         paced,
+        ...(delay === undefined ? {} : { loopDelay: delay }),
         ...(proxyCpuUsPerRequest === undefined ? {} : { proxyCpuUsPerRequest }),
       };
     }
@@ -179,6 +224,7 @@ try {
   // Memory per open stream is measured on fresh processes: what a long run leaves in the
   // heap is reported above as the peak and would blur the per-stream cost.
   await sovra.stop();
+  await unguarded.stop();
   await bare.stop();
   if (streamCount > 0) {
     for (const name of ["sovra", "bare-proxy"] as const) {
@@ -188,7 +234,7 @@ try {
         ? { base: String(proxy.hello.url), key: String(proxy.hello.key), catalog: true }
         : { base: String(proxy.hello.url), key: "bench", catalog: false };
       log(`${name} (fresh process): ${streamCount} open streams`);
-      const spec = chatRequest(endpoint, { stream: true, slow: true });
+      const spec = chatRequest(endpoint, { stream: true, model: "slow" });
       results.openStreams[name] = await openStreams(layout, proxy, spec, streamCount);
       await proxy.stop();
     }
@@ -224,6 +270,22 @@ try {
 } finally {
   clearTimeout(watchdog);
   await stopAll();
+}
+
+/**
+ * The proxy's event-loop delay since the previous call (loop_delay.ts): SIGUSR1, then the JSON
+ * line it prints.
+ */
+async function loopDelay(proxy: BenchProcess): Promise<LatencySummary | undefined> {
+  Deno.kill(proxy.pid, LOOP_DELAY_SIGNAL);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const line = await Promise.race([
+    proxy.nextLine(),
+    new Promise<undefined>((resolve) => timer = setTimeout(() => resolve(undefined), 5_000)),
+  ]);
+  clearTimeout(timer);
+  if (line === undefined || !line.startsWith("{")) return undefined;
+  return (JSON.parse(line) as { loopDelay?: LatencySummary }).loopDelay;
 }
 
 /** One request per target and scenario before measuring: a 200 with a complete body. */

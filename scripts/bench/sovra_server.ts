@@ -4,9 +4,10 @@
  * a real KV file in a temp dir, an org with plenty of credit and a key with a huge rpm.
  *
  *   deno run -A scripts/bench/sovra_server.ts --upstream http://127.0.0.1:PORT/v1 [--kv PATH|:memory:]
+ *     [--guard on|off]
  *
  * Prints one JSON line on stdout: `{"url", "key", "pid", "models"}`. Stops on SIGTERM/SIGINT
- * and removes what it created.
+ * and removes what it created. SIGUSR1 prints the event-loop delay since the last one (loop_delay.ts).
  */
 import { parseArgs } from "node:util";
 import { configFromEnv } from "../../src/config.ts";
@@ -14,6 +15,7 @@ import { startGateway } from "../../src/gateway.ts";
 import { createLogger } from "../../src/log.ts";
 import { runAdminCommand } from "../../src/admin/commands.ts";
 import { BENCH_MODELS, ROUTER_POLICY, ROUTER_POOL_EXTRA } from "./workload.ts";
+import { reportLoopDelayOnSignal } from "./loop_delay.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -21,6 +23,7 @@ const { values } = parseArgs({
     upstream: { type: "string" },
     kv: { type: "string" },
     port: { type: "string", default: "0" },
+    guard: { type: "string", default: "on" },
   },
 });
 if (values.upstream === undefined) {
@@ -40,17 +43,17 @@ const providers = {
 };
 const models = {
   version: 1,
-  models: [...BENCH_MODELS, ROUTER_POOL_EXTRA].map((m, i) => ({
+  models: [...Object.values(BENCH_MODELS), ROUTER_POOL_EXTRA].map((m) => ({
     id: m.id,
     kind: "chat",
     sovereignty: "strict",
     pricing: {
-      prompt_micro_eur_per_million: i === 2 ? 200_000 : 1_000_000,
-      completion_micro_eur_per_million: i === 2 ? 600_000 : 3_000_000,
+      prompt_micro_eur_per_million: m === ROUTER_POOL_EXTRA ? 200_000 : 1_000_000,
+      completion_micro_eur_per_million: m === ROUTER_POOL_EXTRA ? 600_000 : 3_000_000,
     },
     supported_parameters: ["temperature", "max_tokens"],
     // The router's pool: a strong and a light model (the light one cheaper, weaker).
-    quality: { overall: i === 2 ? 0.3 : 0.8 },
+    quality: { overall: m === ROUTER_POOL_EXTRA ? 0.3 : 0.8 },
     routes: [{ provider: "sim", upstream_model: m.upstream }],
   })),
 };
@@ -62,6 +65,7 @@ const config = configFromEnv({
   SOVRA_KV: values.kv ?? `${tempDir}/sovra.kv`,
   SOVRA_CATALOG: catalogDir,
   SOVRA_LOG: "warn",
+  SOVRA_CONNECTION_GUARD: values.guard,
   [UPSTREAM_KEY_ENV]: "bench-upstream-secret",
 });
 const gateway = await startGateway(config, { log: createLogger("warn") });
@@ -83,7 +87,7 @@ const key = await admin(["key", "create"], { org: String(org.id), rpm: "10000000
 await admin(["routing", "create"], {
   org: String(org.id),
   id: ROUTER_POLICY,
-  pool: `${ROUTER_POOL_EXTRA.id},${BENCH_MODELS[0].id}`,
+  pool: `${ROUTER_POOL_EXTRA.id},${BENCH_MODELS.chat.id}`,
   threshold: "5",
 });
 
@@ -91,8 +95,10 @@ console.log(JSON.stringify({
   url: gateway.url,
   key: String(key.key),
   pid: Deno.pid,
-  models: BENCH_MODELS.map((m) => m.id),
+  models: Object.values(BENCH_MODELS).map((m) => m.id),
 }));
+
+reportLoopDelayOnSignal();
 
 let stopping = false;
 const stop = async () => {

@@ -4,22 +4,34 @@
  * the same body; only the `model` differs (catalog id for Sovra, upstream name otherwise).
  */
 
-/** `router`: non-streamed, Sovra addressed as `router/bench` (the smart router's added cost). */
-export type ScenarioName = "non-stream" | "stream" | "router";
-export type TargetName = "direct" | "bare-proxy" | "sovra";
+/**
+ * `router`: non-streamed, Sovra addressed as `router/bench` (the smart router's added cost);
+ * `slow-upstream`: streams whose upstream takes 50 ms to its first token (paced only).
+ */
+export type ScenarioName = "non-stream" | "stream" | "router" | "slow-upstream";
+/** `sovra-unguarded`: Sovra with `SOVRA_CONNECTION_GUARD=off` (no relay), same run. */
+export type TargetName = "direct" | "bare-proxy" | "sovra" | "sovra-unguarded";
 
-export const SCENARIOS: readonly ScenarioName[] = ["non-stream", "stream", "router"];
-export const TARGETS: readonly TargetName[] = ["direct", "bare-proxy", "sovra"];
+export const SCENARIOS: readonly ScenarioName[] = [
+  "non-stream",
+  "stream",
+  "router",
+  "slow-upstream",
+];
+export const TARGETS: readonly TargetName[] = ["direct", "bare-proxy", "sovra", "sovra-unguarded"];
 
 /** Exactly 50 streamed content chunks (the simulator's `chunks-50`). */
 export const CHAT_UPSTREAM = "bench+chunks-50";
 /** One second before the answer and between chunks: ~6 s per stream. */
 export const SLOW_UPSTREAM = "bench+slow-1000+chunks-5";
+/** 50 ms to the response and its first chunk, then 50 ms between chunks (time to first byte). */
+export const TTFB_UPSTREAM = "bench+slow-50+chunks-3";
 
-export const BENCH_MODELS = [
-  { id: "bench/chat", upstream: CHAT_UPSTREAM },
-  { id: "bench/slow", upstream: SLOW_UPSTREAM },
-] as const;
+export const BENCH_MODELS = {
+  chat: { id: "bench/chat", upstream: CHAT_UPSTREAM },
+  slow: { id: "bench/slow", upstream: SLOW_UPSTREAM },
+  ttfb: { id: "bench/ttfb", upstream: TTFB_UPSTREAM },
+} as const;
 
 /** The `router` scenario's policy: an `auto` pool of two models on the same upstream. */
 export const ROUTER_POLICY = "bench";
@@ -54,9 +66,9 @@ const MESSAGES = [
 /** The chat request a scenario sends to an endpoint. */
 export function chatRequest(
   endpoint: Endpoint,
-  options: { stream: boolean; slow?: boolean; router?: boolean },
+  options: { stream: boolean; model?: keyof typeof BENCH_MODELS; router?: boolean },
 ): RequestSpec {
-  const model = BENCH_MODELS[options.slow ? 1 : 0];
+  const model = BENCH_MODELS[options.model ?? "chat"];
   const catalogId = options.router ? `router/${ROUTER_POLICY}` : model.id;
   const body: Record<string, unknown> = {
     model: endpoint.catalog ? catalogId : model.upstream,

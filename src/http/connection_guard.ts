@@ -85,6 +85,19 @@ export function defaultMaxConnections(): number {
   return Math.max(64, Math.min(65_536, Math.floor((soft - 512) / 4)));
 }
 
+/**
+ * Per direction and connection. Open streams hold two of these each for their whole life
+ * (64 KiB made 1,000 open streams cost 128 MiB of buffers); an SSE event or a chat request
+ * fits in one read, and large uploads just take more reads.
+ */
+const RELAY_BUFFER_BYTES = 16 * 1024;
+
+function noDelay(conn: Deno.Conn) {
+  try {
+    (conn as Deno.TcpConn).setNoDelay(true);
+  } catch { /* not TCP, or already closed */ }
+}
+
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** `HTTP/1.1 4xx` at the start of a chunk: the status code, else undefined. */
@@ -184,6 +197,10 @@ export function serveGuarded(
       state.inner.close();
       return;
     }
+    // Small writes (an SSE event, a request) go out at once, never held back by Nagle's
+    // algorithm waiting for the previous segment's ACK.
+    noDelay(state.client);
+    noDelay(state.inner);
     state.innerPort = state.inner.localAddr.port;
     byInnerPort.set(state.innerPort, state);
     // The client may half-close and still read its answer; when the server side ends (an
@@ -195,7 +212,7 @@ export function serveGuarded(
   }
 
   async function clientToServer(state: ConnState) {
-    const buffer = new Uint8Array(64 * 1024);
+    const buffer = new Uint8Array(RELAY_BUFFER_BYTES);
     const innerConn = state.inner!;
     for (;;) {
       const n = await state.client.read(buffer);
@@ -212,7 +229,7 @@ export function serveGuarded(
   }
 
   async function serverToClient(state: ConnState) {
-    const buffer = new Uint8Array(64 * 1024);
+    const buffer = new Uint8Array(RELAY_BUFFER_BYTES);
     const innerConn = state.inner!;
     for (;;) {
       const n = await innerConn.read(buffer);
