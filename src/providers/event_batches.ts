@@ -5,7 +5,10 @@
  * Bodies are read into one reused buffer (BYOB) where the body allows it: a default reader
  * allocates 64 KiB per read, which dominates the memory of many open streams.
  * Any failure becomes an UpstreamFailure (an abort by the caller's signal keeps its reason);
- * events decoded before a failure still go out first.
+ * events decoded before a failure still go out first. When the upstream's first event maps to
+ * no canonical event (a role-only chunk) an empty batch goes out at once: the answer has
+ * started, and the client gets its first byte when the upstream's arrives, not with the first
+ * token (which a slow model sends much later).
  */
 import type { ChatStreamEvent } from "../canonical/chat.ts";
 import { UpstreamFailure } from "./upstream_failure.ts";
@@ -18,6 +21,12 @@ export interface StreamDecoder {
   push(chunk: Uint8Array): Iterable<ChatStreamEvent>;
   /** The body ended: last events, or a throw when the answer is incomplete. */
   end(): Iterable<ChatStreamEvent>;
+  /**
+   * True once the upstream sent a complete, well-formed event, even one that maps to no
+   * canonical event (OpenAI's first chunk announces only the role). Decoders without it wait
+   * for the first canonical event.
+   */
+  started?(): boolean;
 }
 
 const BUFFER_BYTES = 8 * 1024;
@@ -67,6 +76,7 @@ export function eventBatches(
   const reader = chunkReader(body);
   let failure: unknown;
   let ended = false;
+  let announced = false;
   return new ReadableStream<ChatStreamEvent[]>({
     async pull(controller) {
       for (;;) {
@@ -88,7 +98,8 @@ export function eventBatches(
           failure = asFailure(error, signal);
           reader.cancel().catch(() => {});
         }
-        if (batch.length > 0) {
+        if (batch.length > 0 || (!announced && failure === undefined && decoder.started?.())) {
+          announced = true;
           controller.enqueue(batch);
           return;
         }

@@ -38,6 +38,15 @@ export class ChatChunkEncoder {
     },"logprobs":null}]}\n\n`;
   }
 
+  /**
+   * The first chunk, announcing the assistant's role with empty content (as OpenAI's first
+   * chunk does), when the upstream started before its first token; undefined once a chunk
+   * went out.
+   */
+  start(): Uint8Array | undefined {
+    return this.#started.size > 0 ? undefined : encoder.encode(this.#chunk({ content: "" }));
+  }
+
   /** The bytes for a batch of events (one upstream read), or undefined when there are none. */
   encodeBatch(events: readonly ChatStreamEvent[]): Uint8Array | undefined {
     let text = "";

@@ -53,6 +53,7 @@ export function chatCompletionsHandler(deps: AppDeps) {
     const open = await openChatStream(ctx, request);
     const encoder = new ChatChunkEncoder({ ...encodeCtx, model: answerModel(open.served) });
     let clientLeft = false;
+    let first = true;
     const body$ = new ReadableStream<Uint8Array>({
       async pull(controller) {
         for (;;) {
@@ -85,8 +86,11 @@ export function chatCompletionsHandler(deps: AppDeps) {
             open.finish("completed");
             return;
           }
-          // One upstream read → one write to the client.
-          const bytes = encoder.encodeBatch(next.value);
+          // One upstream read → one write to the client. The upstream started without a
+          // token yet (an empty first batch): the role chunk goes out now, as the first byte.
+          const bytes = encoder.encodeBatch(next.value) ??
+            (first ? encoder.start() : undefined);
+          first = false;
           if (bytes) {
             controller.enqueue(bytes);
             return;

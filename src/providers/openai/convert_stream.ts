@@ -89,6 +89,7 @@ export function openaiSseDecoder(): StreamDecoder {
   const text = new TextDecoder();
   let events: ChatStreamEvent[] = [];
   let done = false;
+  let started = false;
   let failure: unknown;
   const parser = createParser({
     onEvent(message: EventSourceMessage) {
@@ -106,6 +107,7 @@ export function openaiSseDecoder(): StreamDecoder {
       }
       try {
         if (isObject(chunk)) convertChunk(chunk, events);
+        started = true;
       } catch (error) {
         failure = error;
       }
@@ -131,6 +133,7 @@ export function openaiSseDecoder(): StreamDecoder {
       }
       return out;
     },
+    started: () => started,
     end() {
       if (!done) {
         throw new UpstreamFailure("unavailable", "The provider's stream ended without [DONE].");
