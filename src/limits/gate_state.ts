@@ -6,6 +6,11 @@
  * a balance that looks used up is always re-read first, so a top-up applies at once. While
  * the store fails, the last snapshot (at most `staleMs` old) keeps serving its balance; the
  * rate limit fails open (spec).
+ *
+ * Tail latency (issue 18): a snapshot is renewed in the background once it is 60–90 % of
+ * `refreshMs` old (the point is random per snapshot, so many keys' reads do not align), and
+ * requests keep using it meanwhile; only a snapshot past `refreshMs` or of an earlier minute
+ * makes a request wait for the store (KV reads queue behind an in-flight group commit).
  */
 import type { Store } from "../state/store.ts";
 import type { UnsentTally } from "./unsent_tally.ts";
@@ -24,6 +29,8 @@ export interface Snapshot {
   rateMark: bigint;
   balance: bigint;
   debitMark: bigint;
+  /** Age (ms) from which a request renews this snapshot in the background. */
+  renewAfterMs: number;
   /** Served from an old read while the store fails: the rate limit fails open. */
   stale?: true;
 }
@@ -58,6 +65,11 @@ export class GateState {
         now,
         () => this.#sharedRefresh(keyId, orgId, minute, now),
       );
+    } else if (now - snapshot.fetchedAt >= snapshot.renewAfterMs && now >= this.#quietUntil) {
+      // Ahead of expiry: this request goes on with the current snapshot.
+      this.#sharedRefresh(keyId, orgId, minute, now).catch(() => {
+        // The request that finds the snapshot expired reads again (and handles the failure).
+      });
     }
     if (snapshot.fetchedAt !== now && this.view(snapshot, keyId, orgId).balanceMicroEur <= 0n) {
       // Before refusing, make sure no top-up has landed since the snapshot.
@@ -143,6 +155,7 @@ export class GateState {
       rateMark,
       balance: read.balanceMicroEur,
       debitMark,
+      renewAfterMs: this.refreshMs * (0.6 + 0.3 * Math.random()),
     };
     if (this.#snapshots.size > 100_000) this.#snapshots.clear();
     this.#snapshots.set(keyId, snapshot);

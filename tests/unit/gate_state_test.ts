@@ -81,3 +81,31 @@ Deno.test("GateState — a used-up balance is re-read, so a top-up applies at on
   store.state.balanceMicroEur = 500n; // a top-up by another process
   assert.equal((await gate.viewAt("k", "o", 5, 2)).balanceMicroEur, 500n);
 });
+
+Deno.test("GateState — near its end a snapshot is renewed in the background; no request waits for that read", async () => {
+  const store = fakeStore({ rateCurrent: 1, ratePrevious: 0, balanceMicroEur: 100n });
+  let release: (() => void) | undefined;
+  let started = 0;
+  const gated = {
+    readGate(key: string, org: string, minute: number): Promise<GateSnapshot> {
+      started++;
+      if (store.state.reads === 0) return store.readGate(key, org, minute);
+      // Later reads hang until the test releases them.
+      return new Promise((resolve) => {
+        release = () => resolve(store.readGate(key, org, minute));
+      });
+    },
+  };
+  const gate = new GateState(gated, new UnsentTally(), new UnsentTally(), 1000);
+  await gate.viewAt("k", "o", 5, 0);
+  store.state.rateCurrent = 7; // another instance's requests
+  // 95 % of the period: past any renewal point (60–90 %), before expiry.
+  const view = await gate.viewAt("k", "o", 5, 950);
+  assert.equal(view.rateCurrent, 1, "served from the current snapshot while the read runs");
+  assert.ok(release, "the background read started");
+  await gate.viewAt("k", "o", 5, 960); // shares the read in flight: no second one
+  release();
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  assert.equal((await gate.viewAt("k", "o", 5, 970)).rateCurrent, 7);
+  assert.equal(started, 2);
+});

@@ -26,8 +26,9 @@ Deno.test("GroupCommitter — concurrent writes land exactly, in few commits", a
   let rows = 0;
   for await (const _ of kv.list({ prefix: ["row"] })) rows++;
   assert.equal(rows, 2000);
-  // ≤ 900 mutations per atomic: 4000 mutations need at least 5, and far fewer than 2000.
-  assert.ok(commits >= 5 && commits < 50, `commits: ${commits}`);
+  // ≤ 256 mutations per atomic (a bounded main-thread pause): 4000 mutations need at least
+  // 16, and far fewer than 2000.
+  assert.ok(commits >= 16 && commits < 80, `commits: ${commits}`);
   await writer.close();
 });
 
