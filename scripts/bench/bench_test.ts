@@ -147,6 +147,7 @@ Deno.test("checks — PASS within the limits, MISS outside them", () => {
     /\| non-stream \| sovra \| 2\.00 ms \| 3\.00 ms \| 1\.50 ms \| 1\.50 ms \| 1\.50 ms \| 1\.50 ms \| 1\.00 ms \| 0\.75 ms \| 0\.75 ms \| 1\.50 \/ 2\.50 \/ 3\.50 ms \| 0 \|/,
   );
   assert.match(markdown, /\| MISS \|/);
+  assert.match(markdown, /\| sovra: increment per open stream \| 123 KiB \|/);
 });
 
 Deno.test("summariseProfile — self and inclusive time per file", () => {

@@ -46,7 +46,7 @@ export interface BenchResults {
   scenarios: Partial<Record<ScenarioName, Partial<Record<TargetName, TargetResult>>>>;
   /** Sovra's VmHWM after the throughput and latency runs, KiB. */
   sovraPeakKb: number | undefined;
-  openStreams: Partial<Record<"sovra" | "bare-proxy", OpenStreamsResult>>;
+  openStreams: Partial<Record<"sovra" | "sovra-unguarded" | "bare-proxy", OpenStreamsResult>>;
 }
 
 export interface Check {
@@ -63,7 +63,14 @@ export const LIMITS = {
   loopDelayP99Ms: 2,
   minRatio: 0.5,
   maxOpenStreamsMiB: 150,
+  /** Sovra's RSS increment per open stream ÷ the bare proxy's (issue 15). */
+  maxPerStreamRatio: 1.5,
 };
+
+/** RSS increment per open stream over the idle process, KiB. */
+export function perStreamKb(o: OpenStreamsResult): number {
+  return o.open > 0 ? (o.whileOpenKb - o.beforeKb) / o.open : NaN;
+}
 
 /** The Sovra targets the limits apply to. */
 const SOVRAS = ["sovra", "sovra-unguarded"] as const;
@@ -138,6 +145,16 @@ export function checks(results: BenchResults): Check[] {
       pass: mib(streams.whileOpenKb) <= LIMITS.maxOpenStreamsMiB &&
         streams.open === streams.requested,
     });
+    const bareStreams = results.openStreams["bare-proxy"];
+    if (bareStreams) {
+      const ratio = perStreamKb(streams) / perStreamKb(bareStreams);
+      out.push({
+        name: "Sovra ÷ bare proxy RSS increment per open stream",
+        measured: `${fmt(ratio)}×`,
+        target: `≤ ${LIMITS.maxPerStreamRatio}×`,
+        pass: ratio <= LIMITS.maxPerStreamRatio && streams.open === streams.requested,
+      });
+    }
   }
   return out;
 }
@@ -205,6 +222,7 @@ export function renderMarkdown(results: BenchResults): string {
         `(${int(o.completed)} completed, ${int(o.errors)} errors) | ${
           fmt(mib(o.whileOpenKb), 0)
         } MiB |`,
+      `| ${name}: increment per open stream | ${fmt(perStreamKb(o), 0)} KiB |`,
     );
   }
   lines.push("", "| Target | Measured | Limit | Result |", "|---|--:|--:|---|");

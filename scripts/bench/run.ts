@@ -227,10 +227,12 @@ try {
   await unguarded.stop();
   await bare.stop();
   if (streamCount > 0) {
-    for (const name of ["sovra", "bare-proxy"] as const) {
-      const proxy = name === "sovra" ? await startSovra(false) : await startBare();
+    for (const name of ["sovra", "sovra-unguarded", "bare-proxy"] as const) {
+      const proxy = name === "bare-proxy"
+        ? await startBare()
+        : await startSovra(false, name === "sovra" ? "on" : "off");
       children.push(proxy);
-      const endpoint: Endpoint = name === "sovra"
+      const endpoint: Endpoint = name !== "bare-proxy"
         ? { base: String(proxy.hello.url), key: String(proxy.hello.key), catalog: true }
         : { base: String(proxy.hello.url), key: "bench", catalog: false };
       log(`${name} (fresh process): ${streamCount} open streams`);
