@@ -51,6 +51,7 @@ export async function importState(
     ledger: 0,
     audit: 0,
     org_settings: 0,
+    routing_policy: 0,
   };
   let header = false;
   text.split("\n").forEach((raw, i) => {

@@ -186,6 +186,21 @@ const OrgSettingsLine = z.object({
   rpm_ceiling: z.number().int().positive().nullable(),
 });
 
+/** A smart-router policy as stored (the router validates it against the catalog on save). */
+const RoutingPolicyLine = z.looseObject({
+  type: z.literal("routing_policy"),
+  org: z.string().min(1),
+  id: z.string().min(1),
+  name: z.string().optional(),
+  pool: z.array(z.string()),
+  strategy: z.enum(["auto", "metrics", "ordered"]),
+  threshold: z.number(),
+  weights: z.record(z.string(), z.number()).optional(),
+  sticky_seconds: z.number().optional(),
+  created: iso,
+  updated: iso,
+});
+
 export const StateLine = z.discriminatedUnion("type", [
   OrgLine,
   CreditsLine,
@@ -200,6 +215,7 @@ export const StateLine = z.discriminatedUnion("type", [
   LedgerLine,
   AuditLine,
   OrgSettingsLine,
+  RoutingPolicyLine,
 ]);
 export type StateLine = z.infer<typeof StateLine>;
 export type UsageDayLine = z.infer<typeof UsageDayLine>;

@@ -8,6 +8,8 @@ import type {
   RoutingPolicyStore,
 } from "../../src/state/routing_policy_store.ts";
 import { openKvStore } from "../../src/state/kv/kv_store.ts";
+import { openPgStore } from "../../src/state/postgres/pg_store.ts";
+import { startPostgres } from "../helpers/postgres.ts";
 
 function record(org: string, id: string, extra: Partial<RoutingPolicyRecord> = {}) {
   return {
@@ -57,5 +59,33 @@ Deno.test("routing-policy area — Deno KV keeps the contract", async () => {
     await routingPolicyContract(store.routingPolicies);
   } finally {
     await store.close();
+  }
+});
+
+Deno.test("routing-policy area — PostgreSQL keeps the contract", async () => {
+  const cluster = await startPostgres();
+  try {
+    const store = await openPgStore(await cluster.database(), { spillPath: undefined });
+    try {
+      await routingPolicyContract(store.routingPolicies);
+      // Read back field for field, in the order written (json, not jsonb).
+      const written = {
+        org: "org_o",
+        id: "order",
+        name: "Order kept",
+        pool: ["z/last", "a/first"],
+        strategy: "metrics" as const,
+        threshold: 7,
+        created: "2026-11-24T05:00:00.000Z",
+        updated: "2026-11-24T05:00:00.000Z",
+      };
+      await store.routingPolicies.putRoutingPolicy(written);
+      const read = await store.routingPolicies.getRoutingPolicy("org_o", "order");
+      assert.equal(JSON.stringify(read), JSON.stringify(written));
+    } finally {
+      await store.close();
+    }
+  } finally {
+    await cluster.stop();
   }
 });

@@ -86,6 +86,16 @@ async function seed(store: KvStore) {
     detail: {},
   });
   await control.setOrgSettings(a.id!, { low_balance_micro_eur: 5_000, rpm_ceiling: null });
+  await store.routingPolicies!.putRoutingPolicy({
+    org: a.id!,
+    id: "support",
+    name: "Support",
+    pool: ["acme/chat", "acme/big"],
+    strategy: "auto",
+    threshold: 6,
+    created: T,
+    updated: T,
+  });
   const at = Date.UTC(2026, 10, 20, 23, 59, 58);
   for (let i = 0; i < 30; i++) {
     await store.settle(buildRequestRecord({
@@ -141,6 +151,7 @@ Deno.test("export/import — KV → PostgreSQL → KV keeps every line", async (
       "org_settings",
       "policy_audit",
       "request",
+      "routing_policy",
       "usage_day",
       "user",
     ]);
@@ -249,6 +260,7 @@ Deno.test("export/import — through the CLI, a KV key then works on a PostgreSQ
     ledger: 1,
     audit: 2,
     org_settings: 1,
+    routing_policy: 1,
   });
 
   const h = await startHarness({

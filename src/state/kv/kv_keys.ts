@@ -82,6 +82,7 @@ export const kvKeys = {
   policyAuditAllPrefix: () => ["policy_audit"] as const,
   routingPolicy: (orgId: string, policyId: string) => ["routing_policy", orgId, policyId] as const,
   routingPolicyPrefix: (orgId: string) => ["routing_policy", orgId] as const,
+  routingPolicyAllPrefix: () => ["routing_policy"] as const,
 };
 
 export type UsageField =

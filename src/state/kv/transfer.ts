@@ -3,6 +3,7 @@ import { kvKeys, type UsageField } from "./kv_keys.ts";
 import { withLockRetry } from "../lock_retry.ts";
 import type { ApiKeyRecord, OrgRecord, RequestRecord } from "../records.ts";
 import type { KeyPolicy, OrgPolicy, PolicyAuditEntry } from "../policy_store.ts";
+import type { RoutingPolicyRecord } from "../routing_policy_store.ts";
 import {
   type AuditEntry,
   DEFAULT_ORG_SETTINGS,
@@ -94,6 +95,11 @@ export async function* exportKv(kv: Deno.Kv): AsyncIterable<StateLine> {
   }
   for await (const e of kv.list<AuditEntry>({ prefix: kvKeys.auditAllPrefix() })) {
     yield auditLine(e.value);
+  }
+  for await (
+    const e of kv.list<RoutingPolicyRecord>({ prefix: kvKeys.routingPolicyAllPrefix() })
+  ) {
+    yield { type: "routing_policy", ...e.value } as StateLine;
   }
   for await (const e of kv.list<OrgSettings>({ prefix: kvKeys.orgSettingsPrefix() })) {
     yield orgSettingsLine(e.key[1] as string, { ...DEFAULT_ORG_SETTINGS, ...e.value });
@@ -191,6 +197,12 @@ export async function importKv(kv: Deno.Kv, lines: StateLine[]): Promise<void> {
       case "org_settings": {
         const { org, ...settings } = untagged<"org_settings", OrgSettings & { org: string }>(line);
         op.set(kvKeys.orgSettings(org), settings);
+        mutations++;
+        break;
+      }
+      case "routing_policy": {
+        const record = untagged<"routing_policy", RoutingPolicyRecord>(line);
+        op.set(kvKeys.routingPolicy(record.org, record.id), record);
         mutations++;
         break;
       }

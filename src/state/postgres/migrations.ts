@@ -178,4 +178,17 @@ create table sovra_org_settings (
 );
 `,
   },
+  {
+    version: 4,
+    name: "routing policies",
+    sql: `
+-- Smart-router policies, per organization (issue 13); the record as written.
+create table sovra_routing_policies (
+  org_id text collate "C" not null,
+  id text collate "C" not null,
+  record json not null,
+  primary key (org_id, id)
+);
+`,
+  },
 ];

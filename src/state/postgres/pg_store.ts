@@ -18,6 +18,8 @@ import type { StateLine, StateTransfer } from "../transfer.ts";
 import { exportPg, importPg, isPgEmpty } from "./pg_transfer.ts";
 import { inContractOrder } from "./record_order.ts";
 import { pgAccountStore } from "./pg_accounts.ts";
+import { pgRoutingPolicyStore } from "./pg_routing_policies.ts";
+import type { RoutingPolicyStore } from "../routing_policy_store.ts";
 import { pgControlStore } from "./pg_control.ts";
 import type { AccountStore } from "../account_store.ts";
 import type { ControlStore } from "../control_store.ts";
@@ -101,6 +103,7 @@ export class PgStore implements Store, StateTransfer {
     this.putKeyPolicy = this.#policies.putKeyPolicy;
     this.listPolicyAudit = this.#policies.listPolicyAudit;
     this.controlPlane = { accounts: pgAccountStore(sql), control: pgControlStore(sql) };
+    this.routingPolicies = pgRoutingPolicyStore(sql);
   }
 
   readonly #policies: PolicyStore;
@@ -109,6 +112,9 @@ export class PgStore implements Store, StateTransfer {
   readonly getKeyPolicy: PolicyStore["getKeyPolicy"];
   readonly putKeyPolicy: PolicyStore["putKeyPolicy"];
   readonly listPolicyAudit: PolicyStore["listPolicyAudit"];
+
+  /** Smart-router policies per organization. */
+  readonly routingPolicies: RoutingPolicyStore;
 
   /** The dashboard's areas (accounts, ledger, audit, settings) on the same pool. */
   readonly controlPlane: { accounts: AccountStore; control: ControlStore };

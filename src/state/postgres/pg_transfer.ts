@@ -2,6 +2,7 @@
 import type { Db } from "./connect.ts";
 import type { TransactionSql } from "postgres";
 import type { AuditEntry, Role } from "../account_records.ts";
+import type { RoutingPolicyRecord } from "../routing_policy_store.ts";
 
 type Tx = TransactionSql<{ bigint: bigint }>;
 import type { RequestRecord } from "../records.ts";
@@ -290,6 +291,12 @@ async function* exportControlPlane(sql: Db): AsyncIterable<StateLine> {
       });
     }
   }
+  for await (
+    const rows of sql<{ record: RoutingPolicyRecord }[]>`
+    select record from sovra_routing_policies order by org_id, id`.cursor(BATCH)
+  ) {
+    for (const r of rows) yield { type: "routing_policy", ...r.record } as StateLine;
+  }
   for (
     const r of await sql<
       { org_id: string; low_balance_micro_eur: bigint | null; rpm_ceiling: number | null }[]
@@ -335,6 +342,14 @@ async function importControlPlane(tx: Tx, chunk: StateLine[]): Promise<void> {
             ${line.target}, ${tx.json(line.detail as never)})
           on conflict do nothing`;
         break;
+      case "routing_policy": {
+        const { type: _type, ...record } = line;
+        await tx`
+          insert into sovra_routing_policies (org_id, id, record)
+          values (${record.org}, ${record.id}, ${JSON.stringify(record)}::text::json)
+          on conflict do nothing`;
+        break;
+      }
       case "org_settings":
         await tx`
           insert into sovra_org_settings (org_id, low_balance_micro_eur, rpm_ceiling)
