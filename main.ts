@@ -37,19 +37,15 @@ try {
     catalog: config.catalogDir,
     ...(config.databaseUrl ? { state: "postgres" } : { kv: config.kvPath }),
   });
-  if (config.databaseUrl) {
-    log.warn("the dashboard runs on the Deno KV backend only (for now); not started");
-  } else {
-    const dashboard = (() => {
-      try {
-        return startDashboardBeside(gateway, log);
-      } catch (error) {
-        throw describeBindError(error, "SOVRA_DASHBOARD_PORT", config.host, config.dashboardPort);
-      }
-    })();
-    log.info("sovra dashboard listening", { url: dashboard.url });
-    closeDashboard = () => dashboard.close();
-  }
+  const dashboard = (() => {
+    try {
+      return startDashboardBeside(gateway, log);
+    } catch (error) {
+      throw describeBindError(error, "SOVRA_DASHBOARD_PORT", config.host, config.dashboardPort);
+    }
+  })();
+  log.info("sovra dashboard listening", { url: dashboard.url });
+  closeDashboard = () => dashboard.close();
 } catch (error) {
   // Configuration and catalog errors name what to fix; no stack trace.
   console.error(JSON.stringify({

@@ -92,7 +92,7 @@ Deno.test("postgres admin CLI — migrate, then the contract's commands on the d
   assert.match(JSON.parse(missing.stderr).error, /does not exist/);
 });
 
-Deno.test("main.ts on postgres — one start line names backend, host and database, never the password", async () => {
+Deno.test("main.ts on postgres — one start line names backend, host and database, never the password; the dashboard serves too", async () => {
   const db = new URL(await cluster.database());
   const dir = await Deno.makeTempDir({ prefix: "sovra-pg-main-" });
   await writeMinimalCatalog(dir, ["acme/one"]);
@@ -113,6 +113,12 @@ Deno.test("main.ts on postgres — one start line names backend, host and databa
     assert.equal(backend[0]!.database, db.pathname.slice(1));
     assert.equal(backend[0]!.schema_version, LATEST);
     assert.ok(!main.lines.join("\n").includes("hunter2"), main.lines.join("\n"));
+    const dashboard = logRecord(
+      await main.waitForLine((l) => l.includes('"sovra dashboard listening"')),
+    );
+    const login = await fetch(`${dashboard.url}/login`);
+    await login.body?.cancel();
+    assert.equal(login.status, 200);
   } finally {
     await main.stop();
     await Deno.remove(dir, { recursive: true });
