@@ -71,6 +71,8 @@ const config = configFromEnv({
   ...providerKeys,
   SOVRA_CATALOG: catalogDir,
   SOVRA_ALLOW_LOCAL_UPSTREAMS: "true", // the simulators run on this machine
+  // Prometheus /metrics on its own port (a free one unless set).
+  SOVRA_METRICS_PORT: env.SOVRA_METRICS_PORT || "0",
   AWS_ACCESS_KEY_ID: aws.accessKeyId,
   AWS_SECRET_ACCESS_KEY: aws.secretAccessKey,
   AWS_SESSION_TOKEN: "",
@@ -143,4 +145,9 @@ Try it:
 
 Then see it recorded:
   SOVRA_KV=${config.kvPath} npx -y deno@2.9.6 task admin requests --org ${org.id}
+
+Metrics (Prometheus):
+  curl -s http://${config.host}:${gateway.metricsPort}/metrics | grep -E '^(sovra|gen_ai)_'
+Traces: start the demo with OTEL_DENO=true OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318
+  (any OTLP/HTTP receiver; see docs/operations.md).
 `);
