@@ -76,3 +76,27 @@ export interface GateSnapshot {
   ratePrevious: number;
   balanceMicroEur: bigint;
 }
+
+/** The contract's request-metadata fields, in its order (listings, CSV export). */
+export const REQUEST_RECORD_FIELDS = [
+  "id",
+  "created",
+  "org",
+  "key_id",
+  "user",
+  "endpoint",
+  "requested_model",
+  "served_model",
+  "provider",
+  "status",
+  "latency_ms",
+  "prompt_tokens",
+  "completion_tokens",
+  "total_tokens",
+  "audio_seconds",
+  "characters",
+  "cost_micro_eur",
+  "estimated",
+  "stream",
+  "fallbacks",
+] as const satisfies readonly (keyof RequestRecord)[];

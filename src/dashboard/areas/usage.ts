@@ -4,7 +4,7 @@
  * with filters and CSV export — metadata only, never content.
  */
 import type { DashboardDeps, OrgAccess } from "../deps.ts";
-import type { RequestRecord } from "../../state/records.ts";
+import { REQUEST_RECORD_FIELDS, type RequestRecord } from "../../state/records.ts";
 import { badInput } from "../errors.ts";
 import { lastDays } from "./days.ts";
 
@@ -131,28 +131,7 @@ export async function recentRequests(
 }
 
 /** The contract's metadata fields, in its order. */
-export const CSV_FIELDS = [
-  "id",
-  "created",
-  "org",
-  "key_id",
-  "user",
-  "endpoint",
-  "requested_model",
-  "served_model",
-  "provider",
-  "status",
-  "latency_ms",
-  "prompt_tokens",
-  "completion_tokens",
-  "total_tokens",
-  "audio_seconds",
-  "characters",
-  "cost_micro_eur",
-  "estimated",
-  "stream",
-  "fallbacks",
-] as const satisfies readonly (keyof RequestRecord)[];
+export const CSV_FIELDS = REQUEST_RECORD_FIELDS;
 
 function csvCell(value: unknown): string {
   if (value === null || value === undefined) return "";
