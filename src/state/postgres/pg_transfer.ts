@@ -19,6 +19,7 @@ import {
   requestLine,
   requestRecord,
   type StateLine,
+  type StateTransfer,
   USAGE_FIELDS,
   type UsageDayLine,
   userLine,
@@ -26,6 +27,14 @@ import {
 import { inContractOrder } from "./record_order.ts";
 
 const BATCH = 500;
+
+export function pgTransfer(sql: Db): StateTransfer {
+  return {
+    exportState: () => exportPg(sql),
+    importLines: (lines) => importPg(sql, lines),
+    isEmpty: () => isPgEmpty(sql),
+  };
+}
 
 export async function* exportPg(sql: Db): AsyncIterable<StateLine> {
   for await (

@@ -1,0 +1,69 @@
+/** API keys on PostgreSQL: one row per key, its SHA-256 hash unique (looked up by auth). */
+import type { Db } from "./connect.ts";
+import type { ApiKeyStore } from "../store.ts";
+import type { ApiKeyRecord } from "../records.ts";
+
+interface KeyRow {
+  id: string;
+  org_id: string;
+  name: string | null;
+  rpm: number;
+  hash: string;
+  prefix: string;
+  created: Date;
+  revoked: boolean;
+  revoked_at: Date | null;
+}
+
+export function pgApiKeyStore(sql: Db): ApiKeyStore {
+  return {
+    async createApiKey(key) {
+      const record: ApiKeyRecord = {
+        ...key,
+        created: new Date().toISOString(),
+        revoked: false,
+        revoked_at: null,
+      };
+      const inserted = await sql`
+        insert into sovra_api_keys (id, org_id, name, rpm, hash, prefix, created)
+        values (${key.id}, ${key.org}, ${key.name}, ${key.rpm}, ${key.hash}, ${key.prefix},
+          ${record.created})
+        on conflict do nothing returning id`;
+      if (inserted.length === 0) throw new Error("The API key collides with an existing one.");
+      return record;
+    },
+    async findApiKeyByHash(hash) {
+      const [row] = await sql<KeyRow[]>`select * from sovra_api_keys where hash = ${hash}`;
+      return row ? keyRecord(row) : undefined;
+    },
+    async listApiKeys(orgId) {
+      const rows = await sql<KeyRow[]>`
+        select * from sovra_api_keys where org_id = ${orgId} order by id`;
+      return rows.map(keyRecord);
+    },
+    async revokeApiKey(keyId) {
+      // One statement; revoking twice keeps the first revocation time.
+      const now = new Date().toISOString();
+      const [row] = await sql<KeyRow[]>`
+        update sovra_api_keys
+        set revoked_at = case when revoked then revoked_at else ${now}::timestamptz end,
+          revoked = true
+        where id = ${keyId} returning *`;
+      return row ? keyRecord(row) : undefined;
+    },
+  };
+}
+
+function keyRecord(row: KeyRow): ApiKeyRecord {
+  return {
+    id: row.id,
+    org: row.org_id,
+    name: row.name,
+    rpm: row.rpm,
+    hash: row.hash,
+    prefix: row.prefix,
+    created: row.created.toISOString(),
+    revoked: row.revoked,
+    revoked_at: row.revoked_at ? row.revoked_at.toISOString() : null,
+  };
+}

@@ -1,0 +1,33 @@
+/**
+ * The hot path on PostgreSQL: the gate's one statement (two rate buckets + the balance) and the
+ * group-committed writes (`pg_commit.ts`: rate increments and settles, sums merged per batch).
+ */
+import type { Db } from "./connect.ts";
+import type { PgCommitter } from "./pg_commit.ts";
+import type { MeteringStore } from "../store.ts";
+
+export function pgMeteringStore(sql: Db, writer: PgCommitter): MeteringStore {
+  return {
+    async readGate(keyId, orgId, minute) {
+      const [row] = await sql<{ current: bigint; previous: bigint; balance: bigint }[]>`
+        select
+          coalesce((select requests from sovra_rate_buckets
+            where minute = ${minute} and key_id = ${keyId}), 0) as current,
+          coalesce((select requests from sovra_rate_buckets
+            where minute = ${minute - 1} and key_id = ${keyId}), 0) as previous,
+          coalesce((select granted_micro_eur - spent_micro_eur from sovra_credits
+            where org_id = ${orgId}), 0) as balance`;
+      return {
+        rateCurrent: Number(row!.current),
+        ratePrevious: Number(row!.previous),
+        balanceMicroEur: BigInt(row!.balance),
+      };
+    },
+    countRequest(keyId, minute, onSent) {
+      return writer.write({ kind: "rate", rate: { minute, keyId, count: 1 } }, onSent);
+    },
+    settle(record, onSent) {
+      return writer.write({ kind: "settle", record }, onSent);
+    },
+  };
+}
