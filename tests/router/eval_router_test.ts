@@ -79,5 +79,8 @@ Deno.test({
       assert.equal(rows[9].share["mistral/mistral-large-2512"], 1);
     }
     assert.equal(report.gates.mmlu_not_below_random, true);
+    // GSM8K carries the in-distribution upper bound beside its baselines.
+    const bound = report.gsm8k.baselines.in_distribution_fit;
+    assert.ok(bound.strong_calls_at_95 > 0 && bound.strong_calls_at_95 <= 1);
   },
 });
