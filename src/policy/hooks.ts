@@ -29,17 +29,25 @@ export function policyFilter() {
       const policy = input.caller.policy;
       return policy === undefined ? undefined : routeRefusal(route, policy)?.reason;
     },
-    noneLeft(input: PolicyPlanInput): GatewayError {
+    /**
+     * `context`: the model the client asked for (`router/<id>` for a router) and the routes
+     * that were removed (a router's pool); without it, the requested catalog model's routes.
+     */
+    noneLeft(
+      input: PolicyPlanInput,
+      context?: { requested: string; routes: readonly ResolvedRoute[] },
+    ): GatewayError {
       const policy = input.caller.policy!;
       const reasons = new Set<string>();
-      for (const route of input.catalog.routesOf(input.model)) {
+      for (const route of context?.routes ?? input.catalog.routesOf(input.model)) {
         const refusal = routeRefusal(route, policy);
         if (refusal) reasons.add(refusal.reason);
       }
+      const requested = context?.requested ?? input.model.id;
       return new GatewayError(
         403,
         "policy_forbids_model",
-        `The organization's policy allows no route for model '${input.model.id}': ${
+        `The organization's policy allows no route for model '${requested}': ${
           [...reasons].join("; ")
         }. No provider was called.`,
         // The spec's types have no permission type: the caller's own configuration refuses.

@@ -32,6 +32,7 @@ import type {
   SourcedModels,
 } from "./route_plan.ts";
 import type { Model } from "../catalog/schema.ts";
+import { ROUTER_PREFIX } from "../router/policy.ts";
 
 export function planRoutes<P extends PlannedRequest>(
   input: PlanInput<P>,
@@ -50,8 +51,10 @@ export function planRoutes<P extends PlannedRequest>(
   }
   explanation.push(`candidates: ${routes.map(routeName).join(", ") || "none"}`);
 
+  // The model the client asked for, for a filter's error: the router, not its first model.
+  const requested = sourced?.routing ? `${ROUTER_PREFIX}${sourced.routing.policy}` : input.model.id;
   for (const filter of hooks.filters) {
-    const before = routes.length;
+    const before = routes;
     routes = routes.filter((route) => {
       const reason = filter.exclude(route, input);
       if (reason === undefined) return true;
@@ -59,7 +62,9 @@ export function planRoutes<P extends PlannedRequest>(
       explanation.push(`${filter.name} removed ${routeName(route)}: ${reason}`);
       return false;
     });
-    if (before > 0 && routes.length === 0) throw filter.noneLeft(input);
+    if (before.length > 0 && routes.length === 0) {
+      throw filter.noneLeft(input, { requested, routes: before });
+    }
   }
 
   if (input.endpoint === "speech" && routes.length > 1) {

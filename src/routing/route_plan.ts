@@ -113,6 +113,14 @@ export type RequestCheck = (input: PlanInput) => void;
  */
 export type ModelSource = (input: PlanInput) => readonly Model[] | SourcedModels | undefined;
 
+/** What a filter that removed every candidate is told, for its error. */
+export interface NoneLeft {
+  /** The model the client asked for: `router/<id>` for a router, else the catalog id. */
+  requested: string;
+  /** The candidates this filter removed (a router's: every pool model's routes). */
+  routes: readonly ResolvedRoute[];
+}
+
 /**
  * A plan step that removes candidates (organization policy …). It fails closed: when it
  * removed every candidate that was left, `noneLeft` is the client's error.
@@ -122,7 +130,7 @@ export interface CandidateFilter {
   name: string;
   /** Why this route may not serve the request, or `undefined` to keep it. */
   exclude(route: ResolvedRoute, input: PlanInput): string | undefined;
-  noneLeft(input: PlanInput): GatewayError;
+  noneLeft(input: PlanInput, context: NoneLeft): GatewayError;
 }
 
 /** The extension points, filled by the composition root (empty by default). */

@@ -1,7 +1,7 @@
 /**
  * The organization's policy decides what the router may choose: a strict-only organization is
  * never routed to a pragmatic pool model, whatever the prompt and the dial; a pool with only
- * pragmatic models is refused (403) before any provider call.
+ * pragmatic models is refused (403) before any provider call, with an error naming `router/<id>`.
  */
 import assert from "node:assert/strict";
 import { chatModel } from "../helpers/harness.ts";
@@ -67,7 +67,13 @@ Deno.test("router — a strict-only organization is never routed to a pragmatic 
       messages: [{ role: "user", content: "hi" }],
     });
     assert.equal(refused.status, 403);
-    assert.equal((await refused.json()).error.code, "policy_forbids_model");
+    const error = (await refused.json()).error;
+    assert.equal(error.code, "policy_forbids_model");
+    // The error names the model the client asked for, the router, not the pool's first model;
+    // the reason comes from the pool's routes.
+    assert.match(error.message, /for model 'router\/only'/);
+    assert.doesNotMatch(error.message, /for model 'sim\/pragmatic'/);
+    assert.match(error.message, /strict/i);
     assert.ok(!upstreamModels(h.sim.requests).includes("pragmatic"));
   } finally {
     await h.close();
