@@ -18,6 +18,7 @@ import { changeMember, inviteMember, listMembers, parseRole } from "./areas/memb
 import { createOrg, listAllOrgs } from "./areas/operator.ts";
 import { globalAudit, orgAudit } from "./areas/audit_log.ts";
 import { dryRun, policyView, updatePolicy } from "./areas/policies.ts";
+import { liveModelStats } from "./areas/model_health.ts";
 import { clientAddress, requireViewer, withOrgAccess } from "./middleware.ts";
 import { exampleModel } from "./example_model.ts";
 import {
@@ -192,7 +193,12 @@ export function createApi(deps: DashboardDeps): Hono<DashEnv> {
   });
   org.get(
     "/routing-policies",
-    async (c) => c.json({ data: await listPolicies(deps, c.var.access), models: chatModels(deps) }),
+    async (c) =>
+      c.json({
+        data: await listPolicies(deps, c.var.access),
+        models: chatModels(deps),
+        live: await liveModelStats(deps, c.var.access),
+      }),
   );
   org.post("/routing-policies", async (c) => {
     const record = await savePolicy(

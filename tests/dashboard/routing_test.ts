@@ -9,6 +9,7 @@ import { silentLogger } from "../../src/log.ts";
 import { hashPassword } from "../../src/dashboard/passwords.ts";
 import { ApiClient, PASSWORD } from "./support.ts";
 import { LARGE, SMALL, startRouterHarness } from "../router/router_support.ts";
+import { chatModel } from "../helpers/harness.ts";
 
 Deno.test("dashboard — routing policies: preview, save, use, split and spend, roles, delete", async () => {
   const h = await startRouterHarness();
@@ -161,6 +162,86 @@ Deno.test("dashboard API — routing policies: list with models, preview, save, 
     assert.ok(listed.body.models.some((m: { id: string }) => m.id === SMALL.id));
     assert.equal((await c.json("DELETE", `${base}/api`)).status, 200);
     assert.equal((await c.json("DELETE", `${base}/api`)).status, 404);
+  } finally {
+    await dash.close();
+    await h.close();
+  }
+});
+
+Deno.test("dashboard — the routing page's model table shows each model's live latency and error rate from the request metadata", async () => {
+  const FAILING = chatModel("sim/f500", "fail-500", { quality: { overall: 0.5 } });
+  const h = await startRouterHarness({ models: [FAILING] });
+  const config = { ...h.gateway.deps.config, dashboardPort: 0, passwordScryptLogN: 10 };
+  const dash = startDashboard({
+    config,
+    store: h.store,
+    log: silentLogger,
+    apiUrl: h.url,
+    catalog: () => h.gateway.deps.catalog.current,
+  });
+  try {
+    await dash.deps.accounts.createUser({
+      id: "usr_admin",
+      email: "admin@example.eu",
+      password_hash: await hashPassword(PASSWORD, 10),
+      operator: false,
+      created: new Date().toISOString(),
+      password_changed_at: null,
+    });
+    await dash.deps.accounts.addMembership({
+      org: h.org,
+      user: "usr_admin",
+      role: "admin",
+      created: new Date().toISOString(),
+    });
+    const ask = async (model: string) => {
+      const res = await h.post("/v1/chat/completions", {
+        model,
+        messages: [{ role: "user", content: "hi" }],
+      });
+      await res.body?.cancel();
+      return res.status;
+    };
+    for (let i = 0; i < 3; i++) assert.equal(await ask(SMALL.id), 200);
+    for (let i = 0; i < 2; i++) assert.ok(await ask(FAILING.id) >= 500);
+    await h.flushed();
+    // The expected figures, from the stored metadata itself (no timing is asserted).
+    const rows = await dash.deps.control.requestsBetween(
+      h.org,
+      new Date(Date.now() - 3_600_000),
+      new Date(Date.now() + 60_000),
+      100,
+    );
+    const small = rows.filter((r) => r.requested_model === SMALL.id).map((r) => r.latency_ms)
+      .sort((a, b) => a - b);
+    assert.equal(small.length, 3);
+
+    const admin = await ApiClient.signedIn(dash.url, "admin@example.eu");
+    const html = await (await admin.request("GET", `/orgs/${h.org}/routing`)).text();
+    const row = (id: string) => {
+      const m = html.match(new RegExp(`<tr data-model="${id}">(.*?)</tr>`, "s"));
+      assert.ok(m, `a row for ${id}`);
+      const cell = (cls: string) => m[1]!.match(new RegExp(`class="num ${cls}">([^<]*)<`))![1];
+      return { latency: cell("live-latency"), errors: cell("live-errors") };
+    };
+    assert.deepEqual(row(SMALL.id), {
+      latency: `${small[1]} ms (p95 ${small[2]} ms)`,
+      errors: "0.0 % of 3",
+    });
+    assert.deepEqual(row(FAILING.id), { latency: "—", errors: "100.0 % of 2" });
+    assert.deepEqual(row(LARGE.id), { latency: "—", errors: "—" });
+
+    const api = await admin.get(`/api/orgs/${h.org}/routing-policies`);
+    assert.equal(api.status, 200);
+    assert.deepEqual(api.body.live[SMALL.id], {
+      requests: 3,
+      errors: 0,
+      errorRate: 0,
+      medianLatencyMs: small[1],
+      p95LatencyMs: small[2],
+    });
+    assert.equal(api.body.live[FAILING.id].errorRate, 1);
+    assert.equal(api.body.live[LARGE.id], undefined);
   } finally {
     await dash.close();
     await h.close();

@@ -1,6 +1,6 @@
 /**
  * Routing policies: pick pool models from the catalog table (price, quality, sovereignty,
- * context, tools), the strategy and the dial, preview the predicted traffic split and cost per
+ * context, tools, live latency and error rate), the strategy and the dial, preview the predicted traffic split and cost per
  * 1,000 requests on the sample set, save; per policy, the served-model split and spend over
  * the last days.
  */
@@ -20,6 +20,7 @@ import {
   savePolicy,
   USAGE_DAYS,
 } from "../areas/routing.ts";
+import { LIVE_MINUTES, type LiveModelStats, liveModelStats } from "../areas/model_health.ts";
 import type { Prediction } from "../../router/predict.ts";
 import { DEFAULT_THRESHOLD } from "../../router/dial.ts";
 
@@ -32,14 +33,19 @@ interface Extra {
 }
 
 const percent = (x: number) => `${(100 * x).toFixed(1)} %`;
+const latency = (s: LiveModelStats | undefined) =>
+  s?.medianLatencyMs === undefined ? "—" : `${s.medianLatencyMs} ms (p95 ${s.p95LatencyMs} ms)`;
+const errors = (s: LiveModelStats | undefined) =>
+  s === undefined ? "—" : `${percent(s.errorRate)} of ${s.requests}`;
 const perMillion = (micro: number) => formatEur(micro);
 
 async function render(c: Context<DashEnv>, deps: DashboardDeps, extra: Extra = {}) {
   const access = c.var.access;
   const manage = can(access, "manage_keys");
-  const [policies, frame] = await Promise.all([
+  const [policies, frame, live] = await Promise.all([
     listPolicies(deps, access),
     frameFor(deps, c.var.viewer, access, "Routing policies", "routing"),
+    liveModelStats(deps, access),
   ]);
   const models = chatModels(deps);
   const draft = extra.draft;
@@ -150,7 +156,8 @@ async function render(c: Context<DashEnv>, deps: DashboardDeps, extra: Extra = {
             </div>
             <p class="muted">
               Pool, in order (the order is the fallback chain for the "ordered" strategy). Quality:
-              the catalog's figure (0–1, source in the catalog).
+              the catalog's figure (0–1, source in the catalog). Latency and errors: this
+              organization's requests of the last {LIVE_MINUTES} minutes (errors: 429 and 5xx).
             </p>
             <table id="models">
               <thead>
@@ -164,11 +171,13 @@ async function render(c: Context<DashEnv>, deps: DashboardDeps, extra: Extra = {
                   <th class="num">Context</th>
                   <th>Tools</th>
                   <th>Reasoning</th>
+                  <th class="num">Latency ({LIVE_MINUTES} min)</th>
+                  <th class="num">Errors ({LIVE_MINUTES} min)</th>
                 </tr>
               </thead>
               <tbody>
                 {models.map((m) => (
-                  <tr>
+                  <tr data-model={m.id}>
                     <td>
                       <input
                         type="checkbox"
@@ -186,6 +195,8 @@ async function render(c: Context<DashEnv>, deps: DashboardDeps, extra: Extra = {
                     <td class="num">{m.contextLength ?? "—"}</td>
                     <td>{m.tools ? "yes" : "no"}</td>
                     <td>{m.reasoning ? "yes" : "no"}</td>
+                    <td class="num live-latency">{latency(live[m.id])}</td>
+                    <td class="num live-errors">{errors(live[m.id])}</td>
                   </tr>
                 ))}
               </tbody>
