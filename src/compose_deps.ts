@@ -25,6 +25,7 @@ import { RouterPins } from "./router/pins.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { GateState } from "./limits/gate_state.ts";
 import { UnsentTally } from "./limits/unsent_tally.ts";
+import { CreditHolds } from "./limits/credit_holds.ts";
 import { Telemetry } from "./telemetry/telemetry.ts";
 import { Lifecycle } from "./lifecycle/lifecycle.ts";
 
@@ -46,6 +47,7 @@ export async function composeDependencies(
   const upstreamFetch = options.fetch ?? fetch;
   const unsentRequests = new UnsentTally();
   const unsentDebits = new UnsentTally();
+  const holds = new CreditHolds();
   const counters = { gateStoreFailures: 0 };
   telemetry.observeFailOpen(() => counters.gateStoreFailures);
   const deps: AppDeps = {
@@ -62,7 +64,7 @@ export async function composeDependencies(
       }),
       "riva-tts": createRivaTtsAdapter({ secret: config.secret, fetch: upstreamFetch }),
     },
-    settler: new Settler(store, log, unsentDebits, telemetry),
+    settler: new Settler(store, log, unsentDebits, telemetry, holds),
     metrics: new RouteMetrics(),
     routing: {
       ...NO_ROUTING_HOOKS,
@@ -78,6 +80,7 @@ export async function composeDependencies(
       unsentDebits,
       config.gateRefreshMs,
       config.staleServeMs,
+      holds,
     ),
     unsentRequests,
     counters,

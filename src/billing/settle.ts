@@ -9,6 +9,7 @@ import { costMicroEur } from "./cost.ts";
 import { END_USER_MAX } from "../canonical/end_user.ts";
 import { errorMessage, type Logger } from "../log.ts";
 import type { UnsentTally } from "../limits/unsent_tally.ts";
+import type { CreditHolds } from "../limits/credit_holds.ts";
 import type { RequestTrace, Telemetry } from "../telemetry/telemetry.ts";
 
 export interface SettleInput {
@@ -80,6 +81,8 @@ export class Settler {
     /** Debits queued but not yet sent to the store, per organization (read by the gate). */
     private readonly unsentDebits: UnsentTally,
     private readonly telemetry?: Telemetry,
+    /** Credit held by requests in flight: a request's hold goes when its debit is queued. */
+    private readonly holds?: CreditHolds,
   ) {}
 
   /**
@@ -113,6 +116,7 @@ export class Settler {
       BigInt(record.cost_micro_eur),
       Date.now(),
     );
+    this.holds?.release(record.id);
     const write = () => this.store.settle(record, markSent);
     return (this.telemetry ? this.telemetry.settleSpan(trace, write) : write()).then(
       () => record,

@@ -4,6 +4,7 @@ import type { Caller } from "../routing/route_plan.ts";
 import type { RequestTrace } from "../telemetry/telemetry.ts";
 import type { EffectivePolicy } from "../policy/effective_policy.ts";
 import type { RequestNotes } from "../policy/request_notes.ts";
+import type { RequestAdmission } from "../limits/admission.ts";
 
 /** Set for every request by the first middleware (`request_id.ts`). */
 export interface RequestIdentity {
@@ -19,6 +20,8 @@ export interface RequestState extends RequestIdentity {
   policy?: EffectivePolicy;
   /** Filled while the request is planned (guardrail flag); headers go on the answer. */
   notes?: RequestNotes;
+  /** The credit hold before the first upstream call (and its release). */
+  admission?: RequestAdmission;
 }
 
 export type AppEnv = { Variables: { request: RequestIdentity; state: RequestState } };
@@ -33,5 +36,6 @@ export function callerOf(state: RequestState): Caller {
     trace: state.trace,
     ...(state.policy ? { policy: state.policy } : {}),
     ...(state.notes ? { notes: state.notes } : {}),
+    ...(state.admission ? { admission: state.admission } : {}),
   };
 }

@@ -14,6 +14,7 @@
  */
 import type { Store } from "../state/store.ts";
 import type { UnsentTally } from "./unsent_tally.ts";
+import { CreditHolds } from "./credit_holds.ts";
 
 export interface GateView {
   rateCurrent: number;
@@ -50,6 +51,8 @@ export class GateState {
     private readonly debits: UnsentTally,
     private readonly refreshMs: number,
     private readonly staleMs = 0,
+    /** Credit held by this instance's requests in flight (subtracted from the balance). */
+    readonly holds = new CreditHolds(),
   ) {}
 
   /**
@@ -71,7 +74,7 @@ export class GateState {
         // The request that finds the snapshot expired reads again (and handles the failure).
       });
     }
-    if (snapshot.fetchedAt !== now && this.view(snapshot, keyId, orgId).balanceMicroEur <= 0n) {
+    if (snapshot.fetchedAt !== now && this.#unheldBalance(snapshot, orgId) <= 0n) {
       // Before refusing, make sure no top-up has landed since the snapshot.
       snapshot = await this.#orStale(
         keyId,
@@ -113,21 +116,38 @@ export class GateState {
     };
   }
 
-  /** The counts now: the snapshot plus what this instance queued that it cannot contain. */
+  /**
+   * The counts now: the snapshot plus what this instance queued that it cannot contain; the
+   * balance less the credit its requests in flight hold.
+   */
   view(s: Snapshot, keyId: string, orgId: string): GateView {
-    if (s.stale) {
-      return {
-        rateCurrent: 0,
-        ratePrevious: 0,
-        balanceMicroEur: s.balance - this.debits.unsentSince(orgId, s.debitMark),
-      };
-    }
+    const balanceMicroEur = this.#unheldBalance(s, orgId) - this.holds.heldBy(orgId);
+    if (s.stale) return { rateCurrent: 0, ratePrevious: 0, balanceMicroEur };
     return {
       rateCurrent: s.rateCurrent +
         Number(this.requests.unsentSince(rateName(keyId, s.minute), s.rateMark)),
       ratePrevious: s.ratePrevious,
-      balanceMicroEur: s.balance - this.debits.unsentSince(orgId, s.debitMark),
+      balanceMicroEur,
     };
+  }
+
+  /**
+   * Holds `amount` for a request about to call a provider, unless the credit its organization
+   * has left after the holds of the requests already in flight is used up (false: refuse with
+   * 402). The request's own hold does not count against it, so a request alone is admitted
+   * whenever the balance is above zero, as the spec says; synchronous, like the rate decision.
+   * Without a snapshot (the store failed at the gate) the hold is placed and the request passes.
+   */
+  tryHold(keyId: string, orgId: string, requestId: string, amount: bigint): boolean {
+    this.holds.release(requestId);
+    const snapshot = this.#snapshots.get(keyId);
+    if (snapshot && this.view(snapshot, keyId, orgId).balanceMicroEur <= 0n) return false;
+    this.holds.hold(requestId, orgId, amount);
+    return true;
+  }
+
+  #unheldBalance(s: Snapshot, orgId: string): bigint {
+    return s.balance - this.debits.unsentSince(orgId, s.debitMark);
   }
 
   #sharedRefresh(keyId: string, orgId: string, minute: number, now: number): Promise<Snapshot> {

@@ -18,6 +18,7 @@ import { type BillableUsage, billableUsage, resultText } from "./billable_usage.
 import type { SettleInput } from "../billing/settle.ts";
 import { GatewayError } from "../errors.ts";
 import type { PipelineDeps } from "./pipeline_deps.ts";
+import { admitUpstream } from "./admission_estimate.ts";
 
 export interface ChatCallContext {
   deps: PipelineDeps;
@@ -125,6 +126,7 @@ export async function completeChat(
   request: ChatRequest,
 ): Promise<{ result: ChatResult; served: Served }> {
   const plan = planChat(ctx, request);
+  admitUpstream(ctx.caller, { endpoint: ctx.endpoint, request }, plan.candidates);
   const started = performance.now();
   const last: LastFailure = { served: undefined };
   let success: RouteSuccess<ChatResult>;
@@ -196,6 +198,7 @@ export async function openChatStream(
 ): Promise<OpenChatStream> {
   const { deps } = ctx;
   const plan = planChat(ctx, request);
+  admitUpstream(ctx.caller, { endpoint: ctx.endpoint, request }, plan.candidates);
   const started = performance.now();
   const last: LastFailure = { served: undefined };
   let success: RouteSuccess<{

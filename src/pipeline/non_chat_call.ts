@@ -12,6 +12,7 @@ import type { SettleInput } from "../billing/settle.ts";
 import { GatewayError } from "../errors.ts";
 import { logAttemptFailure, observeAttempts, reachedProvider } from "./chat_call.ts";
 import type { PipelineDeps } from "./pipeline_deps.ts";
+import { admitUpstream } from "./admission_estimate.ts";
 
 type NonChatRequest = Exclude<PlannedRequest, { endpoint: "chat" | "responses" }>;
 
@@ -23,6 +24,8 @@ export interface NonChatContext {
   endpoint: NonChatRequest["endpoint"];
   clientSignal: AbortSignal;
   user: string | undefined;
+  /** What the request will consume when known before the call (measured audio seconds). */
+  held?: Consumption;
 }
 
 const METHOD = {
@@ -54,6 +57,7 @@ export async function callNonChat<T>(
     catalog: ctx.deps.catalog.current,
     model: ctx.model,
   }, ctx.deps.routing);
+  admitUpstream(ctx.caller, planned, plan.candidates, ctx.held);
   const method = METHOD[ctx.endpoint];
   let lastTried: RouteSuccess<undefined> | undefined;
   let served: RouteSuccess<T>;

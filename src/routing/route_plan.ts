@@ -13,6 +13,7 @@ import type { EffectivePolicy } from "../policy/effective_policy.ts";
 import type { RequestNotes } from "../policy/request_notes.ts";
 import type { ResolvedRoute } from "../catalog/resolved_route.ts";
 import type { RequestTrace } from "../telemetry/telemetry.ts";
+import type { UpstreamAdmission } from "../limits/admission.ts";
 import type {
   EmbeddingsRequest,
   SpeechRequest,
@@ -32,6 +33,8 @@ export interface Caller {
   policy?: EffectivePolicy;
   /** Filled by planning steps (guardrail flag), read by the answer and its metadata. */
   notes?: RequestNotes;
+  /** Holds the request's credit before its first upstream call (absent: nothing held). */
+  admission?: UpstreamAdmission;
 }
 
 /** The request of each endpoint, as the pipeline hands it to the planner. */

@@ -15,6 +15,7 @@ import { rateName, type Snapshot } from "../../limits/gate_state.ts";
 import { rateLimitHeaders } from "../rate_limit_headers.ts";
 import { setHeaders } from "./request_id.ts";
 import { endpointOf, type RequestTrace } from "../../telemetry/telemetry.ts";
+import { RequestAdmission } from "../../limits/admission.ts";
 import { newRequestNotes } from "../../policy/request_notes.ts";
 import type { EffectivePolicy } from "../../policy/effective_policy.ts";
 
@@ -29,11 +30,12 @@ export function gate(deps: AppDeps, options: { billed: boolean }): MiddlewareHan
       status = error instanceof GatewayError ? error.status : 500;
       throw error;
     } finally {
-      // A request that settles is counted from its record (a stream: when it ends).
-      if (status !== undefined) {
-        if (!trace.settling) deps.telemetry.endWithoutSettle(trace, status);
-      } else if (!trace.settling && !isStream(c.res)) {
-        deps.telemetry.endWithoutSettle(trace, c.res.status);
+      // A request that settles is counted from its record (a stream: when it ends), and its
+      // credit hold goes with its debit; one that does not, here.
+      const ended = status !== undefined || !isStream(c.res);
+      if (!trace.settling && ended) {
+        deps.telemetry.endWithoutSettle(trace, status ?? c.res.status);
+        c.get("state")?.admission?.end();
       }
     }
   };
@@ -86,12 +88,7 @@ function admission(deps: AppDeps, options: { billed: boolean }) {
       }
       if (options.billed && view.balanceMicroEur <= 0n) {
         deps.telemetry.refused("insufficient_credits");
-        throw new GatewayError(
-          402,
-          "insufficient_credits",
-          "The organization's credit balance is used up; top up to continue.",
-          { headers: rateHeaders },
-        );
+        throw insufficientCredits(rateHeaders);
       }
     }
     const markSent = deps.unsentRequests.queue(rateName(apiKey.id, minute), 1n, startedAt);
@@ -101,10 +98,31 @@ function admission(deps: AppDeps, options: { billed: boolean }) {
       deps.log.warn("rate bucket write failed", { key_id: apiKey.id, reason: errorMessage(error) });
     });
 
-    c.set("state", { requestId, startedAt, apiKey, trace, policy, notes });
+    const admission = new RequestAdmission(
+      deps.gate,
+      requestId,
+      apiKey.id,
+      apiKey.org,
+      options.billed,
+      () => {
+        deps.telemetry.refused("insufficient_credits");
+        return insufficientCredits(rateLimitHeaders(apiKey.rpm, rate));
+      },
+    );
+    c.set("state", { requestId, startedAt, apiKey, trace, policy, notes, admission });
     await next();
     setHeaders(c, { ...rateLimitHeaders(apiKey.rpm, rate), ...notes.headers });
   };
+}
+
+/** The spec's 402: the balance (less what requests in flight hold) is used up. */
+function insufficientCredits(headers: Record<string, string>): GatewayError {
+  return new GatewayError(
+    402,
+    "insufficient_credits",
+    "The organization's credit balance is used up; top up to continue.",
+    { headers },
+  );
 }
 
 /** The key's effective policy; a store failure with nothing cached refuses (fail closed). */

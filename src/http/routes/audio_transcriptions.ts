@@ -48,6 +48,7 @@ export function transcriptionsHandler(deps: AppDeps) {
         endpoint: "transcriptions" as const,
         clientSignal: request.signal,
         user: form.user,
+        held: { audioSeconds: seconds },
       };
       const upstream = toTranscriptionRequest(form, measured);
       const served = await callNonChat(
