@@ -2,7 +2,15 @@ import assert from "node:assert/strict";
 import { percentile, summarise } from "./latency_stats.ts";
 import { luaString, parseWrkOutput, wrkScript } from "./wrk.ts";
 import { parseProcStatus } from "./processes.ts";
-import { BEGIN, type BenchResults, checks, END, renderMarkdown, replaceSection } from "./report.ts";
+import {
+  BEGIN,
+  type BenchResults,
+  checks,
+  END,
+  POSTGRES_MARKERS,
+  renderMarkdown,
+  replaceSection,
+} from "./report.ts";
 import { runPaced } from "./paced_load.ts";
 import { runClosed } from "./closed_load.ts";
 import { chatRequest } from "./workload.ts";
@@ -61,6 +69,17 @@ Deno.test("replaceSection — replaces the marked block and keeps the rest", () 
   assert.equal(first, `# Performance\n\nNotes.\n\n${BEGIN}\ntable 1\n${END}\n`);
   const second = replaceSection(first + "\nAfter.\n", "table 2\n");
   assert.equal(second, `# Performance\n\nNotes.\n\n${BEGIN}\ntable 2\n${END}\n\nAfter.\n`);
+});
+
+Deno.test("replaceSection — the PostgreSQL run writes its own block, the KV one stays", () => {
+  const { begin, end } = POSTGRES_MARKERS;
+  const doc = `${BEGIN}\nkv table\n${END}\n\nOn PostgreSQL:\n\n${begin}\nold\n${end}\n\nAfter.\n`;
+  const out = replaceSection(doc, "pg table\n", POSTGRES_MARKERS);
+  assert.equal(
+    out,
+    `${BEGIN}\nkv table\n${END}\n\nOn PostgreSQL:\n\n${begin}\npg table\n${end}\n\nAfter.\n`,
+  );
+  assert.equal(replaceSection(out, "kv 2\n"), out.replace("kv table", "kv 2"));
 });
 
 function sampleResults(

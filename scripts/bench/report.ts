@@ -168,7 +168,7 @@ export function renderMarkdown(results: BenchResults): string {
       `Closed loop: ${s.closedTool}, ${s.connections} connections, ${s.closedSeconds} s after ` +
       `${s.warmupSeconds} s warm-up. Paced: open loop at ${s.pacedRate} req/s ` +
       `(slow-upstream: ${s.slowRate ?? "–"} req/s) for ${s.pacedSeconds} s. ` +
-      `Sovra KV: ${s.sovraKv}. \`sovra-unguarded\` is Sovra with \`SOVRA_CONNECTION_GUARD=off\`.`,
+      `Sovra state: ${s.sovraKv}. \`sovra-unguarded\` is Sovra with \`SOVRA_CONNECTION_GUARD=off\`.`,
     "",
     `| Scenario | Target | req/s (${s.connections} conn) | ÷ bare proxy | proxy CPU/req | errors |`,
     "|---|---|--:|--:|--:|--:|",
@@ -234,14 +234,23 @@ export function renderMarkdown(results: BenchResults): string {
 
 export const BEGIN = "<!-- bench:begin (written by `deno task bench`) -->";
 export const END = "<!-- bench:end -->";
+/** Where `deno task bench --state postgres` writes its tables, beside the KV ones. */
+export const POSTGRES_MARKERS = {
+  begin: "<!-- bench-postgres:begin (written by `deno task bench --state postgres`) -->",
+  end: "<!-- bench-postgres:end -->",
+};
 
 /** Replaces the marked section of `doc` (or appends one) with `section`. */
-export function replaceSection(doc: string, section: string): string {
-  const block = `${BEGIN}\n${section}${END}`;
-  const begin = doc.indexOf(BEGIN);
-  const end = doc.indexOf(END);
+export function replaceSection(
+  doc: string,
+  section: string,
+  markers: { begin: string; end: string } = { begin: BEGIN, end: END },
+): string {
+  const block = `${markers.begin}\n${section}${markers.end}`;
+  const begin = doc.indexOf(markers.begin);
+  const end = doc.indexOf(markers.end);
   if (begin >= 0 && end > begin) {
-    return doc.slice(0, begin) + block + doc.slice(end + END.length);
+    return doc.slice(0, begin) + block + doc.slice(end + markers.end.length);
   }
   return `${doc.trimEnd()}\n\n${block}\n`;
 }

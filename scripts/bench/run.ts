@@ -4,8 +4,12 @@
  * under test is pinned to core 0; the simulator and every load generator to core 1.
  * Prints a markdown table and writes it into docs/performance.md (unless --no-write).
  *
+ * `--state postgres` runs Sovra on PostgreSQL instead of a KV file: a throwaway cluster in a temp
+ * dir on 127.0.0.1 (`../postgres_cluster.ts`, durability on, pinned to core 1 like the other
+ * services), one database per Sovra process; its tables go between their own markers.
+ *
  * Options: --warmup 3 --duration 10 --paced-seconds 10 --rate 500 --connections 32
- *   --streams 1000 --kv <path|:memory:> --cpu-prof <dir>
+ *   --streams 1000 --state kv|postgres --kv <path|:memory:> --cpu-prof <dir>
  *   --scenarios non-stream,stream,router,slow-upstream
  *   --slow-rate 100 (paced rate of the slow-upstream scenario)
  *   --no-write --json <file> --doc <file (default docs/performance.md)>
@@ -18,12 +22,14 @@ import { LOOP_DELAY_SIGNAL } from "./loop_delay.ts";
 import {
   type BenchResults,
   checks,
+  POSTGRES_MARKERS,
   renderMarkdown,
   replaceSection,
   type TargetResult,
 } from "./report.ts";
 import { chatRequest, type Endpoint, type ScenarioName, SCENARIOS, TARGETS } from "./workload.ts";
 import { ensureLoadTools } from "./tools.ts";
+import { type PgCluster, startPostgres } from "../postgres_cluster.ts";
 
 const RUN_LIMIT_MS = 8 * 60_000;
 const { values } = parseArgs({
@@ -36,6 +42,7 @@ const { values } = parseArgs({
     "slow-rate": { type: "string", default: "100" },
     connections: { type: "string", default: "32" },
     streams: { type: "string", default: "1000" },
+    state: { type: "string", default: "kv" },
     kv: { type: "string" },
     "cpu-prof": { type: "string" },
     scenarios: { type: "string", default: SCENARIOS.join(",") },
@@ -60,6 +67,12 @@ const scenarios = values.scenarios.split(",").filter((s): s is ScenarioName =>
   (SCENARIOS as readonly string[]).includes(s)
 );
 
+const onPostgres = values.state === "postgres";
+if (!onPostgres && values.state !== "kv") {
+  throw new Error(`--state must be kv or postgres, got '${values.state}'.`);
+}
+if (onPostgres && values.kv !== undefined) throw new Error("--kv is for --state kv only.");
+
 const root = new URL("../../", import.meta.url).pathname.replace(/\/$/, "");
 const layout: Layout = {
   proxyCpu: 0,
@@ -70,8 +83,10 @@ const layout: Layout = {
 };
 const log = (msg: string) => console.error(`[bench] ${msg}`);
 const children: BenchProcess[] = [];
+let cluster: PgCluster | undefined;
 const stopAll = async () => {
   await Promise.all(children.map((c) => c.stop()));
+  await cluster?.stop();
   await Deno.remove(layout.tempDir, { recursive: true }).catch(() => {});
 };
 const watchdog = setTimeout(async () => {
@@ -99,13 +114,22 @@ try {
       slowRate,
       pacedSeconds,
       closedTool: tools.closed,
-      sovraKv: values.kv === undefined ? "file in a temp dir" : values.kv,
+      sovraKv: onPostgres
+        ? "PostgreSQL (throwaway cluster in a temp dir on 127.0.0.1, fsync on, core 1; " +
+          "one database per Sovra process)"
+        : values.kv === undefined
+        ? "KV file in a temp dir"
+        : `KV ${values.kv}`,
     },
     scenarios: {},
     sovraPeakKb: undefined,
     openStreams: {},
   };
 
+  if (onPostgres) {
+    cluster = await startPostgres({ durable: true, cpu: layout.loadCpu });
+    log(`PostgreSQL cluster on ${cluster.url}`);
+  }
   const sim = await spawnDeno("simulator", `${root}/scripts/simulator/openai/main.ts`, [
     "--port",
     "0",
@@ -119,20 +143,32 @@ try {
       cpu: layout.proxyCpu,
       config: layout.config,
     });
-  const startSovra = (profile: boolean, guard = "on") =>
-    spawnDeno(guard === "on" ? "sovra" : "sovra-unguarded", `${layout.scriptDir}/sovra_server.ts`, [
-      "--upstream",
-      simV1,
-      "--guard",
-      guard,
-      ...(values.kv === undefined ? [] : ["--kv", values.kv]),
-    ], {
-      cpu: layout.proxyCpu,
-      config: layout.config,
-      ...(profile && profDir !== undefined
-        ? { denoFlags: ["--cpu-prof", `--cpu-prof-dir=${profDir}`] }
-        : {}),
-    });
+  const startSovra = async (profile: boolean, guard = "on") => {
+    const proxy = await spawnDeno(
+      guard === "on" ? "sovra" : "sovra-unguarded",
+      `${layout.scriptDir}/sovra_server.ts`,
+      [
+        "--upstream",
+        simV1,
+        "--guard",
+        guard,
+        ...(values.kv === undefined ? [] : ["--kv", values.kv]),
+        ...(cluster ? ["--database-url", await cluster.database()] : []),
+      ],
+      {
+        cpu: layout.proxyCpu,
+        config: layout.config,
+        ...(profile && profDir !== undefined
+          ? { denoFlags: ["--cpu-prof", `--cpu-prof-dir=${profDir}`] }
+          : {}),
+      },
+    );
+    if (proxy.hello.state !== values.state) {
+      await proxy.stop();
+      throw new Error(`Sovra started on '${proxy.hello.state}', not on '${values.state}'.`);
+    }
+    return proxy;
+  };
   const bare = await startBare();
   children.push(bare);
   const sovra = await startSovra(true);
@@ -251,7 +287,8 @@ try {
     const docPath = values.doc ?? `${root}/docs/performance.md`;
     const doc = await Deno.readTextFile(docPath).catch(() => "# Performance\n");
     await Deno.mkdir(docPath.replace(/[^/]*$/, "") || ".", { recursive: true });
-    await Deno.writeTextFile(docPath, replaceSection(doc, markdown));
+    const markers = onPostgres ? POSTGRES_MARKERS : undefined;
+    await Deno.writeTextFile(docPath, replaceSection(doc, markdown, markers));
     // Keep the page as `deno fmt --check` (the check task) wants it.
     await new Deno.Command(Deno.execPath(), {
       args: ["fmt", `--config=${layout.config}`, docPath],

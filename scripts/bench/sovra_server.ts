@@ -1,12 +1,13 @@
 /**
  * Sovra as the benchmark serves it: the real gateway (auth, rate limit, credits, request
  * metadata all on) in front of the openai simulator, with a catalog written for the run,
- * a real KV file in a temp dir, an org with plenty of credit and a key with a huge rpm.
+ * a real KV file in a temp dir (or the PostgreSQL database of `--database-url`, with its spill
+ * file in the temp dir), an org with plenty of credit and a key with a huge rpm.
  *
  *   deno run -A scripts/bench/sovra_server.ts --upstream http://127.0.0.1:PORT/v1 [--kv PATH|:memory:]
- *     [--guard on|off]
+ *     [--database-url postgres://…] [--guard on|off]
  *
- * Prints one JSON line on stdout: `{"url", "key", "pid", "models"}`. Stops on SIGTERM/SIGINT
+ * Prints one JSON line on stdout: `{"url", "key", "pid", "state", "models"}`. Stops on SIGTERM/SIGINT
  * and removes what it created. SIGUSR1 prints the event-loop delay since the last one (loop_delay.ts).
  */
 import { parseArgs } from "node:util";
@@ -22,6 +23,7 @@ const { values } = parseArgs({
   options: {
     upstream: { type: "string" },
     kv: { type: "string" },
+    "database-url": { type: "string" },
     port: { type: "string", default: "0" },
     guard: { type: "string", default: "on" },
   },
@@ -63,6 +65,10 @@ await Deno.writeTextFile(`${catalogDir}/models.json`, JSON.stringify(models));
 const config = configFromEnv({
   SOVRA_PORT: values.port,
   SOVRA_KV: values.kv ?? `${tempDir}/sovra.kv`,
+  ...(values["database-url"] === undefined ? {} : {
+    SOVRA_DATABASE_URL: values["database-url"],
+    SOVRA_SPILL_PATH: `${tempDir}/spill.jsonl`,
+  }),
   SOVRA_CATALOG: catalogDir,
   SOVRA_LOG: "warn",
   SOVRA_CONNECTION_GUARD: values.guard,
@@ -95,6 +101,7 @@ console.log(JSON.stringify({
   url: gateway.url,
   key: String(key.key),
   pid: Deno.pid,
+  state: gateway.deps.store.health?.().backend ?? "kv",
   models: Object.values(BENCH_MODELS).map((m) => m.id),
 }));
 
