@@ -73,6 +73,12 @@ export async function composeDependencies(
     },
     policies: new PolicyCache(store, config.keyCacheSeconds * 1000, now, config.staleServeMs),
     routerPolicies: new RoutingPolicyCache(store.routingPolicies, config.routerPolicyCacheMs, now),
+    routerPins: new RouterPins({
+      now,
+      ...(store.routerPins ? { shared: store.routerPins } : {}),
+      onError: (error) =>
+        log.warn("router pin store failed", { reason: String((error as Error)?.message ?? error) }),
+    }),
     log,
     gate: new GateState(
       store,
@@ -97,7 +103,7 @@ export async function composeDependencies(
       routerModelSource({
         policies: deps.routerPolicies,
         metrics: deps.metrics,
-        pins: new RouterPins(now),
+        pins: deps.routerPins,
         filters: () => deps.routing.filters,
         exploration: config.routerExplorationPercent / 100,
       }),
@@ -110,6 +116,7 @@ export async function composeDependencies(
 /** After every server stopped: settles still in flight, then the store. */
 export async function closeDependencies(deps: AppDeps): Promise<void> {
   await deps.settler.idle();
+  await deps.routerPins.idle();
   await deps.store.close();
   deps.telemetry.close();
 }

@@ -14,6 +14,7 @@ import type { Telemetry } from "./telemetry/telemetry.ts";
 import type { PolicyCache } from "./policy/policy_cache.ts";
 import type { Lifecycle } from "./lifecycle/lifecycle.ts";
 import type { RoutingPolicyCache } from "./router/policy_cache.ts";
+import type { RouterPins } from "./router/pins.ts";
 
 export interface GatewayCounters {
   /** Requests let through because the store failed (rate limit fail-open). */
@@ -34,6 +35,8 @@ export interface AppDeps {
   policies: PolicyCache;
   /** Routing policies (`router/<id>`), cached per organization. */
   routerPolicies: RoutingPolicyCache;
+  /** Router pins (tool loops, sticky end-users), shared through the store when it can. */
+  routerPins: RouterPins;
   log: Logger;
   gate: GateState;
   /** This instance's rate-bucket increments not yet sent to the store. */

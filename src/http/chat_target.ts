@@ -1,10 +1,12 @@
 /**
  * What a chat-kind request (chat completions, responses) names: a catalog chat model, or
  * `router/<policy-id>`, a routing policy of the caller's organization. An unknown id, or a
- * policy of another organization, is the spec's 404 `model_not_found`.
+ * policy of another organization, is the spec's 404 `model_not_found`. For a router, the
+ * pins its request could use are read from the store before the (synchronous) plan.
  */
 import type { AppDeps } from "../deps.ts";
 import type { Model } from "../catalog/schema.ts";
+import type { ChatRequest } from "../canonical/chat.ts";
 import { modelNotFound } from "../errors.ts";
 import { routerPolicyId } from "../router/policy.ts";
 import { noEligibleModel } from "../router/errors.ts";
@@ -33,4 +35,20 @@ export async function resolveChatTarget(
     throw noEligibleModel(policy.id, policy.pool.map((m) => ({ id: m, reason: "not active" })));
   }
   return { model: first, requestedModel: id };
+}
+
+/**
+ * For `router/<id>` (`requestedModel` set): reads the router pins this request could use
+ * (a tool-loop continuation, a sticky end-user) that other instances wrote.
+ */
+export async function prefetchRouterPins(
+  deps: AppDeps,
+  org: string,
+  requestedModel: string | undefined,
+  request: Pick<ChatRequest, "messages" | "user">,
+): Promise<void> {
+  const policyId = requestedModel === undefined ? undefined : routerPolicyId(requestedModel);
+  if (policyId === undefined) return;
+  const policy = deps.routerPolicies.peek(org, policyId);
+  if (policy) await deps.routerPins.prefetch(org, policy, request);
 }

@@ -13,7 +13,7 @@ import { decide, type ModelHealth, requestNeeds } from "../router/decide.ts";
 import { noEligibleModel } from "../router/errors.ts";
 import { routerPolicyId } from "../router/policy.ts";
 import type { RoutingPolicyCache } from "../router/policy_cache.ts";
-import type { RouterPins } from "../router/pins.ts";
+import { continuedCalls, type RouterPins } from "../router/pins.ts";
 import { RouteMetrics } from "./route_metrics.ts";
 import type { CandidateFilter, ModelSource, PlanInput, SourcedModels } from "./route_plan.ts";
 
@@ -34,16 +34,6 @@ function lastUserText(request: ChatRequest): string {
     if (m.role === "user") return m.content;
   }
   return "";
-}
-
-/** Tool-call ids of the conversation's last assistant turn that made calls (a continuation). */
-function continuedCalls(request: ChatRequest): string[] {
-  for (let i = request.messages.length - 1; i >= 0; i--) {
-    const m = request.messages[i]!;
-    if (m.role === "user") return [];
-    if (m.role === "assistant" && m.toolCalls?.length) return m.toolCalls.map((c) => c.id);
-  }
-  return [];
 }
 
 export function routerModelSource(options: RouterSourceOptions): ModelSource {

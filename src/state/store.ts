@@ -7,6 +7,7 @@
 import type { ApiKeyRecord, GateSnapshot, OrgRecord, OrgView, RequestRecord } from "./records.ts";
 import type { PolicyStore } from "./policy_store.ts";
 import type { RoutingPolicyStore } from "./routing_policy_store.ts";
+import type { RouterPinStore } from "./router_pin_store.ts";
 
 export interface NewApiKey {
   id: string;
@@ -64,6 +65,8 @@ export interface Store extends OrgStore, ApiKeyStore, MeteringStore, RequestLogS
    * (then `router/<id>` models are unknown and the `routing` commands say so).
    */
   readonly routingPolicies?: RoutingPolicyStore;
+  /** The router-pin area (`router_pin_store.ts`); absent: pins stay per instance. */
+  readonly routerPins?: RouterPinStore;
   /** Resolves once every queued write is durable (tests, shutdown). */
   flushed(): Promise<void>;
   /** The backend's own state for /healthz and logs (optional: a local KV file has none). */

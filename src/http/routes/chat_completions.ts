@@ -10,7 +10,7 @@ import { encodeChatCompletion } from "../../dialects/chat/encode_response.ts";
 import { ChatChunkEncoder } from "../../dialects/chat/encode_stream.ts";
 import { type ChatCallContext, completeChat, openChatStream } from "../../pipeline/chat_call.ts";
 import { answerModel, routedHeaders, servedHeaders } from "../served_headers.ts";
-import { resolveChatTarget } from "../chat_target.ts";
+import { prefetchRouterPins, resolveChatTarget } from "../chat_target.ts";
 import { loggableReason } from "../../providers/upstream_failure.ts";
 import type { ChatStreamEvent } from "../../canonical/chat.ts";
 
@@ -23,6 +23,7 @@ export function chatCompletionsHandler(deps: AppDeps) {
     );
     const { model, requestedModel } = await resolveChatTarget(deps, body.model, state.apiKey.org);
     const request = decodeChatRequest(body);
+    await prefetchRouterPins(deps, state.apiKey.org, requestedModel, request);
     const ctx: ChatCallContext = {
       deps,
       model,

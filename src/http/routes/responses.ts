@@ -19,7 +19,7 @@ import { newResponseId } from "../../dialects/responses/response_object.ts";
 import { responseEcho } from "../../dialects/responses/response_echo.ts";
 import { type ChatCallContext, completeChat, openChatStream } from "../../pipeline/chat_call.ts";
 import { answerModel, routedHeaders, servedHeaders } from "../served_headers.ts";
-import { resolveChatTarget } from "../chat_target.ts";
+import { prefetchRouterPins, resolveChatTarget } from "../chat_target.ts";
 import type { ChatStreamEvent } from "../../canonical/chat.ts";
 import type { ResolvedRoute } from "../../catalog/resolved_route.ts";
 import { ignoredFields, responsesParamName } from "../../dialects/responses/ignored_fields.ts";
@@ -34,6 +34,7 @@ export function responsesHandler(deps: AppDeps) {
     );
     const { model, requestedModel } = await resolveChatTarget(deps, body.model, state.apiKey.org);
     const request = decodeResponsesRequest(body, model);
+    await prefetchRouterPins(deps, state.apiKey.org, requestedModel, request);
     const ctx: ChatCallContext = {
       deps,
       model,

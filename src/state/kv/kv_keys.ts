@@ -12,6 +12,7 @@
  *   ["req", orgId, requestId]                   → RequestRecord (ids sort by time)
  *   ["usage_day", orgId, "YYYY-MM-DD", field]   → KvU64 daily aggregate
  *   ["routing_policy", orgId, policyId]         → RoutingPolicyRecord (ids sort the listing)
+ *   ["router_pin", pinKey]                      → { model, expires } (expireIn; router pins)
  *
  * Control plane (dashboard, admin CLI; never read on the request path):
  *   ["user", userId]                            → UserRecord
@@ -83,6 +84,7 @@ export const kvKeys = {
   routingPolicy: (orgId: string, policyId: string) => ["routing_policy", orgId, policyId] as const,
   routingPolicyPrefix: (orgId: string) => ["routing_policy", orgId] as const,
   routingPolicyAllPrefix: () => ["routing_policy"] as const,
+  routerPin: (pinKey: string) => ["router_pin", pinKey] as const,
 };
 
 export type UsageField =

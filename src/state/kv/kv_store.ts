@@ -12,6 +12,7 @@ import { kvApiKeyStore } from "./api_keys.ts";
 import { kvMeteringStore } from "./metering.ts";
 import { kvRequestLogStore } from "./request_log.ts";
 import { kvPolicyStore } from "./policies.ts";
+import { kvRouterPinStore } from "./router_pins.ts";
 import { kvRoutingPolicyStore } from "./routing_policies.ts";
 import type { Store } from "../store.ts";
 import type { StateTransfer } from "../transfer.ts";
@@ -51,6 +52,7 @@ export function createKvStore(
     ...kvTransfer(kv),
     ...kvPolicyStore(kv),
     routingPolicies: kvRoutingPolicyStore(kv),
+    routerPins: kvRouterPinStore(kv),
     flushed: () => writer.flushed(),
     async close() {
       await writer.close();

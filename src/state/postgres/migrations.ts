@@ -191,4 +191,18 @@ create table sovra_routing_policies (
 );
 `,
   },
+  {
+    version: 5,
+    name: "router pins",
+    sql: `
+-- Smart-router pins shared by the fleet (issue 13): a tool-loop continuation or a sticky
+-- end-user keeps its model on every instance; ids only, expiry in epoch milliseconds.
+create table sovra_router_pins (
+  key text collate "C" primary key,
+  model text not null,
+  expires bigint not null
+);
+create index sovra_router_pins_expires on sovra_router_pins (expires);
+`,
+  },
 ];

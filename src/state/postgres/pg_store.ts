@@ -1,7 +1,7 @@
 /**
  * The PostgreSQL implementation of `Store`, for a fleet of instances on one database: every
  * area (`pg_orgs.ts`, `pg_api_keys.ts`, `pg_metering.ts`, `pg_request_log.ts`,
- * `pg_policies.ts`, `pg_routing_policies.ts`, `pg_transfer.ts`, and the dashboard's
+ * `pg_policies.ts`, `pg_routing_policies.ts`, `pg_router_pins.ts`, `pg_transfer.ts`, and the dashboard's
  * `pg_accounts.ts` and `pg_control.ts`) over one connection pool and one group committer. Same
  * semantics as the KV one; writes the database cannot take are kept (`settle_spill.ts`).
  */
@@ -14,6 +14,7 @@ import { writeBatch } from "./settle_sql.ts";
 import { type Logger, silentLogger } from "../../log.ts";
 import type { StateTransfer } from "../transfer.ts";
 import type { RoutingPolicyStore } from "../routing_policy_store.ts";
+import type { RouterPinStore } from "../router_pin_store.ts";
 import type { ControlPlaneStores } from "../kv/control_plane.ts";
 import { pgOrgStore } from "./pg_orgs.ts";
 import { pgApiKeyStore } from "./pg_api_keys.ts";
@@ -21,6 +22,7 @@ import { pgMeteringStore } from "./pg_metering.ts";
 import { pgRequestLogStore } from "./pg_request_log.ts";
 import { pgPolicyStore } from "./pg_policies.ts";
 import { pgRoutingPolicyStore } from "./pg_routing_policies.ts";
+import { pgRouterPinStore } from "./pg_router_pins.ts";
 import { pgTransfer } from "./pg_transfer.ts";
 import { pgAccountStore } from "./pg_accounts.ts";
 import { pgControlStore } from "./pg_control.ts";
@@ -44,6 +46,7 @@ export interface PgStore extends Store, StateTransfer {
   /** What the start applied (logged in the start line, printed by `admin migrate`). */
   readonly migration: MigrationResult;
   readonly routingPolicies: RoutingPolicyStore;
+  readonly routerPins: RouterPinStore;
   /** The dashboard's areas (accounts, ledger, audit, settings) on the same pool. */
   readonly controlPlane: ControlPlaneStores;
   /** Resolves once the spill file is empty (tests). */
@@ -92,6 +95,7 @@ function createPgStore(
     ...pgPolicyStore(sql),
     ...pgTransfer(sql),
     routingPolicies: pgRoutingPolicyStore(sql),
+    routerPins: pgRouterPinStore(sql),
     controlPlane: { accounts: pgAccountStore(sql), control: pgControlStore(sql) },
     /** What health checks and logs report about the database and the spill file. */
     health() {
