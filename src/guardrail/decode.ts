@@ -5,19 +5,26 @@
  * at 4× the input and `maxBytes` in total, so a crafted body cannot make the scan expensive.
  */
 
+import { type Anchors, askPosition, findAnchors, MIN_ENCODED_RUN } from "./rules/anchors.ts";
+import { DECODE_ASKS } from "./decode_asks.ts";
+
 export interface DecodedView {
   encoding: "base64" | "hex" | "rot13" | "reversed";
   text: string;
 }
 
-const MIN_RUN = 24;
-const ROT13_ASK = /rot[\s-]?13|caesar|cesar/;
-const REVERSE_ASK =
-  /\brevers|backwards?\b|ruckwarts|a l'envers|al reves|al contrario|achterstevoren|wspak|od tylu/;
 const PRINTABLE = /^[\t\n\r\x20-\x7e\u00a0-\u024f]*$/;
 
-/** `normalized` is `raw` through normalizeText (the ROT13/reverse requests are looked up there). */
-export function decodeViews(raw: string, normalized: string, maxBytes = 65_536): DecodedView[] {
+/**
+ * `normalized` is `raw` through normalizeText (the ROT13/reverse requests are looked up there);
+ * `anchors` its anchor pass, when the caller has it already.
+ */
+export function decodeViews(
+  raw: string,
+  normalized: string,
+  anchors: Anchors = findAnchors(normalized),
+  maxBytes = 65_536,
+): DecodedView[] {
   const views: DecodedView[] = [];
   let budget = Math.min(maxBytes, raw.length * 4);
   const push = (view: DecodedView) => {
@@ -26,19 +33,24 @@ export function decodeViews(raw: string, normalized: string, maxBytes = 65_536):
     budget -= text.length;
     views.push({ encoding: view.encoding, text });
   };
-  for (const run of encodedRuns(raw)) {
+  // The anchor pass saw no run long enough in the normalised text (which has every run of
+  // `raw`, lower-cased, or a longer one): nothing to decode.
+  for (const run of anchors.encodedRun ? encodedRuns(raw) : []) {
     if (budget <= 0) break;
     const hex = /^(?:[0-9a-fA-F]{2}[\s:]?)+$/.test(run);
     const text = hex ? fromHex(run) : fromBase64(run);
     if (text !== undefined && readsAsText(text)) push({ encoding: hex ? "hex" : "base64", text });
   }
   // ROT13 and reversal only near the request for them (a few KB), not the whole body.
-  const rot = ROT13_ASK.exec(normalized);
-  if (rot !== null) push({ encoding: "rot13", text: rot13(near(raw, rot.index)) });
-  const reverse = REVERSE_ASK.exec(normalized);
-  if (reverse !== null) {
-    push({ encoding: "reversed", text: [...near(raw, reverse.index)].reverse().join("") });
-  }
+  DECODE_ASKS.forEach((ask, k) => {
+    const at = askPosition(anchors, normalized, k);
+    if (at === -1) return;
+    const text = near(raw, at);
+    push({
+      encoding: ask.encoding,
+      text: ask.encoding === "rot13" ? rot13(text) : [...text].reverse().join(""),
+    });
+  });
   return views;
 }
 
@@ -75,7 +87,7 @@ export function encodedRuns(raw: string): string[] {
       const next = raw.charCodeAt(i + 1);
       if (next < 128 && CLASS[next] === 3) continue;
     }
-    if (i - start >= MIN_RUN) runs.push(raw.slice(start, i).trim());
+    if (i - start >= MIN_ENCODED_RUN) runs.push(raw.slice(start, i).trim());
     start = -1;
   }
   return runs;

@@ -12,6 +12,7 @@ import { decodeViews } from "./decode.ts";
 import { normalizeText } from "./normalize.ts";
 import { type NgramModel, sigmoid, windowedLogit } from "./ngram_model.ts";
 import { matchRules } from "./rules/index.ts";
+import { findAnchors } from "./rules/anchors.ts";
 
 export type Channel = "user" | "tool";
 export type Action = "pass" | "flag" | "block";
@@ -34,7 +35,8 @@ export function scanText(model: NgramModel, raw: string, channel: Channel): Text
   const normalized = normalizeText(raw);
   let block: string | undefined;
   let flag: string | undefined;
-  for (const hit of matchRules(normalized.text, channel)) {
+  const anchors = findAnchors(normalized.text);
+  for (const hit of matchRules(normalized.text, channel, anchors)) {
     if (hit.action === "block") block ??= hit.rule.id;
     else flag ??= hit.rule.id;
   }
@@ -45,7 +47,7 @@ export function scanText(model: NgramModel, raw: string, channel: Channel): Text
   let probability = normalized.text.length < MIN_MODEL_CHARS
     ? 0
     : sigmoid(windowedLogit(model, normalized.text));
-  for (const view of decodeViews(raw, normalized.text)) {
+  for (const view of decodeViews(raw, normalized.text, anchors)) {
     const text = normalizeText(view.text).text;
     const hits = matchRules(text, channel);
     if (hits.length > 0) block ??= `${hits[0]!.rule.id}/${view.encoding}`;

@@ -12,7 +12,7 @@ const ROLEPLAY =
 
 const ASSISTANT =
   "(?:ai|assistant|chatbot|model|ki|ia|asistente|assistente|assistent|asystent\\w{0,2}|modell?o?|bot)";
-const EMAIL_OR_URL = "(?:[\\w.+-]{1,40}@[\\w-]{1,40}\\.[a-z]{2,}|https?://)";
+const EMAIL_OR_URL = "(?:[\\w.+-]{1,40}@[\\w-]{1,40}\\.[a-z]{2,24}|https?://)";
 const ENCODINGS =
   "(?:base-?64|b64|rot-?13|hex(?:adecimal)?|binary|binar\\w{0,3}|morse|caesar|cesar)";
 
