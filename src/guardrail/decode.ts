@@ -5,7 +5,8 @@
  * at 4× the input and `maxBytes` in total, so a crafted body cannot make the scan expensive.
  */
 
-import { type Anchors, askPosition, findAnchors, MIN_ENCODED_RUN } from "./rules/anchors.ts";
+import { type Anchors, askPosition, MIN_ENCODED_RUN } from "./rules/anchors.ts";
+import { textPass } from "./text_pass.ts";
 import { DECODE_ASKS } from "./decode_asks.ts";
 
 export interface DecodedView {
@@ -17,12 +18,12 @@ const PRINTABLE = /^[\t\n\r\x20-\x7e\u00a0-\u024f]*$/;
 
 /**
  * `normalized` is `raw` through normalizeText (the ROT13/reverse requests are looked up there);
- * `anchors` its anchor pass, when the caller has it already.
+ * `anchors` the text pass's anchors of it, when the caller has them already.
  */
 export function decodeViews(
   raw: string,
   normalized: string,
-  anchors: Anchors = findAnchors(normalized),
+  anchors: Anchors = textPass(normalized, null).anchors,
   maxBytes = 65_536,
 ): DecodedView[] {
   const views: DecodedView[] = [];
@@ -33,7 +34,7 @@ export function decodeViews(
     budget -= text.length;
     views.push({ encoding: view.encoding, text });
   };
-  // The anchor pass saw no run long enough in the normalised text (which has every run of
+  // The text pass saw no run long enough in the normalised text (which has every run of
   // `raw`, lower-cased, or a longer one): nothing to decode.
   for (const run of anchors.encodedRun ? encodedRuns(raw) : []) {
     if (budget <= 0) break;

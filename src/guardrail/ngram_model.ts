@@ -63,10 +63,16 @@ export function textLogit(weights: Float32Array, bias: number, text: string): nu
 
 /** The maximum logit over 1 KB windows (stride 512) of `text`. */
 export function windowedLogit(model: NgramModel, text: string): number {
+  return logitOfBlocks(model, blockSums(model.quantised, text), text.length);
+}
+
+/**
+ * The maximum window logit from the per-block sums of a text of `length` characters (the text
+ * pass computes the sums together with the rules' anchors).
+ */
+export function logitOfBlocks(model: NgramModel, blocks: Int32Array, length: number): number {
   const { bias, scale } = model.manifest;
-  const length = text.length;
   if (length < MIN_N) return bias;
-  const blocks = blockSums(model.quantised, text);
   let best = -Infinity;
   for (let k = 0;; k++) {
     const start = k * STRIDE;
@@ -84,9 +90,10 @@ export function windowedLogit(model: NgramModel, text: string): number {
 
 /**
  * The summed int8 weights of the n-grams starting in each 512-character block. The same hashes
- * as forEachNgram, unrolled (this loop is most of the model's cost).
+ * as forEachNgram, unrolled; text_pass.ts computes the same sums in its one pass (a test holds
+ * the two equal).
  */
-function blockSums(weights: Int8Array, text: string): Int32Array {
+export function blockSums(weights: Int8Array, text: string): Int32Array {
   const length = text.length;
   const blocks = new Int32Array(Math.ceil(length / STRIDE) + 1);
   const shift = 32 - BUCKET_BITS;

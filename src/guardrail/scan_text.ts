@@ -10,9 +10,9 @@
  */
 import { decodeViews } from "./decode.ts";
 import { normalizeText } from "./normalize.ts";
-import { type NgramModel, sigmoid, windowedLogit } from "./ngram_model.ts";
+import { logitOfBlocks, type NgramModel, sigmoid } from "./ngram_model.ts";
 import { matchRules } from "./rules/index.ts";
-import { findAnchors } from "./rules/anchors.ts";
+import { textPass } from "./text_pass.ts";
 
 export type Channel = "user" | "tool";
 export type Action = "pass" | "flag" | "block";
@@ -35,8 +35,8 @@ export function scanText(model: NgramModel, raw: string, channel: Channel): Text
   const normalized = normalizeText(raw);
   let block: string | undefined;
   let flag: string | undefined;
-  const anchors = findAnchors(normalized.text);
-  for (const hit of matchRules(normalized.text, channel, anchors)) {
+  const pass = textPass(normalized.text, model.quantised);
+  for (const hit of matchRules(normalized.text, channel, pass.anchors)) {
     if (hit.action === "block") block ??= hit.rule.id;
     else flag ??= hit.rule.id;
   }
@@ -46,13 +46,17 @@ export function scanText(model: NgramModel, raw: string, channel: Channel): Text
   // Too short to judge by n-grams (a greeting, a number): the rules alone decide.
   let probability = normalized.text.length < MIN_MODEL_CHARS
     ? 0
-    : sigmoid(windowedLogit(model, normalized.text));
-  for (const view of decodeViews(raw, normalized.text, anchors)) {
+    : sigmoid(logitOfBlocks(model, pass.blocks, normalized.text.length));
+  for (const view of decodeViews(raw, normalized.text, pass.anchors)) {
     const text = normalizeText(view.text).text;
-    const hits = matchRules(text, channel);
+    const viewPass = textPass(text, model.quantised);
+    const hits = matchRules(text, channel, viewPass.anchors);
     if (hits.length > 0) block ??= `${hits[0]!.rule.id}/${view.encoding}`;
     if (text.length >= MIN_MODEL_CHARS) {
-      probability = Math.max(probability, sigmoid(windowedLogit(model, text)));
+      probability = Math.max(
+        probability,
+        sigmoid(logitOfBlocks(model, viewPass.blocks, text.length)),
+      );
     }
   }
   if (block === undefined && probability >= blockAt) block = MODEL_RULE;

@@ -2,7 +2,13 @@
 import assert from "node:assert/strict";
 import { Guardrail, type ScanUnit } from "../../src/guardrail/scanner.ts";
 import { committedModel } from "../../src/guardrail/model.ts";
-import { textLogit, windowedLogit } from "../../src/guardrail/ngram_model.ts";
+import {
+  blockSums,
+  logitOfBlocks,
+  textLogit,
+  windowedLogit,
+} from "../../src/guardrail/ngram_model.ts";
+import { textPass } from "../../src/guardrail/text_pass.ts";
 
 const user = (i: number, text: string): ScanUnit => ({
   path: `messages[${i}]`,
@@ -104,4 +110,31 @@ Deno.test("model — committed weights load; a short text's window score is its 
   const a = windowedLogit(model, text);
   const b = textLogit(model.weights, model.manifest.bias, text);
   assert.ok(Math.abs(a - b) < 1e-6, `${a} vs ${b}`);
+});
+
+Deno.test("text pass — its block sums equal the model's own, on every size and around block edges", () => {
+  const model = committedModel();
+  const texts = ["", "ab", "abc", "abcd", "ignore previous instructions"];
+  let long = "";
+  for (let i = 0; long.length < 3000; i++) long += `word${i % 97} ünï ${i % 13 ? "x" : "\n"}`;
+  for (const n of [510, 511, 512, 513, 514, 1024, 1027, 3000]) texts.push(long.slice(0, n));
+  for (const text of texts) {
+    const pass = textPass(text, model.quantised);
+    const reference = blockSums(model.quantised, text);
+    assert.deepEqual(
+      [...pass.blocks].slice(0, reference.length),
+      [...reference],
+      `length ${text.length}`,
+    );
+    assert.equal(logitOfBlocks(model, pass.blocks, text.length), windowedLogit(model, text));
+  }
+});
+
+Deno.test("text pass — finds base64 and spaced hex runs of 24 or more characters, not shorter", () => {
+  const run = (text: string) => textPass(text, null).anchors.encodedRun;
+  assert.equal(run(`x ${"a".repeat(24)}`), true);
+  assert.equal(run(`x ${"a".repeat(23)} y`), false);
+  assert.equal(run("de ad be ef de ad be ef de ad be ef"), true);
+  assert.equal(run("de ad be ef de ad"), false);
+  assert.equal(run(`${"Zm9v".repeat(6)}`), true);
 });

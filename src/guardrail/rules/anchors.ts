@@ -1,12 +1,10 @@
 /**
- * The one pass over a normalised text that tells the matcher where to look. Running a hundred
- * regular expressions over 32 KB costs milliseconds, so a rule runs only near its anchor: the
- * anchor's words are reduced to stems (their first five letters), and this pass looks every
- * word's prefix up in a table of stems, recording where each rule's anchor (and its second
- * required part, `also`) occurs. The same pass finds the requests to decode (ROT13, reversed;
- * decode_asks.ts) and notes whether the text holds a run of 24 or more base64/hex characters,
- * so the decoder and its patterns run only on texts that have one. Benign text mostly has
- * none of these, and then costs this one pass.
+ * The anchor index: where the matcher should look. Running a hundred regular expressions over
+ * 32 KB costs milliseconds, so a rule runs only near its anchor: the anchor's words are reduced
+ * to stems (their first five letters) and put in a table keyed by the stem's hash; the text
+ * pass (../text_pass.ts) looks every word's prefix up in it and records, per slot, where it
+ * occurs. The same table holds the words of the requests to decode (ROT13, reversed;
+ * decode_asks.ts), so their patterns run only near those words.
  *
  * Slots: `2·r` is rule r's anchor, `2·r + 1` its `also` part, `2·R + k` decode request k.
  */
@@ -20,6 +18,9 @@ const STEM = 5;
 /** Base64/hex runs shorter than this are not decoded (decode.ts). */
 export const MIN_ENCODED_RUN = 24;
 export const ASK_SLOT = 2 * RULES.length;
+export const SLOTS = ASK_SLOT + DECODE_ASKS.length;
+export const FNV_BASIS = 0x811c9dc5;
+export const FNV_PRIME = 0x01000193;
 
 /** Marks (not words) that anchor structural rules. */
 const MARKS = [
@@ -59,7 +60,7 @@ export interface Anchors {
   encodedRun: boolean;
 }
 
-interface AnchorIndex {
+export interface AnchorIndex {
   /** stem key → slots whose anchor holds that stem */
   stems: Map<number, number[]>;
   /** A one-byte-per-slot presence filter over the low 16 bits of the stem keys. */
@@ -71,14 +72,6 @@ interface AnchorIndex {
   unanchoredAlso: Set<number>;
 }
 
-/** Per ASCII code: 1 a word character ([a-z0-9]), 2 base64 alphabet, 4 a hex digit. */
-const CLASS = new Uint8Array(128);
-for (const ch of "abcdefghijklmnopqrstuvwxyz0123456789") CLASS[ch.charCodeAt(0)]! |= 1;
-for (const ch of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-=") {
-  CLASS[ch.charCodeAt(0)]! |= 2;
-}
-for (const ch of "0123456789abcdefABCDEF") CLASS[ch.charCodeAt(0)]! |= 4;
-
 export const INDEX = buildIndex(RULES);
 
 /** Whether slot `also` has no stem of its own (its rule then runs on the anchor alone). */
@@ -86,65 +79,19 @@ export function isUnanchoredAlso(slot: number): boolean {
   return INDEX.unanchoredAlso.has(slot);
 }
 
-/** The anchors of `text` (normalised). */
-export function findAnchors(text: string): Anchors {
-  const anchors: Anchors = {
-    at: new Array(ASK_SLOT + DECODE_ASKS.length),
-    found: [],
-    encodedRun: false,
-  };
-  for (const slot of INDEX.always) note(anchors, slot, 0);
-  const { present, stems } = INDEX;
-  const length = text.length;
-  let hash = 0;
-  let wordLength = 0;
-  let wordStart = 0;
-  let shortHash = 0;
-  let runStart = -1;
-  let hexOnly = true;
-  let encodedRun = false;
-  for (let i = 0; i <= length; i++) {
-    const c = i < length ? text.charCodeAt(i) : 32;
-    const cls = c < 128 ? CLASS[c]! : 0;
-    if (!encodedRun) {
-      // A run of base64 characters, or of hex pairs separated by single spaces or colons.
-      if ((cls & 2) !== 0) {
-        if (runStart === -1) {
-          runStart = i;
-          hexOnly = true;
-        }
-        if ((cls & 4) === 0) hexOnly = false;
-      } else if (runStart !== -1) {
-        const next = i + 1 < length ? text.charCodeAt(i + 1) : 0;
-        if (!(hexOnly && (c === 32 || c === 58) && next < 128 && (CLASS[next]! & 4) !== 0)) {
-          if (i - runStart >= MIN_ENCODED_RUN) encodedRun = true;
-          runStart = -1;
-        }
-      }
-    }
-    if ((cls & 1) !== 0) {
-      if (wordLength === 0) wordStart = i;
-      wordLength++;
-      if (wordLength <= STEM) {
-        hash = (hash * 31 + c) | 0;
-        if (wordLength === 2 || wordLength === 3) shortHash = hash;
-        // Stems of four or five letters match as prefixes ("ignor" in "ignoriere").
-        if (wordLength >= 4) {
-          const key = ((hash & 0x7ffffff) << 3) | wordLength;
-          if (present[key & 0xffff] === 1) noteAll(anchors, stems.get(key), wordStart);
-        }
-      }
-    } else if (wordLength !== 0) {
-      // Stems of two or three letters match whole words only ("ai", not "aim").
-      if (wordLength === 2 || wordLength === 3) {
-        const key = ((shortHash & 0x7ffffff) << 3) | wordLength;
-        if (present[key & 0xffff] === 1) noteAll(anchors, stems.get(key), wordStart);
-      }
-      hash = 0;
-      wordLength = 0;
-    }
+/** Records `position` for `slot` (ascending; at most MAX_POSITIONS). */
+export function note(anchors: Anchors, slot: number, position: number): void {
+  const list = anchors.at[slot];
+  if (list === undefined) {
+    anchors.at[slot] = [position];
+    anchors.found.push(slot);
+  } else if (list.length < MAX_POSITIONS && list[list.length - 1] !== position) {
+    list.push(position);
   }
-  anchors.encodedRun = encodedRun;
+}
+
+/** Adds the positions of the structural marks ("<|", "<!--"…), and those of `INDEX.always`. */
+export function noteMarks(anchors: Anchors, text: string): void {
   let marked = false;
   for (const { mark, slots } of INDEX.marks) {
     let at = text.indexOf(mark);
@@ -154,23 +101,11 @@ export function findAnchors(text: string): Anchors {
       at = text.indexOf(mark, at + mark.length);
     }
   }
-  if (marked) { for (const slot of anchors.found) anchors.at[slot]!.sort((a, b) => a - b); }
-  return anchors;
-}
-
-function noteAll(anchors: Anchors, slots: number[] | undefined, position: number): void {
-  if (slots === undefined) return;
-  for (let k = 0; k < slots.length; k++) note(anchors, slots[k]!, position);
-}
-
-function note(anchors: Anchors, slot: number, position: number): void {
-  const list = anchors.at[slot];
-  if (list === undefined) {
-    anchors.at[slot] = [position];
-    anchors.found.push(slot);
-  } else if (list.length < MAX_POSITIONS && list[list.length - 1] !== position) {
-    list.push(position);
+  for (const slot of INDEX.always) {
+    marked = true;
+    note(anchors, slot, 0);
   }
+  if (marked) { for (const slot of anchors.found) anchors.at[slot]!.sort((a, b) => a - b); }
 }
 
 /**
@@ -193,11 +128,20 @@ export function askPosition(anchors: Anchors, text: string, k: number): number {
   return -1;
 }
 
-function stemKey(word: string): number {
-  let hash = 0;
+/**
+ * A stem's key: the FNV-1a hash of its (at most five) letters, the same hash the n-gram model
+ * computes at every position (text_pass.ts reuses it), with the length in the low three bits.
+ */
+export function stemKey(word: string): number {
   const stem = word.slice(0, STEM);
-  for (let i = 0; i < stem.length; i++) hash = (hash * 31 + stem.charCodeAt(i)) | 0;
-  return ((hash & 0x7ffffff) << 3) | stem.length;
+  let hash = FNV_BASIS;
+  for (let i = 0; i < stem.length; i++) hash = Math.imul(hash ^ stem.charCodeAt(i), FNV_PRIME);
+  return keyOf(hash, stem.length);
+}
+
+/** The index key of a stem of `length` letters whose FNV-1a hash is `hash`. */
+export function keyOf(hash: number, length: number): number {
+  return (hash & 0x3ffffff8) | length;
 }
 
 /**

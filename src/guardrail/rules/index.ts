@@ -1,5 +1,5 @@
 /**
- * All rules, and the matcher. The anchor pass (anchors.ts) says where each rule's anchor words
+ * All rules, and the matcher. The text pass (../text_pass.ts) says where each rule's anchor words
  * are; a rule's pattern is then tested only in the windows where a match could lie: a match
  * holds one of its anchor words and is at most as long as the pattern's longest match
  * (extent.ts), so around an anchor word at p it lies within p ± that length. Overlapping
@@ -8,7 +8,8 @@
  */
 import type { Rule, RuleAction } from "./rule.ts";
 import { RULES } from "./rule_set.ts";
-import { type Anchors, findAnchors, isUnanchoredAlso, MAX_POSITIONS } from "./anchors.ts";
+import { type Anchors, isUnanchoredAlso, MAX_POSITIONS } from "./anchors.ts";
+import { textPass } from "../text_pass.ts";
 import { maxMatchLength } from "./extent.ts";
 
 export type { Rule, RuleAction } from "./rule.ts";
@@ -31,12 +32,12 @@ export interface RuleHit {
 
 /**
  * The rules that match `text` (normalised), strongest action first; `anchors` is
- * findAnchors(text) when the caller has it already.
+ * the text pass's anchors when the caller has them already.
  */
 export function matchRules(
   text: string,
   channel: "user" | "tool",
-  anchors: Anchors = findAnchors(text),
+  anchors: Anchors = textPass(text, null).anchors,
 ): RuleHit[] {
   const hits: RuleHit[] = [];
   for (const slot of anchors.found) {

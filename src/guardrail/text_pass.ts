@@ -1,0 +1,128 @@
+/**
+ * The one pass over a normalised text that everything after normalisation needs: the n-gram
+ * model's per-block weight sums (ngram_model.ts), the anchors of the rules and of the decode
+ * requests (rules/anchors.ts), and whether a base64/hex run of 24 or more characters occurs
+ * (only then does decode.ts look for runs). Each character is read once: the last five are
+ * kept in variables, the FNV-1a hashes of the 3-, 4- and 5-grams starting at each position are
+ * computed once, and at a word start the same hashes (of the word's first two to five
+ * letters) are the stem keys looked up in the anchor index.
+ */
+import {
+  type Anchors,
+  FNV_BASIS,
+  FNV_PRIME,
+  INDEX,
+  keyOf,
+  MIN_ENCODED_RUN,
+  note,
+  noteMarks,
+  SLOTS,
+} from "./rules/anchors.ts";
+import { BUCKET_BITS, STRIDE } from "./ngram_model.ts";
+
+export interface TextPass {
+  anchors: Anchors;
+  /** Summed int8 weights of the n-grams starting in each STRIDE block (with model weights). */
+  blocks: Int32Array;
+}
+
+/** Per ASCII code: 1 a word character ([a-z0-9]), 2 base64 alphabet, 4 a hex digit. */
+const CLASS = new Uint8Array(128);
+for (const ch of "abcdefghijklmnopqrstuvwxyz0123456789") CLASS[ch.charCodeAt(0)]! |= 1;
+for (const ch of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-=") {
+  CLASS[ch.charCodeAt(0)]! |= 2;
+}
+for (const ch of "0123456789abcdefABCDEF") CLASS[ch.charCodeAt(0)]! |= 4;
+
+const EMPTY = new Int32Array(0);
+const SHIFT = 32 - BUCKET_BITS;
+const GOLDEN = 0x9e3779b1 | 0;
+const BLOCK_SHIFT = Math.log2(STRIDE);
+if (!Number.isInteger(BLOCK_SHIFT)) throw new Error("text pass: STRIDE must be a power of two");
+
+/** `weights`: the model's int8 weights, or null when only the anchors are wanted. */
+export function textPass(text: string, weights: Int8Array | null): TextPass {
+  const anchors: Anchors = { at: new Array(SLOTS), found: [], encodedRun: false };
+  const length = text.length;
+  const blocks = weights === null ? EMPTY : new Int32Array(Math.ceil(length / STRIDE) + 1);
+  const { present, stems } = INDEX;
+  // c4..c0: the characters at s .. s+4 (c0 newest); k4..k0 their classes; kp the class at s-1.
+  let c4 = 32, c3 = 32, c2 = 32, c1 = 32;
+  let k4 = 0, k3 = 0, k2 = 0, k1 = 0, kp = 0;
+  let runStart = -1;
+  let hexOnly = true;
+  let encodedRun = false;
+  let blockSum = 0;
+  let block = 0;
+  for (let i = 0; i < length + 4; i++) {
+    const c0 = i < length ? text.charCodeAt(i) : 32;
+    const k0 = c0 < 128 ? CLASS[c0]! : 0;
+    const s = i - 4;
+    if (s >= 0) {
+      let h = Math.imul(FNV_BASIS ^ c4, FNV_PRIME);
+      h = Math.imul(h ^ c3, FNV_PRIME);
+      const h2 = h;
+      h = Math.imul(h ^ c2, FNV_PRIME);
+      const h3 = h;
+      h = Math.imul(h ^ c1, FNV_PRIME);
+      const h4 = h;
+      const h5 = Math.imul(h ^ c0, FNV_PRIME);
+      if (weights !== null && s + 2 < length) {
+        if (s >>> BLOCK_SHIFT !== block) {
+          blocks[block] = blockSum;
+          block = s >>> BLOCK_SHIFT;
+          blockSum = 0;
+        }
+        blockSum += weights[Math.imul(h3, GOLDEN) >>> SHIFT]!;
+        if (s + 3 < length) {
+          blockSum += weights[Math.imul(h4, GOLDEN) >>> SHIFT]!;
+          if (s + 4 < length) blockSum += weights[Math.imul(h5, GOLDEN) >>> SHIFT]!;
+        }
+      }
+      // A word starts at s: stems of two or three letters match whole words only ("ai", not
+      // "aim"); stems of four or five letters match as prefixes ("ignor" in "ignoriere").
+      if ((k4 & 1) !== 0 && (kp & 1) === 0 && (k3 & 1) !== 0) {
+        let key: number;
+        if ((k2 & 1) === 0) key = keyOf(h2, 2);
+        else if ((k1 & 1) === 0) key = keyOf(h3, 3);
+        else {
+          key = keyOf(h4, 4);
+          if (present[key & 0xffff] === 1) noteAll(anchors, stems.get(key), s);
+          key = (k0 & 1) === 0 ? -1 : keyOf(h5, 5);
+        }
+        if (key !== -1 && present[key & 0xffff] === 1) noteAll(anchors, stems.get(key), s);
+      }
+      // Runs of base64 characters, or of hex pairs separated by single spaces or colons.
+      if (!encodedRun) {
+        if ((k4 & 2) !== 0) {
+          if (runStart === -1) {
+            runStart = s;
+            hexOnly = true;
+          }
+          if ((k4 & 4) === 0) hexOnly = false;
+        } else if (runStart !== -1) {
+          if (!(hexOnly && (c4 === 32 || c4 === 58) && s + 1 < length && (k3 & 4) !== 0)) {
+            if (s - runStart >= MIN_ENCODED_RUN) encodedRun = true;
+            runStart = -1;
+          }
+        }
+      }
+    }
+    kp = k4;
+    c4 = c3, k4 = k3;
+    c3 = c2, k3 = k2;
+    c2 = c1, k2 = k1;
+    c1 = c0, k1 = k0;
+  }
+  if (weights !== null && length >= 3) blocks[block] = blockSum;
+  // A run that reaches the end of the text.
+  if (!encodedRun && runStart !== -1 && length - runStart >= MIN_ENCODED_RUN) encodedRun = true;
+  anchors.encodedRun = encodedRun;
+  noteMarks(anchors, text);
+  return { anchors, blocks };
+}
+
+function noteAll(anchors: Anchors, slots: number[] | undefined, position: number): void {
+  if (slots === undefined) return;
+  for (let k = 0; k < slots.length; k++) note(anchors, slots[k]!, position);
+}
