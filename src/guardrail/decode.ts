@@ -18,12 +18,14 @@ const PRINTABLE = /^[\t\n\r\x20-\x7e\u00a0-\u024f]*$/;
 
 /**
  * `normalized` is `raw` through normalizeText (the ROT13/reverse requests are looked up there);
- * `anchors` the text pass's anchors of it, when the caller has them already.
+ * `anchors` the text pass's anchors of it, when the caller has them already; `aligned` when
+ * `normalized` has `raw`'s positions (ASCII text, only lower-cased).
  */
 export function decodeViews(
   raw: string,
   normalized: string,
   anchors: Anchors = textPass(normalized, null).anchors,
+  aligned = false,
   maxBytes = 65_536,
 ): DecodedView[] {
   const views: DecodedView[] = [];
@@ -35,8 +37,11 @@ export function decodeViews(
     views.push({ encoding: view.encoding, text });
   };
   // The text pass saw no run long enough in the normalised text (which has every run of
-  // `raw`, lower-cased, or a longer one): nothing to decode.
-  for (const run of anchors.encodedRun ? encodedRuns(raw) : []) {
+  // `raw`, lower-cased, or a longer one): nothing to decode. Else, with the same positions,
+  // runs start no earlier than the line where it saw the first.
+  const at = anchors.encodedRunAt;
+  const from = at === -1 ? -1 : aligned ? raw.lastIndexOf("\n", at) + 1 : 0;
+  for (const run of from === -1 ? [] : encodedRuns(raw, from)) {
     if (budget <= 0) break;
     const hex = /^(?:[0-9a-fA-F]{2}[\s:]?)+$/.test(run);
     const text = hex ? fromHex(run) : fromBase64(run);
@@ -64,14 +69,15 @@ for (const ch of "0123456789abcdefABCDEF") CLASS[ch.charCodeAt(0)] = 3;
 
 /**
  * Runs of at least 24 base64-alphabet characters (with `=` padding), or of hex pairs separated
- * by single spaces or colons; one pass over the text, no regular expression.
+ * by single spaces or colons, from position `from` (a line start); one pass over the text, no
+ * regular expression.
  */
-export function encodedRuns(raw: string): string[] {
+export function encodedRuns(raw: string, from = 0): string[] {
   const runs: string[] = [];
   const length = raw.length;
   let start = -1;
   let hexOnly = true;
-  for (let i = 0; i <= length; i++) {
+  for (let i = from; i <= length; i++) {
     const c = i < length ? raw.charCodeAt(i) : 0;
     const cls = c < 128 ? CLASS[c]! : 0;
     if (cls !== 0) {

@@ -17,6 +17,8 @@ export interface NormalizedText {
   tags: number;
   /** Words in which look-alike letters were folded. */
   mixedScriptWords: number;
+  /** `raw` was ASCII: `text` is it lower-cased, character for character. */
+  ascii: boolean;
 }
 
 // deno-lint-ignore no-control-regex
@@ -80,7 +82,7 @@ function foldAccent(ch: string): string {
 
 export function normalizeText(raw: string): NormalizedText {
   if (!NON_ASCII.test(raw)) {
-    return { text: raw.toLowerCase(), zeroWidth: 0, tags: 0, mixedScriptWords: 0 };
+    return { text: raw.toLowerCase(), zeroWidth: 0, tags: 0, mixedScriptWords: 0, ascii: true };
   }
   let tags = 0;
   let tagText = "";
@@ -113,5 +115,5 @@ export function normalizeText(raw: string): NormalizedText {
   }
   text = text.toLowerCase().replace(ACCENTED, foldAccent);
   if (tagText !== "") text += "\n" + tagText.toLowerCase();
-  return { text, zeroWidth, tags, mixedScriptWords };
+  return { text, zeroWidth, tags, mixedScriptWords, ascii: false };
 }

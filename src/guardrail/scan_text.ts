@@ -47,7 +47,7 @@ export function scanText(model: NgramModel, raw: string, channel: Channel): Text
   let probability = normalized.text.length < MIN_MODEL_CHARS
     ? 0
     : sigmoid(logitOfBlocks(model, pass.blocks, normalized.text.length));
-  for (const view of decodeViews(raw, normalized.text, pass.anchors)) {
+  for (const view of decodeViews(raw, normalized.text, pass.anchors, normalized.ascii)) {
     const text = normalizeText(view.text).text;
     const viewPass = textPass(text, model.quantised);
     const hits = matchRules(text, channel, viewPass.anchors);

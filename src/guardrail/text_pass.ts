@@ -1,8 +1,8 @@
 /**
  * The one pass over a normalised text that everything after normalisation needs: the n-gram
  * model's per-block weight sums (ngram_model.ts), the anchors of the rules and of the decode
- * requests (rules/anchors.ts), and whether a base64/hex run of 24 or more characters occurs
- * (only then does decode.ts look for runs). Each character is read once: the last five are
+ * requests (rules/anchors.ts), and where a base64/hex run of 24 or more characters may be
+ * (only then, and from there, does decode.ts look for runs). Each character is read once: the last five are
  * kept in variables, the FNV-1a hashes of the 3-, 4- and 5-grams starting at each position are
  * computed once, and at a word start the same hashes (of the word's first two to five
  * letters) are the stem keys looked up in the anchor index.
@@ -17,6 +17,7 @@ import {
   note,
   noteMarks,
   SLOTS,
+  TABLE_MASK,
 } from "./rules/anchors.ts";
 import { BUCKET_BITS, STRIDE } from "./ngram_model.ts";
 
@@ -26,13 +27,15 @@ export interface TextPass {
   blocks: Int32Array;
 }
 
-/** Per ASCII code: 1 a word character ([a-z0-9]), 2 base64 alphabet, 4 a hex digit. */
+/** Per ASCII code: 1 a word character ([a-z0-9]), 2 base64 alphabet, 4 a hex digit, 8 space or colon. */
 const CLASS = new Uint8Array(128);
 for (const ch of "abcdefghijklmnopqrstuvwxyz0123456789") CLASS[ch.charCodeAt(0)]! |= 1;
 for (const ch of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-=") {
   CLASS[ch.charCodeAt(0)]! |= 2;
 }
 for (const ch of "0123456789abcdefABCDEF") CLASS[ch.charCodeAt(0)]! |= 4;
+CLASS[32]! |= 8;
+CLASS[58]! |= 8;
 
 const EMPTY = new Int32Array(0);
 const SHIFT = 32 - BUCKET_BITS;
@@ -42,41 +45,64 @@ if (!Number.isInteger(BLOCK_SHIFT)) throw new Error("text pass: STRIDE must be a
 
 /** `weights`: the model's int8 weights, or null when only the anchors are wanted. */
 export function textPass(text: string, weights: Int8Array | null): TextPass {
-  const anchors: Anchors = { at: new Array(SLOTS), found: [], encodedRun: false };
+  const anchors: Anchors = { at: new Array(SLOTS), found: [], encodedRunAt: -1 };
   const length = text.length;
   const blocks = weights === null ? EMPTY : new Int32Array(Math.ceil(length / STRIDE) + 1);
-  const { present, stems } = INDEX;
+  const { keys, slotsAt } = INDEX;
+  const mask = TABLE_MASK;
+  // Locals, not imported bindings (a module import is read through its cell on every use).
+  const basis = FNV_BASIS | 0;
+  const prime = FNV_PRIME;
+  const golden = GOLDEN;
+  const shift = SHIFT;
+  const blockShift = BLOCK_SHIFT;
+  const minRun = MIN_ENCODED_RUN;
   // c4..c0: the characters at s .. s+4 (c0 newest); k4..k0 their classes; kp the class at s-1.
   let c4 = 32, c3 = 32, c2 = 32, c1 = 32;
   let k4 = 0, k3 = 0, k2 = 0, k1 = 0, kp = 0;
-  let runStart = -1;
-  let hexOnly = true;
-  let encodedRun = false;
+  let base64 = 0;
+  let hex = 0;
+  let separated = false;
+  let encodedRunAt = -1;
   let blockSum = 0;
   let block = 0;
   for (let i = 0; i < length + 4; i++) {
     const c0 = i < length ? text.charCodeAt(i) : 32;
     const k0 = c0 < 128 ? CLASS[c0]! : 0;
+    if (encodedRunAt === -1 && i < length) {
+      // Runs of base64 characters, and of hex digits with single spaces or colons between
+      // (a superset of the runs decode.ts decodes; it looks at them itself).
+      base64 = (k0 & 2) !== 0 ? base64 + 1 : 0;
+      if ((k0 & 4) !== 0) {
+        hex++;
+        separated = false;
+      } else if ((k0 & 8) !== 0 && !separated) separated = true;
+      else {
+        hex = 0;
+        separated = false;
+      }
+      if (base64 >= minRun || 2 * hex >= minRun) encodedRunAt = i;
+    }
     const s = i - 4;
     if (s >= 0) {
-      let h = Math.imul(FNV_BASIS ^ c4, FNV_PRIME);
-      h = Math.imul(h ^ c3, FNV_PRIME);
+      let h = Math.imul(basis ^ c4, prime);
+      h = Math.imul(h ^ c3, prime);
       const h2 = h;
-      h = Math.imul(h ^ c2, FNV_PRIME);
+      h = Math.imul(h ^ c2, prime);
       const h3 = h;
-      h = Math.imul(h ^ c1, FNV_PRIME);
+      h = Math.imul(h ^ c1, prime);
       const h4 = h;
-      const h5 = Math.imul(h ^ c0, FNV_PRIME);
+      const h5 = Math.imul(h ^ c0, prime);
       if (weights !== null && s + 2 < length) {
-        if (s >>> BLOCK_SHIFT !== block) {
+        if (s >>> blockShift !== block) {
           blocks[block] = blockSum;
-          block = s >>> BLOCK_SHIFT;
+          block = s >>> blockShift;
           blockSum = 0;
         }
-        blockSum += weights[Math.imul(h3, GOLDEN) >>> SHIFT]!;
+        blockSum += weights[Math.imul(h3, golden) >>> shift]!;
         if (s + 3 < length) {
-          blockSum += weights[Math.imul(h4, GOLDEN) >>> SHIFT]!;
-          if (s + 4 < length) blockSum += weights[Math.imul(h5, GOLDEN) >>> SHIFT]!;
+          blockSum += weights[Math.imul(h4, golden) >>> shift]!;
+          if (s + 4 < length) blockSum += weights[Math.imul(h5, golden) >>> shift]!;
         }
       }
       // A word starts at s: stems of two or three letters match whole words only ("ai", not
@@ -87,23 +113,22 @@ export function textPass(text: string, weights: Int8Array | null): TextPass {
         else if ((k1 & 1) === 0) key = keyOf(h3, 3);
         else {
           key = keyOf(h4, 4);
-          if (present[key & 0xffff] === 1) noteAll(anchors, stems.get(key), s);
+          for (
+            let t = (key >>> 3) & mask, k = keys[t]!;
+            k !== 0;
+            t = (t + 1) & mask, k = keys[t]!
+          ) {
+            if (k === key) noteAll(anchors, slotsAt[t]!, s);
+          }
           key = (k0 & 1) === 0 ? -1 : keyOf(h5, 5);
         }
-        if (key !== -1 && present[key & 0xffff] === 1) noteAll(anchors, stems.get(key), s);
-      }
-      // Runs of base64 characters, or of hex pairs separated by single spaces or colons.
-      if (!encodedRun) {
-        if ((k4 & 2) !== 0) {
-          if (runStart === -1) {
-            runStart = s;
-            hexOnly = true;
-          }
-          if ((k4 & 4) === 0) hexOnly = false;
-        } else if (runStart !== -1) {
-          if (!(hexOnly && (c4 === 32 || c4 === 58) && s + 1 < length && (k3 & 4) !== 0)) {
-            if (s - runStart >= MIN_ENCODED_RUN) encodedRun = true;
-            runStart = -1;
+        if (key !== -1) {
+          for (
+            let t = (key >>> 3) & mask, k = keys[t]!;
+            k !== 0;
+            t = (t + 1) & mask, k = keys[t]!
+          ) {
+            if (k === key) noteAll(anchors, slotsAt[t]!, s);
           }
         }
       }
@@ -115,14 +140,11 @@ export function textPass(text: string, weights: Int8Array | null): TextPass {
     c1 = c0, k1 = k0;
   }
   if (weights !== null && length >= 3) blocks[block] = blockSum;
-  // A run that reaches the end of the text.
-  if (!encodedRun && runStart !== -1 && length - runStart >= MIN_ENCODED_RUN) encodedRun = true;
-  anchors.encodedRun = encodedRun;
+  anchors.encodedRunAt = encodedRunAt;
   noteMarks(anchors, text);
   return { anchors, blocks };
 }
 
-function noteAll(anchors: Anchors, slots: number[] | undefined, position: number): void {
-  if (slots === undefined) return;
+function noteAll(anchors: Anchors, slots: number[], position: number): void {
   for (let k = 0; k < slots.length; k++) note(anchors, slots[k]!, position);
 }

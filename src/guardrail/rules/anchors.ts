@@ -21,6 +21,8 @@ export const ASK_SLOT = 2 * RULES.length;
 export const SLOTS = ASK_SLOT + DECODE_ASKS.length;
 export const FNV_BASIS = 0x811c9dc5;
 export const FNV_PRIME = 0x01000193;
+/** The stem table's size less one (a power of two, several times the number of stems). */
+export const TABLE_MASK = 8191;
 
 /** Marks (not words) that anchor structural rules. */
 const MARKS = [
@@ -56,13 +58,22 @@ export interface Anchors {
   at: Array<number[] | undefined>;
   /** Slots that have positions, in no particular order. */
   found: number[];
-  /** The text may hold a base64/hex run of MIN_ENCODED_RUN or more characters. */
-  encodedRun: boolean;
+  /**
+   * -1 when the text holds no base64/hex run of MIN_ENCODED_RUN or more characters; else a
+   * position at or after the start of the first one, on its line (runs never span lines).
+   */
+  encodedRunAt: number;
 }
 
 export interface AnchorIndex {
   /** stem key → slots whose anchor holds that stem */
   stems: Map<number, number[]>;
+  /**
+   * The same, as an open-addressing table the text pass probes without a Map: `keys[i]` a stem
+   * key (0 empty), `slotsAt[i]` its slots; a key starts at `(key >>> 3) & TABLE_MASK`.
+   */
+  keys: Int32Array;
+  slotsAt: number[][];
   /** A one-byte-per-slot presence filter over the low 16 bits of the stem keys. */
   present: Uint8Array;
   marks: Array<{ mark: string; slots: number[] }>;
@@ -270,5 +281,13 @@ function buildIndex(rules: readonly Rule[]): AnchorIndex {
   });
   const present = new Uint8Array(0x10000);
   for (const key of stems.keys()) present[key & 0xffff] = 1;
-  return { stems, present, marks, always, unanchoredAlso };
+  const keys = new Int32Array(TABLE_MASK + 1);
+  const slotsAt: number[][] = [];
+  for (const [key, slots] of stems) {
+    let i = (key >>> 3) & TABLE_MASK;
+    while (keys[i] !== 0) i = (i + 1) & TABLE_MASK;
+    keys[i] = key;
+    slotsAt[i] = slots;
+  }
+  return { stems, present, keys, slotsAt, marks, always, unanchoredAlso };
 }
