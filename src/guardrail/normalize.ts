@@ -27,7 +27,6 @@ const ZERO_WIDTH = /[\u00ad\u180e\u200b-\u200f\u2060-\u2064\ufeff]/g;
 const ZERO_WIDTH_TEST = /[\u00ad\u180e\u200b-\u200f\u2060-\u2064\ufeff]/;
 const TAG_CHARS = /[\u{e0000}-\u{e007f}]/gu;
 const TAG_TEST = /[\u{e0000}-\u{e007f}]/u;
-const ACCENTED = /[\u00c0-\u024f\u1e00-\u1eff]|[\u0300-\u036f]/g;
 const COMBINING = /[\u0300-\u036f]/g;
 const LOOKALIKE_SCRIPT = /[\u0370-\u03ff\u0400-\u04ff\u0500-\u052f\u0250-\u02af]/;
 const WORD = /\p{L}+/gu;
@@ -68,26 +67,66 @@ const LOOKALIKES: Record<string, string> = {
 
 /** Letters NFD does not decompose but that rules write in ASCII. */
 const EXTRA_FOLD: Record<string, string> = { "ł": "l", "ß": "ss", "ø": "o", "æ": "ae", "œ": "oe" };
-const FOLDED = new Map<string, string>();
 
-/** "é" → "e", "ł" → "l", "ß" → "ss"; combining marks → "" (memoised per character). */
+/** "é" → "e", "ł" → "l", "ß" → "ss"; combining marks → "". */
 function foldAccent(ch: string): string {
-  let folded = FOLDED.get(ch);
-  if (folded === undefined) {
-    folded = EXTRA_FOLD[ch] ?? ch.normalize("NFD").replace(COMBINING, "");
-    FOLDED.set(ch, folded);
+  return EXTRA_FOLD[ch] ?? ch.normalize("NFD").replace(COMBINING, "");
+}
+
+/**
+ * The folded form of every character in the ranges that fold (Latin-1 Supplement letters,
+ * Latin Extended-A/B, Latin Extended Additional, combining marks), undefined where a
+ * character stays as it is.
+ */
+const FOLD: Array<string | undefined> = [];
+for (const [from, to] of [[0xc0, 0x24f], [0x300, 0x36f], [0x1e00, 0x1eff]] as const) {
+  for (let c = from; c <= to; c++) {
+    const ch = String.fromCharCode(c);
+    const folded = foldAccent(ch);
+    if (folded !== ch) FOLD[c] = folded;
   }
-  return folded;
+}
+
+/** What a non-ASCII character asks of the normaliser (bits); see `needsOf`. */
+const TAG = 1, ZERO = 2, NFKC = 4, LOOKALIKE = 8;
+const NEEDS = new Uint8Array(0x2100);
+for (let c = 0x80; c < NEEDS.length; c++) NEEDS[c] = needsOf(c);
+
+/**
+ * Zero-width characters, look-alike scripts, and whatever NFKC could change: a character
+ * NFKC maps to something else, a combining mark or Hangul jamo (which compose with their
+ * neighbours), anything outside the table (astral characters, full-width forms…).
+ */
+function needsOf(c: number): number {
+  if (c >= 0xd800 && c <= 0xdbff) return c === 0xdb40 ? TAG | NFKC : NFKC;
+  if (c === 0xfeff) return ZERO;
+  if (c >= NEEDS.length) return NFKC;
+  const ch = String.fromCharCode(c);
+  let needs = ZERO_WIDTH_TEST.test(ch) ? ZERO : 0;
+  if (LOOKALIKE_SCRIPT.test(ch)) needs |= LOOKALIKE;
+  if (
+    ch.normalize("NFKC") !== ch || /\p{M}/u.test(ch) || (c >= 0x1100 && c <= 0x11ff) ||
+    (c >= 0xd800 && c <= 0xdfff)
+  ) {
+    needs |= NFKC;
+  }
+  return needs;
 }
 
 export function normalizeText(raw: string): NormalizedText {
   if (!NON_ASCII.test(raw)) {
     return { text: raw.toLowerCase(), zeroWidth: 0, tags: 0, mixedScriptWords: 0, ascii: true };
   }
+  // One look at the characters decides which of the steps below this text needs.
+  let needs = 0;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw.charCodeAt(i);
+    if (c >= 0x80) needs |= c < NEEDS.length ? NEEDS[c]! : needsOf(c);
+  }
   let tags = 0;
   let tagText = "";
   let text = raw;
-  if (TAG_TEST.test(text)) {
+  if ((needs & TAG) !== 0 && TAG_TEST.test(text)) {
     text = text.replace(TAG_CHARS, (ch) => {
       tags++;
       const code = ch.codePointAt(0)! - 0xe0000;
@@ -96,15 +135,16 @@ export function normalizeText(raw: string): NormalizedText {
     });
   }
   let zeroWidth = 0;
-  if (ZERO_WIDTH_TEST.test(text)) {
+  if ((needs & ZERO) !== 0) {
     text = text.replace(ZERO_WIDTH, () => {
       zeroWidth++;
       return "";
     });
   }
-  text = text.normalize("NFKC");
+  if ((needs & NFKC) !== 0) text = text.normalize("NFKC");
   let mixedScriptWords = 0;
-  if (LOOKALIKE_SCRIPT.test(text)) {
+  // NFKC can make look-alike letters out of others (full-width Greek…): test again after it.
+  if ((needs & (LOOKALIKE | NFKC)) !== 0 && LOOKALIKE_SCRIPT.test(text)) {
     text = text.replace(WORD, (word) => {
       if (!LATIN.test(word) || !LOOKALIKE_SCRIPT.test(word)) return word;
       mixedScriptWords++;
@@ -113,7 +153,22 @@ export function normalizeText(raw: string): NormalizedText {
       return folded;
     });
   }
-  text = text.toLowerCase().replace(ACCENTED, foldAccent);
+  text = foldAccents(text.toLowerCase());
   if (tagText !== "") text += "\n" + tagText.toLowerCase();
   return { text, zeroWidth, tags, mixedScriptWords, ascii: false };
+}
+
+/** Every character of FOLD replaced by its folded form; one pass, no regular expression. */
+function foldAccents(text: string): string {
+  let out = "";
+  let last = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0xc0) continue;
+    const folded = FOLD[c];
+    if (folded === undefined) continue;
+    out += text.slice(last, i) + folded;
+    last = i + 1;
+  }
+  return last === 0 ? text : out + text.slice(last);
 }

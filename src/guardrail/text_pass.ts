@@ -62,26 +62,25 @@ export function textPass(text: string, weights: Int8Array | null): TextPass {
   let k4 = 0, k3 = 0, k2 = 0, k1 = 0, kp = 0;
   let base64 = 0;
   let hex = 0;
-  let separated = false;
+  let separated = 0;
   let encodedRunAt = -1;
   let blockSum = 0;
   let block = 0;
   for (let i = 0; i < length + 4; i++) {
     const c0 = i < length ? text.charCodeAt(i) : 32;
     const k0 = c0 < 128 ? CLASS[c0]! : 0;
-    if (encodedRunAt === -1 && i < length) {
+    if (encodedRunAt === -1) {
       // Runs of base64 characters, and of hex digits with single spaces or colons between
-      // (a superset of the runs decode.ts decodes; it looks at them itself).
-      base64 = (k0 & 2) !== 0 ? base64 + 1 : 0;
-      if ((k0 & 4) !== 0) {
-        hex++;
-        separated = false;
-      } else if ((k0 & 8) !== 0 && !separated) separated = true;
-      else {
-        hex = 0;
-        separated = false;
+      // (a superset of the runs decode.ts decodes; it looks at them itself). Branch-free:
+      // character classes alternate too irregularly for a branch predictor.
+      const isHex = (k0 >> 2) & 1;
+      const isSeparator = (k0 >> 3) & 1;
+      base64 = (base64 + 1) * ((k0 >> 1) & 1);
+      hex = (hex + isHex) * (isHex | (isSeparator & (separated ^ 1)));
+      separated = isSeparator & (separated ^ 1);
+      if ((base64 >= minRun ? 1 : 0) + (2 * hex >= minRun ? 1 : 0) !== 0 && i < length) {
+        encodedRunAt = i;
       }
-      if (base64 >= minRun || 2 * hex >= minRun) encodedRunAt = i;
     }
     const s = i - 4;
     if (s >= 0) {

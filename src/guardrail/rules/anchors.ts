@@ -79,15 +79,19 @@ export interface AnchorIndex {
   marks: Array<{ mark: string; slots: number[] }>;
   /** Slots no stem can anchor: tried at the start of every text. */
   always: number[];
-  /** `also` slots no stem can anchor (their rules run on the anchor alone). */
-  unanchoredAlso: Set<number>;
+  /**
+   * `also` slots that have stems: the rule's own `also` part, or else, found in its pattern,
+   * the last required group of every alternative (a match holds a word of it too). A rule
+   * whose slot is not here runs on its anchor alone.
+   */
+  anchoredAlso: Set<number>;
 }
 
 export const INDEX = buildIndex(RULES);
 
-/** Whether slot `also` has no stem of its own (its rule then runs on the anchor alone). */
-export function isUnanchoredAlso(slot: number): boolean {
-  return INDEX.unanchoredAlso.has(slot);
+/** Whether `also` slot has stems (else its rule runs on the anchor alone). */
+export function hasAlso(slot: number): boolean {
+  return INDEX.anchoredAlso.has(slot);
 }
 
 /** Records `position` for `slot` (ascending; at most MAX_POSITIONS). */
@@ -164,7 +168,9 @@ export function anchorStems(source: string): string[] | null {
   return stemsOf(source, false) ?? stemsOf(source, true);
 }
 
-function stemsOf(source: string, allowStop: boolean): string[] | null {
+function stemsOf(source: string, allowStop: boolean, depth = 0): string[] | null {
+  // A group that does not unwrap (a quantified one) would be its own only group.
+  if (depth > 8) return null;
   const stems: string[] = [];
   for (const alternative of splitAlternatives(unwrap(source))) {
     const plain = alternative.replace(/\\/g, "");
@@ -180,9 +186,34 @@ function stemsOf(source: string, allowStop: boolean): string[] | null {
       stems.push(words.reduce((a, b) => (b.length > a.length ? b : a)));
       continue;
     }
-    const inner = groups.map((g) => stemsOf(g, allowStop)).find((g) => g !== null && g.length > 0);
+    const inner = groups.map((g) => stemsOf(g, allowStop, depth + 1)).find((g) =>
+      g !== null && g.length > 0
+    );
     if (inner === undefined || inner === null) return null;
     stems.push(...inner);
+  }
+  return stems;
+}
+
+/**
+ * For a rule without an `also` part: the stems of the last required group of each top-level
+ * alternative of its pattern (every match holds a word of it as well as its anchor word), or
+ * null when an alternative has none or is anchored by a mark. (Where the last group is the
+ * anchor's own, it requires nothing more; no harm.)
+ */
+function lastGroupStems(source: string): string[] | null {
+  const stems: string[] = [];
+  for (const alternative of splitAlternatives(unwrap(source))) {
+    const plain = alternative.replace(/\\/g, "");
+    if (MARKS.some((mark) => plain.includes(mark))) return null;
+    const { groups } = topLevel(alternative);
+    let found: string[] | null = null;
+    for (let g = groups.length - 1; g >= 0 && found === null; g--) {
+      const inner = anchorStems(groups[g]!);
+      if (inner !== null && inner.length > 0) found = inner;
+    }
+    if (found === null) return null;
+    stems.push(...found);
   }
   return stems;
 }
@@ -253,7 +284,7 @@ function buildIndex(rules: readonly Rule[]): AnchorIndex {
   const stems = new Map<number, number[]>();
   const marks = MARKS.map((mark) => ({ mark, slots: [] as number[] }));
   const always: number[] = [];
-  const unanchoredAlso = new Set<number>();
+  const anchoredAlso = new Set<number>();
   const add = (word: string, slot: number) => {
     const key = stemKey(word);
     const list = stems.get(key);
@@ -262,10 +293,12 @@ function buildIndex(rules: readonly Rule[]): AnchorIndex {
   };
   rules.forEach((rule, ruleIndex) => {
     const slot = 2 * ruleIndex;
-    if (rule.also !== undefined) {
-      const also = anchorStems(rule.also);
-      if (also === null) unanchoredAlso.add(slot + 1);
-      for (const word of new Set(also ?? [])) add(word, slot + 1);
+    const also = rule.also !== undefined
+      ? anchorStems(rule.also)
+      : lastGroupStems(rule.pattern.source);
+    if (also !== null && also.length > 0) {
+      anchoredAlso.add(slot + 1);
+      for (const word of new Set(also)) add(word, slot + 1);
     }
     const anchored = anchorStems(rule.anchor);
     const plain = rule.anchor.replace(/\\/g, "");
@@ -289,5 +322,5 @@ function buildIndex(rules: readonly Rule[]): AnchorIndex {
     keys[i] = key;
     slotsAt[i] = slots;
   }
-  return { stems, present, keys, slotsAt, marks, always, unanchoredAlso };
+  return { stems, present, keys, slotsAt, marks, always, anchoredAlso };
 }

@@ -8,7 +8,7 @@
  */
 import type { Rule, RuleAction } from "./rule.ts";
 import { RULES } from "./rule_set.ts";
-import { type Anchors, isUnanchoredAlso, MAX_POSITIONS } from "./anchors.ts";
+import { type Anchors, hasAlso, MAX_POSITIONS } from "./anchors.ts";
 import { textPass } from "../text_pass.ts";
 import { maxMatchLength } from "./extent.ts";
 
@@ -46,10 +46,8 @@ export function matchRules(
     const rule = RULES[index]!;
     const at = anchors.at[slot]!;
     const reach = REACH[index]!;
-    const also = rule.also === undefined || isUnanchoredAlso(slot + 1)
-      ? undefined
-      : anchors.at[slot + 1];
-    if (rule.also !== undefined && !isUnanchoredAlso(slot + 1) && also === undefined) continue;
+    const also = hasAlso(slot + 1) ? anchors.at[slot + 1] : undefined;
+    if (hasAlso(slot + 1) && also === undefined) continue;
     // Lists that overflowed (more positions than recorded) cannot rule a position out.
     const overflow = at.length >= MAX_POSITIONS;
     const near = also === undefined || overflow || also.length >= MAX_POSITIONS
