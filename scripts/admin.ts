@@ -16,12 +16,13 @@ import { ADMIN_USAGE, wantsHelp } from "../src/admin/usage.ts";
 import { controlPlaneOf } from "../src/state/kv/control_plane.ts";
 import { runPolicyCommand } from "../src/admin/policy_commands.ts";
 import { loadCatalog } from "../src/catalog/load.ts";
+import { DIALECTS } from "../src/providers/registry.ts";
 import type { Catalog } from "../src/catalog/catalog.ts";
 
 /** The catalog, to validate policy values and list allowed models (absent: no validation). */
 async function catalogIfAny(dir: string): Promise<Catalog | undefined> {
   try {
-    return await loadCatalog(dir);
+    return await loadCatalog(dir, DIALECTS);
   } catch {
     return undefined;
   }
@@ -136,7 +137,7 @@ try {
       flags: parsed.values as Flags,
       defaultRpm: config.defaultRpm,
       ...withPlane(controlPlaneOf(store)),
-      catalog: () => loadCatalog(config.catalogDir),
+      catalog: () => loadCatalog(config.catalogDir, DIALECTS),
     });
   }
   const lines = Array.isArray(result)

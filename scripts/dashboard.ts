@@ -8,12 +8,13 @@ import { createLogger } from "../src/log.ts";
 import { openKvStore } from "../src/state/kv/kv_store.ts";
 import { startDashboard } from "../src/dashboard/server.ts";
 import { loadCatalog } from "../src/catalog/load.ts";
+import { DIALECTS } from "../src/providers/registry.ts";
 
 try {
   const config = loadConfig();
   const log = createLogger(config.logLevel);
   const store = await openKvStore(config.kvPath);
-  const catalog = await loadCatalog(config.catalogDir).catch(() => undefined);
+  const catalog = await loadCatalog(config.catalogDir, DIALECTS).catch(() => undefined);
   const dashboard = startDashboard({
     config,
     store,

@@ -2,7 +2,10 @@
  * The default catalog with every provider pointed at local simulators: what the demo and the
  * benchmark serve. Models and prices stay as shipped; only `base_url` (and credentials) change.
  */
-import { ProvidersFile } from "../src/catalog/schema.ts";
+import { providersFileSchema } from "../src/catalog/schema.ts";
+import { settingsOf } from "../src/providers/dialect_module.ts";
+import { DIALECTS } from "../src/providers/registry.ts";
+import { VERTEX_SETTINGS } from "../src/providers/vertex_anthropic/settings.ts";
 
 export interface SimulatorUrls {
   openai: string;
@@ -17,7 +20,7 @@ export async function writeSimulatedCatalog(
   urls: SimulatorUrls,
 ): Promise<void> {
   await Deno.mkdir(dir, { recursive: true });
-  const providers = ProvidersFile.parse(
+  const providers = providersFileSchema(DIALECTS).parse(
     JSON.parse(await Deno.readTextFile(`${sourceDir}/providers.json`)),
   );
   for (const provider of Object.values(providers.providers)) {
@@ -32,12 +35,14 @@ export async function writeSimulatedCatalog(
       case "bedrock":
         if (urls.bedrock) provider.base_url = urls.bedrock;
         break;
-      case "vertex-anthropic":
-        if (urls.vertex && provider.vertex) {
+      case "vertex-anthropic": {
+        const vertex = settingsOf(VERTEX_SETTINGS, provider);
+        if (urls.vertex && vertex) {
           provider.base_url = urls.vertex.url;
-          provider.vertex.token_url = urls.vertex.tokenUrl;
+          vertex.token_url = urls.vertex.tokenUrl;
         }
         break;
+      }
     }
   }
   delete providers.$schema;

@@ -9,10 +9,7 @@ import { openStore } from "./state/open_store.ts";
 import { loadCatalog } from "./catalog/load.ts";
 import { CatalogHolder } from "./catalog/catalog_holder.ts";
 import { ApiKeyAuthenticator } from "./auth/api_key_cache.ts";
-import { createOpenAIAdapter } from "./providers/openai/adapter.ts";
-import { createBedrockAdapter } from "./providers/bedrock/adapter.ts";
-import { createRivaTtsAdapter } from "./providers/riva_tts/adapter.ts";
-import { createVertexAnthropicAdapter } from "./providers/vertex_anthropic/adapter.ts";
+import { createAdapters, DIALECTS } from "./providers/registry.ts";
 import { Settler } from "./billing/settle.ts";
 import { RouteMetrics } from "./routing/route_metrics.ts";
 import { NO_ROUTING_HOOKS } from "./routing/route_plan.ts";
@@ -40,7 +37,12 @@ export async function composeDependencies(
   options: ComposeOptions = {},
 ): Promise<AppDeps> {
   const log = options.log ?? createLogger(config.logLevel);
-  const catalog = new CatalogHolder(await loadCatalog(config.catalogDir), config.catalogDir, log);
+  const catalog = new CatalogHolder(
+    await loadCatalog(config.catalogDir, DIALECTS),
+    config.catalogDir,
+    log,
+    DIALECTS,
+  );
   const telemetry = new Telemetry({ tracing: config.tracing });
   const store = await openStore(config, log, (size, ms) => telemetry.committed(size, ms));
   const now = options.now ?? Date.now;
@@ -55,15 +57,7 @@ export async function composeDependencies(
     store,
     catalog,
     auth: new ApiKeyAuthenticator(store, config.keyCacheSeconds * 1000, now, config.staleServeMs),
-    adapters: {
-      openai: createOpenAIAdapter({ secret: config.secret, fetch: upstreamFetch }),
-      bedrock: createBedrockAdapter({ env: config.secret, fetch: upstreamFetch }),
-      "vertex-anthropic": createVertexAnthropicAdapter({
-        env: config.secret,
-        fetch: upstreamFetch,
-      }),
-      "riva-tts": createRivaTtsAdapter({ secret: config.secret, fetch: upstreamFetch }),
-    },
+    adapters: createAdapters({ secret: config.secret, fetch: upstreamFetch }),
     settler: new Settler(store, log, unsentDebits, telemetry, holds),
     metrics: new RouteMetrics(),
     routing: {

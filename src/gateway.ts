@@ -13,6 +13,7 @@ import { defaultMaxConnections, type GuardLimits, serveGuarded } from "./http/co
 import type { Logger } from "./log.ts";
 import { startRetentionCleanup } from "./state/retention.ts";
 import { missingCredentials } from "./catalog/credential_check.ts";
+import { DIALECTS } from "./providers/registry.ts";
 import { localBaseUrls } from "./catalog/base_url_check.ts";
 import { metricsHandler } from "./telemetry/metrics_server.ts";
 import { drain, type DrainResult } from "./lifecycle/drain.ts";
@@ -72,7 +73,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const deps = await composeDependencies(config, options);
   const { catalog, log, store } = deps;
   const warnMissing = () => {
-    for (const m of missingCredentials(catalog.current, config.secret)) {
+    for (const m of missingCredentials(catalog.current, config.secret, DIALECTS)) {
       log.warn("provider credential not set; its routes will fail over", { ...m });
     }
     if (config.allowLocalUpstreams) return;

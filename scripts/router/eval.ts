@@ -23,7 +23,8 @@ import {
   logit,
 } from "../../src/router/classifier.ts";
 import { decide, type RequestNeeds, TYPICAL_COMPLETION_TOKENS } from "../../src/router/decide.ts";
-import { ModelsFile } from "../../src/catalog/schema.ts";
+import { modelsFileSchema } from "../../src/catalog/schema.ts";
+import { DIALECTS } from "../../src/providers/registry.ts";
 import type { Model } from "../../src/catalog/schema.ts";
 import { RoutingPolicy } from "../../src/router/policy.ts";
 
@@ -87,7 +88,7 @@ function inDistributionCeiling(name: DataSetName): number[] {
   return scores;
 }
 
-const catalog = ModelsFile.parse(
+const catalog = modelsFileSchema(DIALECTS).parse(
   JSON.parse(await Deno.readTextFile(new URL("../../catalog/models.json", import.meta.url))),
 );
 const byId = new Map<string, Model>(catalog.models.map((m) => [m.id, m]));

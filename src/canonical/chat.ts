@@ -102,7 +102,11 @@ export interface ChatRequest {
   extra: Record<string, unknown>;
 }
 
-export type FinishReason = "stop" | "length" | "tool_calls" | "content_filter" | "error";
+/**
+ * Why a choice ended, as every client format reports it. `other`: the upstream gave a reason no
+ * mapper knows; its own value is kept beside it (`rawFinishReason`, the `finish` event's `raw`).
+ */
+export type FinishReason = "stop" | "length" | "tool_calls" | "content_filter" | "error" | "other";
 
 /** One answer choice (`n` > 1 asks for several; only `openai`-dialect routes give them). */
 export interface ChoiceResult {
@@ -111,6 +115,8 @@ export interface ChoiceResult {
   reasoningDetails?: ReasoningDetail[];
   toolCalls?: ToolCall[];
   finishReason: FinishReason;
+  /** The upstream's own finish reason beside `other` (one no mapper knows). */
+  rawFinishReason?: string;
 }
 
 /** A whole (non-streamed) answer: choice 0 inline, further choices (if `n` > 1) after it. */
@@ -141,5 +147,6 @@ export type ChatStreamEvent =
     arguments: string;
     choice?: number;
   }
-  | { type: "finish"; reason: FinishReason; choice?: number }
+  /** `raw`: the upstream's own finish reason beside `other` (one no mapper knows). */
+  | { type: "finish"; reason: FinishReason; raw?: string; choice?: number }
   | { type: "usage"; usage: Usage };

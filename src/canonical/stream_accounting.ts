@@ -8,6 +8,8 @@ import { mergeUsage, type Usage } from "./usage.ts";
 export class StreamAccounting {
   usage: Usage | undefined;
   finishReason: FinishReason | undefined;
+  /** The upstream's own finish reason beside `other` (one no mapper knows). */
+  rawFinishReason: string | undefined;
   /** Events seen; 0 means the stream never started. */
   events = 0;
   #generated: string[] = [];
@@ -28,6 +30,7 @@ export class StreamAccounting {
         break;
       case "finish":
         this.finishReason = event.reason;
+        this.rawFinishReason = event.raw;
         break;
       case "reasoning-detail":
         break;

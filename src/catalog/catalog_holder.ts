@@ -2,11 +2,17 @@
 import { type Catalog } from "./catalog.ts";
 import { loadCatalog } from "./load.ts";
 import { errorMessage, type Logger } from "../log.ts";
+import type { DialectTable } from "./dialect_rules.ts";
 
 export class CatalogHolder {
   #current: Catalog;
 
-  constructor(initial: Catalog, private readonly dir: string, private readonly log: Logger) {
+  constructor(
+    initial: Catalog,
+    private readonly dir: string,
+    private readonly log: Logger,
+    private readonly dialects: DialectTable,
+  ) {
     this.#current = initial;
   }
 
@@ -17,7 +23,7 @@ export class CatalogHolder {
   /** Reloads from disk; returns whether the new catalog was taken. */
   async reload(): Promise<boolean> {
     try {
-      this.#current = await loadCatalog(this.dir);
+      this.#current = await loadCatalog(this.dir, this.dialects);
       this.log.info("catalog reloaded", { models: this.#current.models.length });
       return true;
     } catch (error) {

@@ -3,6 +3,7 @@
  * reload (names only, never values). Routes on such providers then fail over to standbys.
  */
 import type { Catalog } from "./catalog.ts";
+import type { DialectTable } from "./dialect_rules.ts";
 
 export interface MissingCredential {
   provider: string;
@@ -12,18 +13,14 @@ export interface MissingCredential {
 export function missingCredentials(
   catalog: Catalog,
   secret: (name: string) => string | undefined,
+  dialects: DialectTable,
 ): MissingCredential[] {
   const used = new Set(catalog.models.flatMap((m) => m.routes.map((r) => r.provider)));
   const missing: MissingCredential[] = [];
   for (const id of used) {
     const provider = catalog.providers[id];
     if (!provider) continue;
-    const names = [
-      provider.api_key_env,
-      provider.aws?.access_key_id_env,
-      provider.aws?.secret_access_key_env,
-      provider.vertex?.service_account_env,
-    ];
+    const names = dialects.find((d) => d.id === provider.dialect)?.credentials(provider) ?? [];
     for (const env of names) {
       if (env !== undefined && !secret(env)) missing.push({ provider: id, env });
     }

@@ -4,7 +4,8 @@
  * or keeps the old catalog (reload).
  */
 import type { z } from "zod";
-import { type Model, ModelsFile, type Provider, ProvidersFile } from "./schema.ts";
+import { type Model, modelsFileSchema, type Provider, providersFileSchema } from "./schema.ts";
+import type { DialectTable } from "./dialect_rules.ts";
 import { Catalog } from "./catalog.ts";
 
 export class CatalogError extends Error {
@@ -49,6 +50,7 @@ function checkReferences(
   providers: Record<string, Provider>,
   models: Model[],
   modelsFile: string,
+  dialects: DialectTable,
 ): void {
   const seen = new Set<string>();
   models.forEach((model, i) => {
@@ -64,14 +66,10 @@ function checkReferences(
         );
       }
       const dialect = route.dialect ?? provider.dialect;
-      if (dialect === "bedrock" && !provider.aws) {
+      const field = dialects.find((d) => d.id === dialect)?.settings?.field;
+      if (field !== undefined && provider[field] === undefined) {
         throw new CatalogError(
-          `${modelsFile}: at models[${i}].routes[${j}].dialect: 'bedrock' needs a provider with 'aws' settings; '${route.provider}' has none`,
-        );
-      }
-      if (dialect === "vertex-anthropic" && !provider.vertex) {
-        throw new CatalogError(
-          `${modelsFile}: at models[${i}].routes[${j}].dialect: 'vertex-anthropic' needs a provider with 'vertex' settings; '${route.provider}' has none`,
+          `${modelsFile}: at models[${i}].routes[${j}].dialect: '${dialect}' needs a provider with '${field}' settings; '${route.provider}' has none`,
         );
       }
     });
@@ -81,11 +79,16 @@ function checkReferences(
   });
 }
 
-export async function loadCatalog(dir: string): Promise<Catalog> {
+/** Loads `providers.json` and `models.json` for these dialects (the provider registry's `DIALECTS`). */
+export async function loadCatalog(dir: string, dialects: DialectTable): Promise<Catalog> {
   const providersPath = `${dir.replace(/\/$/, "")}/providers.json`;
   const modelsPath = `${dir.replace(/\/$/, "")}/models.json`;
-  const providers = parseWith(ProvidersFile, providersPath, await readJson(providersPath));
-  const models = parseWith(ModelsFile, modelsPath, await readJson(modelsPath));
-  checkReferences(providers.providers, models.models, modelsPath);
+  const providers = parseWith(
+    providersFileSchema(dialects),
+    providersPath,
+    await readJson(providersPath),
+  );
+  const models = parseWith(modelsFileSchema(dialects), modelsPath, await readJson(modelsPath));
+  checkReferences(providers.providers, models.models, modelsPath, dialects);
   return new Catalog(providers.providers, models.models);
 }

@@ -3,91 +3,99 @@
  * schemas validate the files at start-up and generate `catalog/schema/*.json`.
  */
 import { z } from "zod";
+import type { DialectSettings, DialectTable } from "./dialect_rules.ts";
 
-export const Dialect = z.enum(["openai", "bedrock", "vertex-anthropic", "riva-tts"]);
-export type Dialect = z.infer<typeof Dialect>;
+/**
+ * An upstream dialect id (`openai`, `bedrock` …). The dialects are declared by the provider
+ * registry (`providers/registry.ts`) and handed to the schemas below, so the catalog keeps no
+ * list of its own.
+ */
+export type Dialect = string;
 
 const envName = z.string().regex(
   /^[A-Za-z_][A-Za-z0-9_]*$/,
   "must be an environment variable name",
 );
 
-export const AwsSettings = z.strictObject({
-  region: z.string().min(1),
-  access_key_id_env: envName,
-  secret_access_key_env: envName,
-  session_token_env: envName.optional(),
-});
+/** The name of an environment variable holding a credential (for the dialects' settings blocks). */
+export const EnvName = envName;
 
-export const VertexSettings = z.strictObject({
-  project: z.string().min(1),
-  region: z.string().min(1),
-  service_account_env: envName,
-  token_url: z.url({ protocol: /^https?$/ }).default("https://oauth2.googleapis.com/token"),
-});
-
-export const Provider = z
-  .strictObject({
-    $comment: z.string().optional(),
-    dialect: Dialect,
-    /** http(s) only: no file:, data: or other schemes for an address that gets credentials. */
-    base_url: z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" })
-      .refine((u) => !u.endsWith("/"), "must not end with '/'"),
-    api_key_env: envName.optional(),
-    aws: AwsSettings.optional(),
-    vertex: VertexSettings.optional(),
-    zdr: z.boolean().default(false),
-    /**
-     * The tier of every route on this provider (contract addition); a route on a provider
-     * without it has its model's tier. Organization policies (strict_only) read it.
-     */
-    sovereignty: z.enum(["strict", "pragmatic"]).optional(),
-    unsupported_parameters: z.array(z.string()).default([]),
-    /** Display name for listings (an addition to the contract). */
-    name: z.string().optional(),
-  })
-  .superRefine((p, ctx) => {
-    if (p.aws && p.dialect !== "bedrock") {
-      ctx.addIssue({
-        code: "custom",
-        path: ["aws"],
-        message: "is only allowed for the 'bedrock' dialect",
-      });
-    }
-    if (p.vertex && p.dialect !== "vertex-anthropic") {
-      ctx.addIssue({
-        code: "custom",
-        path: ["vertex"],
-        message: "is only allowed for the 'vertex-anthropic' dialect",
-      });
-    }
-    if (p.dialect === "bedrock" && !p.aws) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["aws"],
-        message: "is required for the 'bedrock' dialect",
-      });
-    }
-    if (p.dialect === "vertex-anthropic" && !p.vertex) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["vertex"],
-        message: "is required for the 'vertex-anthropic' dialect",
-      });
-    }
-  });
-export type Provider = z.infer<typeof Provider>;
-
-export const ProvidersFile = z.strictObject({
-  $schema: z.string().optional(),
+const ProviderBase = z.strictObject({
   $comment: z.string().optional(),
-  version: z.literal(1),
-  providers: z.record(
-    z.string().regex(/^[a-z0-9][a-z0-9-]*$/, "provider ids are lower-case"),
-    Provider,
-  ),
+  dialect: z.string(),
+  /** http(s) only: no file:, data: or other schemes for an address that gets credentials. */
+  base_url: z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL" })
+    .refine((u) => !u.endsWith("/"), "must not end with '/'"),
+  api_key_env: envName.optional(),
+  zdr: z.boolean().default(false),
+  /**
+   * The tier of every route on this provider (contract addition); a route on a provider
+   * without it has its model's tier. Organization policies (strict_only) read it.
+   */
+  sovereignty: z.enum(["strict", "pragmatic"]).optional(),
+  unsupported_parameters: z.array(z.string()).default([]),
+  /** Display name for listings (an addition to the contract). */
+  name: z.string().optional(),
 });
-export type ProvidersFile = z.infer<typeof ProvidersFile>;
+
+/**
+ * A provider: the contract's common fields, plus the settings block its dialect declares
+ * (`aws` for `bedrock`, `vertex` for `vertex-anthropic`). The block is validated by the
+ * dialect's schema at load; its dialect module reads it typed (`settingsOf`).
+ */
+export type Provider = z.output<typeof ProviderBase> & {
+  readonly [settingsField: string]: unknown;
+};
+
+/**
+ * A provider entry for these dialects: `dialect` one of theirs, each settings block required
+ * on its dialect's providers and refused on any other.
+ */
+export function providerSchema(dialects: DialectTable): z.ZodType<Provider, unknown> {
+  const blocks = new Map<string, DialectSettings>();
+  for (const d of dialects) if (d.settings) blocks.set(d.settings.field, d.settings);
+  const owners = (field: string) =>
+    dialects.filter((d) => d.settings?.field === field).map((d) => `'${d.id}'`).join(" or ");
+  return ProviderBase
+    .extend({
+      dialect: z.enum(dialects.map((d) => d.id)),
+      ...Object.fromEntries([...blocks].map(([field, s]) => [field, s.schema.optional()])),
+    })
+    .superRefine((p, ctx) => {
+      const own = dialects.find((d) => d.id === p.dialect)?.settings?.field;
+      const provider: Readonly<Record<string, unknown>> = p;
+      for (const field of blocks.keys()) {
+        if (provider[field] !== undefined && field !== own) {
+          ctx.addIssue({
+            code: "custom",
+            path: [field],
+            message: `is only allowed for the ${owners(field)} dialect`,
+          });
+        }
+      }
+      if (own !== undefined && provider[own] === undefined) {
+        ctx.addIssue({
+          code: "custom",
+          path: [own],
+          message: `is required for the '${p.dialect}' dialect`,
+        });
+      }
+    }) as z.ZodType<Provider, unknown>;
+}
+
+/** `providers.json` for these dialects. */
+export function providersFileSchema(dialects: DialectTable) {
+  return z.strictObject({
+    $schema: z.string().optional(),
+    $comment: z.string().optional(),
+    version: z.literal(1),
+    providers: z.record(
+      z.string().regex(/^[a-z0-9][a-z0-9-]*$/, "provider ids are lower-case"),
+      providerSchema(dialects),
+    ),
+  });
+}
+export type ProvidersFile = z.output<ReturnType<typeof providersFileSchema>>;
 
 export const ModelKind = z.enum(["chat", "embedding", "transcription", "speech"]);
 export type ModelKind = z.infer<typeof ModelKind>;
@@ -140,7 +148,7 @@ export type ModelQuality = z.infer<typeof ModelQuality>;
 export const Route = z.strictObject({
   provider: z.string().min(1),
   upstream_model: z.string().min(1),
-  dialect: Dialect.optional(),
+  dialect: z.string().optional(),
 });
 export type Route = z.infer<typeof Route>;
 
@@ -165,10 +173,14 @@ export const Model = z.strictObject({
 });
 export type Model = z.infer<typeof Model>;
 
-export const ModelsFile = z.strictObject({
-  $schema: z.string().optional(),
-  $comment: z.string().optional(),
-  version: z.literal(1),
-  models: z.array(Model),
-});
-export type ModelsFile = z.infer<typeof ModelsFile>;
+/** `models.json` for these dialects (a route's `dialect` override is one of them). */
+export function modelsFileSchema(dialects: DialectTable) {
+  const route = Route.extend({ dialect: z.enum(dialects.map((d) => d.id)).optional() });
+  return z.strictObject({
+    $schema: z.string().optional(),
+    $comment: z.string().optional(),
+    version: z.literal(1),
+    models: z.array(Model.extend({ routes: z.array(route).min(1) })),
+  });
+}
+export type ModelsFile = z.output<ReturnType<typeof modelsFileSchema>>;

@@ -1,13 +1,13 @@
 /**
- * What a provider adapter offers the routing loop. Each dialect folder
- * (`openai/`, `bedrock/`, `vertex_anthropic/`) exports one `ProviderAdapter`.
+ * What a provider adapter offers the routing loop. Each dialect folder (`openai/`, `bedrock/`,
+ * `vertex_anthropic/`, `riva_tts/`) builds one `ProviderAdapter` (`createAdapter` in its
+ * `dialect.ts`).
  *
  * Every method throws an `UpstreamFailure` for a failure before the answer starts. A stream
  * that breaks later errors its ReadableStream (with an `UpstreamFailure` as reason).
  * `signal` aborts the upstream fetch (client disconnect, idle cut).
  */
 import type { ChatRequest, ChatResult, ChatStreamEvent } from "../canonical/chat.ts";
-import type { Dialect } from "../catalog/schema.ts";
 import type { ResolvedRoute } from "../catalog/resolved_route.ts";
 import type { Usage } from "../canonical/usage.ts";
 
@@ -71,5 +71,5 @@ export interface ProviderAdapter {
   speech?(request: SpeechRequest, call: UpstreamCall): Promise<SpeechResult>;
 }
 
-/** The adapter of each upstream dialect. */
-export type AdapterRegistry = Partial<Record<Dialect, ProviderAdapter>>;
+/** The adapter of each upstream dialect, by dialect id (`registry.ts` `createAdapters`). */
+export type AdapterRegistry = Readonly<Record<string, ProviderAdapter>>;

@@ -6,6 +6,7 @@
  */
 import type { ChatRequest } from "../canonical/chat.ts";
 import type { ResolvedRoute } from "../catalog/resolved_route.ts";
+import { dialectOf } from "../providers/registry.ts";
 
 type Filterable =
   | "temperature"
@@ -48,9 +49,12 @@ export function filterParameters(
       if (name !== "user") dropped.push(name);
     }
   }
-  // Rebuilding routes produce one choice: `n` is not sent there (named when > 1). On
-  // `openai`-dialect routes it is a parameter like the others.
-  if (request.n !== undefined && (route.dialect !== "openai" || !isSupported(route, "n"))) {
+  // A dialect without the `n` capability produces one choice: `n` is not sent there (named
+  // when > 1). Where the dialect has it, it is a parameter like the others.
+  if (
+    request.n !== undefined &&
+    (!dialectOf(route.dialect)?.capabilities.n || !isSupported(route, "n"))
+  ) {
     delete out.n;
     if (request.n > 1) dropped.push("n");
   }

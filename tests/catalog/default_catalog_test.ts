@@ -3,7 +3,16 @@
  * hold the mix of models, providers and routes the gateway and its tests rely on.
  */
 import assert from "node:assert/strict";
-import { type Model, ModelsFile, type Provider, ProvidersFile } from "../../src/catalog/schema.ts";
+import {
+  type Model,
+  modelsFileSchema,
+  type Provider,
+  providersFileSchema,
+} from "../../src/catalog/schema.ts";
+import { DIALECTS } from "../../src/providers/registry.ts";
+import { settingsOf } from "../../src/providers/dialect_module.ts";
+import { BEDROCK_SETTINGS } from "../../src/providers/bedrock/settings.ts";
+import { VERTEX_SETTINGS } from "../../src/providers/vertex_anthropic/settings.ts";
 
 const providersUrl = new URL("../../catalog/providers.json", import.meta.url);
 const modelsUrl = new URL("../../catalog/models.json", import.meta.url);
@@ -19,9 +28,10 @@ const EU_OWNED = new Set([
 ]);
 
 async function load(): Promise<{ providers: Record<string, Provider>; models: Model[] }> {
-  const providers =
-    ProvidersFile.parse(JSON.parse(await Deno.readTextFile(providersUrl))).providers;
-  const models = ModelsFile.parse(JSON.parse(await Deno.readTextFile(modelsUrl))).models;
+  const providers = providersFileSchema(DIALECTS)
+    .parse(JSON.parse(await Deno.readTextFile(providersUrl))).providers;
+  const models = modelsFileSchema(DIALECTS)
+    .parse(JSON.parse(await Deno.readTextFile(modelsUrl))).models;
   return { providers, models };
 }
 
@@ -74,10 +84,10 @@ Deno.test("default catalog — platform providers carry their real EU endpoints"
   const { providers } = await load();
   const bedrock = Object.values(providers).find((p) => p.dialect === "bedrock");
   assert.equal(bedrock?.base_url, "https://bedrock-runtime.eu-central-1.amazonaws.com");
-  assert.equal(bedrock?.aws?.region, "eu-central-1");
+  assert.equal(bedrock && settingsOf(BEDROCK_SETTINGS, bedrock)?.region, "eu-central-1");
   const vertex = Object.values(providers).find((p) => p.dialect === "vertex-anthropic");
   assert.equal(vertex?.base_url, "https://europe-west1-aiplatform.googleapis.com");
-  assert.equal(vertex?.vertex?.region, "europe-west1");
+  assert.equal(vertex && settingsOf(VERTEX_SETTINGS, vertex)?.region, "europe-west1");
   for (const [id, provider] of Object.entries(providers)) {
     if (provider.dialect === "openai" || provider.dialect === "riva-tts") {
       assert.ok(provider.api_key_env, `provider '${id}' has no api_key_env`);

@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { CatalogError, loadCatalog } from "../../src/catalog/load.ts";
+import { DIALECTS } from "../../src/providers/registry.ts";
 import { configFromEnv } from "../../src/config.ts";
 import { startGateway } from "../../src/gateway.ts";
 import { silentLogger } from "../../src/log.ts";
@@ -36,7 +37,7 @@ async function withCatalog<T>(
 async function loadError(providers: Record<string, unknown>, models: unknown[]): Promise<string> {
   return await withCatalog(providers, models, async (dir) => {
     try {
-      await loadCatalog(dir);
+      await loadCatalog(dir, DIALECTS);
     } catch (error) {
       assert.ok(error instanceof CatalogError, String(error));
       return error.message;
@@ -70,7 +71,7 @@ Deno.test("loadCatalog — zero prices may be omitted (no pricing at all, or som
       }),
     ],
     async (dir) => {
-      const catalog = await loadCatalog(dir);
+      const catalog = await loadCatalog(dir, DIALECTS);
       assert.equal(catalog.models.length, 2);
     },
   );

@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { loadCatalog } from "../../src/catalog/load.ts";
+import { DIALECTS } from "../../src/providers/registry.ts";
 import { configFromEnv } from "../../src/config.ts";
 import { startGateway } from "../../src/gateway.ts";
 import { silentLogger } from "../../src/log.ts";
@@ -32,7 +33,7 @@ async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
 }
 
 async function rejectsWith(dir: string, ...fragments: string[]): Promise<void> {
-  await assert.rejects(() => loadCatalog(dir), (error: Error) => {
+  await assert.rejects(() => loadCatalog(dir, DIALECTS), (error: Error) => {
     for (const fragment of fragments) {
       assert.ok(error.message.includes(fragment), `'${fragment}' not in: ${error.message}`);
     }
@@ -43,7 +44,7 @@ async function rejectsWith(dir: string, ...fragments: string[]): Promise<void> {
 Deno.test("loadCatalog — a good catalog loads", async () => {
   await withDir(async (dir) => {
     await writeCatalog(dir, PROVIDERS, goodModels());
-    const catalog = await loadCatalog(dir);
+    const catalog = await loadCatalog(dir, DIALECTS);
     assert.deepEqual(catalog.activeModels().map((m) => m.id), ["acme/one", "acme/two"]);
   });
 });

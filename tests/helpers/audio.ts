@@ -5,7 +5,8 @@
  */
 import type { UpstreamCall } from "../../src/providers/adapter.ts";
 import type { ResolvedRoute } from "../../src/catalog/resolved_route.ts";
-import { Model, Provider } from "../../src/catalog/schema.ts";
+import { Model, providerSchema } from "../../src/catalog/schema.ts";
+import { DIALECTS } from "../../src/providers/registry.ts";
 
 /** A PCM16 WAV of exactly `round(seconds × sampleRate)` frames (a quiet 440 Hz tone). */
 export function makeWav(
@@ -164,7 +165,7 @@ export function openaiCall(
   upstreamModel: string,
   options: { kind?: Model["kind"]; unsupported?: string[]; signal?: AbortSignal } = {},
 ): UpstreamCall {
-  const provider = Provider.parse({
+  const provider = providerSchema(DIALECTS).parse({
     dialect: "openai",
     base_url: baseUrl,
     api_key_env: "TEST_KEY",

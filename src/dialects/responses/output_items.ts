@@ -60,6 +60,7 @@ export function terminalFields(reason: FinishReason): TerminalFields {
   switch (reason) {
     case "stop":
     case "tool_calls":
+    case "other":
       return { status: "completed", incomplete_details: null, error: null };
     case "length":
       return {
@@ -84,7 +85,9 @@ export function terminalFields(reason: FinishReason): TerminalFields {
 
 /** The status of items that ended with the response. */
 export function itemStatusFor(reason: FinishReason): ItemStatus {
-  return reason === "stop" || reason === "tool_calls" ? "completed" : "incomplete";
+  return reason === "stop" || reason === "tool_calls" || reason === "other"
+    ? "completed"
+    : "incomplete";
 }
 
 /** The client-facing error of `response.failed`: a code and a fixed message, no internals. */

@@ -8,6 +8,7 @@ import type { AppDeps } from "../../deps.ts";
 import { type AppEnv, callerOf } from "../context.ts";
 import { readJsonBody } from "../body.ts";
 import { parseBody } from "../validation.ts";
+import { dialectOf } from "../../providers/registry.ts";
 import { ResponsesRequestSchema } from "../../dialects/responses/request_schema.ts";
 import {
   decodeResponsesRequest,
@@ -50,7 +51,10 @@ export function responsesHandler(deps: AppDeps) {
     /** Ignored fields, rule-1 drops in Responses names, and rule 8 on rebuilding routes. */
     const dropped = (served: { route: ResolvedRoute; dropped: string[] }): string[] => {
       const names = [...ignored, ...served.dropped.map(responsesParamName)];
-      if (request.responseFormat !== undefined && served.route.dialect !== "openai") {
+      if (
+        request.responseFormat !== undefined &&
+        !dialectOf(served.route.dialect)?.capabilities.responseFormat
+      ) {
         names.push("text.format");
       }
       return [...new Set(names)];

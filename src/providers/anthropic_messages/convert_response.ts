@@ -2,6 +2,7 @@ import type { ChatResult, ReasoningDetail, ToolCall } from "../../canonical/chat
 import { ANTHROPIC_REASONING_FORMAT } from "./group_turns.ts";
 import { convertAnthropicUsage } from "./convert_usage.ts";
 import { mapAnthropicStopReason } from "./map_finish_reason.ts";
+import { finishResultFields } from "../../canonical/finish_reason.ts";
 import type { AnthropicMessage } from "./wire.ts";
 
 /** A whole Anthropic message → canonical result. */
@@ -45,7 +46,7 @@ export function fromAnthropicMessage(message: AnthropicMessage): ChatResult {
   }
   const result: ChatResult = {
     content: texts.length > 0 ? texts.join("") : null,
-    finishReason: mapAnthropicStopReason(message.stop_reason),
+    ...finishResultFields(mapAnthropicStopReason(message.stop_reason)),
     usage: convertAnthropicUsage(message.usage),
   };
   if (typeof message.id === "string") result.id = message.id;

@@ -11,6 +11,7 @@ import { convertAnthropicUsage, mergeAnthropicUsage } from "./convert_usage.ts";
 import { anthropicStreamFailure } from "./errors.ts";
 import { ANTHROPIC_REASONING_FORMAT } from "./group_turns.ts";
 import { mapAnthropicStopReason } from "./map_finish_reason.ts";
+import { finishEventFields } from "../../canonical/finish_reason.ts";
 import type { AnthropicStreamEvent, AnthropicUsage } from "./wire.ts";
 
 type Block =
@@ -50,7 +51,7 @@ export class AnthropicStreamConverter {
         this.#done = true;
         const out: ChatStreamEvent[] = [{
           type: "finish",
-          reason: mapAnthropicStopReason(this.#stopReason),
+          ...finishEventFields(mapAnthropicStopReason(this.#stopReason)),
         }];
         const usage = convertAnthropicUsage(this.#usage);
         if (usage !== undefined) out.push({ type: "usage", usage });

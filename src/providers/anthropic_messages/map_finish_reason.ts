@@ -1,20 +1,27 @@
-import type { FinishReason } from "../../canonical/chat.ts";
+import type { MappedFinishReason } from "../../canonical/finish_reason.ts";
 
-/** Anthropic `stop_reason` → canonical finish reason; unknown values become `stop`. */
-export function mapAnthropicStopReason(reason: string | null | undefined): FinishReason {
+/**
+ * Anthropic `stop_reason` → unified finish reason, the raw value kept; an unknown value is
+ * `other`, a missing one `stop`.
+ * @see https://docs.anthropic.com/en/api/handling-stop-reasons
+ */
+export function mapAnthropicStopReason(reason: string | null | undefined): MappedFinishReason {
+  const raw = reason ?? undefined;
   switch (reason) {
     case "tool_use":
-      return "tool_calls";
+      return { unified: "tool_calls", raw };
     case "max_tokens":
     case "model_context_window_exceeded":
-      return "length";
+      return { unified: "length", raw };
     case "refusal":
-      return "content_filter";
+      return { unified: "content_filter", raw };
     case "end_turn":
     case "stop_sequence":
     case "pause_turn":
-      return "stop";
+    case null:
+    case undefined:
+      return { unified: "stop", raw };
     default:
-      return "stop";
+      return { unified: "other", raw };
   }
 }

@@ -4,7 +4,6 @@
  */
 import type { ChatRequest, ChatResult, ChatStreamEvent } from "../../canonical/chat.ts";
 import type { ProviderAdapter, UpstreamCall } from "../adapter.ts";
-import type { ResolvedRoute } from "../../catalog/resolved_route.ts";
 import { isAnthropicFamily } from "../anthropic_messages/family.ts";
 import { eventBatches } from "../event_batches.ts";
 import { UpstreamFailure } from "../upstream_failure.ts";
@@ -17,6 +16,8 @@ import { EventStreamDecoder } from "./eventstream_decoder.ts";
 import { type AwsCredentials, signBedrockRequest } from "./sign.ts";
 import { ConverseResponse } from "./wire.ts";
 import { readAnswer } from "../read_answer.ts";
+import { settingsOf } from "../dialect_module.ts";
+import { type AwsSettings, BEDROCK_SETTINGS } from "./settings.ts";
 
 export interface BedrockDeps {
   env: (name: string) => string | undefined;
@@ -32,7 +33,7 @@ export function createBedrockAdapter(deps: BedrockDeps): ProviderAdapter {
     stream: boolean,
   ): Promise<Response> {
     const { route } = call;
-    const aws = route.provider.aws;
+    const aws = settingsOf(BEDROCK_SETTINGS, route.provider);
     if (aws === undefined) {
       throw new UpstreamFailure("auth", `Provider '${route.providerId}' has no AWS settings.`);
     }
@@ -96,7 +97,7 @@ export function createBedrockAdapter(deps: BedrockDeps): ProviderAdapter {
 }
 
 function credentialsFrom(
-  aws: NonNullable<ResolvedRoute["provider"]["aws"]>,
+  aws: AwsSettings,
   env: (name: string) => string | undefined,
 ): AwsCredentials {
   const accessKeyId = env(aws.access_key_id_env);

@@ -2,6 +2,7 @@ import type { ChatResult, ReasoningDetail, ToolCall } from "../../canonical/chat
 import { ANTHROPIC_REASONING_FORMAT } from "../anthropic_messages/group_turns.ts";
 import { convertBedrockUsage } from "./convert_usage.ts";
 import { mapBedrockStopReason } from "./map_finish_reason.ts";
+import { finishResultFields } from "../../canonical/finish_reason.ts";
 import type { ConverseResponse } from "./wire.ts";
 
 /**
@@ -48,7 +49,7 @@ export function fromConverseResponse(response: ConverseResponse, anthropic: bool
   }
   const result: ChatResult = {
     content: texts.length > 0 ? texts.join("") : null,
-    finishReason: mapBedrockStopReason(response.stopReason),
+    ...finishResultFields(mapBedrockStopReason(response.stopReason)),
     usage: convertBedrockUsage(response.usage),
   };
   if (thoughts.length > 0) result.reasoning = thoughts.join("");

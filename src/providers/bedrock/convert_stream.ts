@@ -10,6 +10,7 @@ import { convertBedrockUsage } from "./convert_usage.ts";
 import { bedrockExceptionFailure } from "./errors.ts";
 import type { EventStreamFrame } from "./eventstream_decoder.ts";
 import { mapBedrockStopReason } from "./map_finish_reason.ts";
+import { finishEventFields } from "../../canonical/finish_reason.ts";
 import {
   ContentBlockDeltaEvent,
   ContentBlockStartEvent,
@@ -44,7 +45,7 @@ export class BedrockStreamConverter {
       case "messageStop": {
         this.#stopped = true;
         const stop = MessageStopEvent.parse(json(frame.payload));
-        return [{ type: "finish", reason: mapBedrockStopReason(stop.stopReason) }];
+        return [{ type: "finish", ...finishEventFields(mapBedrockStopReason(stop.stopReason)) }];
       }
       case "metadata": {
         const usage = convertBedrockUsage(MetadataEvent.parse(json(frame.payload)).usage);

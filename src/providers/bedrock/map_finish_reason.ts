@@ -1,23 +1,30 @@
-import type { FinishReason } from "../../canonical/chat.ts";
+import type { MappedFinishReason } from "../../canonical/finish_reason.ts";
 
-/** Bedrock `stopReason` → canonical finish reason; unknown values become `stop`. */
-export function mapBedrockStopReason(reason: string | null | undefined): FinishReason {
+/**
+ * Bedrock `stopReason` → unified finish reason, the raw value kept; an unknown value is
+ * `other`, a missing one `stop`.
+ * @see https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html
+ */
+export function mapBedrockStopReason(reason: string | null | undefined): MappedFinishReason {
+  const raw = reason ?? undefined;
   switch (reason) {
     case "tool_use":
-      return "tool_calls";
+      return { unified: "tool_calls", raw };
     case "max_tokens":
     case "model_context_window_exceeded":
-      return "length";
+      return { unified: "length", raw };
     case "guardrail_intervened":
     case "content_filtered":
-      return "content_filter";
+      return { unified: "content_filter", raw };
     case "malformed_model_output":
     case "malformed_tool_use":
-      return "error";
+      return { unified: "error", raw };
     case "end_turn":
     case "stop_sequence":
-      return "stop";
+    case null:
+    case undefined:
+      return { unified: "stop", raw };
     default:
-      return "stop";
+      return { unified: "other", raw };
   }
 }

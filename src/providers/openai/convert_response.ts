@@ -1,7 +1,8 @@
 /** `openai`-dialect completion → canonical result (every choice, ordered by index). */
 import type { ChatResult, ChoiceResult, ToolCall } from "../../canonical/chat.ts";
 import { validReasoningDetails } from "../../canonical/reasoning_detail_schema.ts";
-import { normalizeFinishReason } from "../../canonical/finish_reason.ts";
+import { finishResultFields } from "../../canonical/finish_reason.ts";
+import { mapOpenAIFinishReason } from "./map_finish_reason.ts";
 import type { WireChatCompletion } from "./wire.ts";
 import { convertUsage } from "./convert_usage.ts";
 
@@ -28,7 +29,7 @@ function convertChoice(choice: WireChoice): ChoiceResult {
   }
   const result: ChoiceResult = {
     content,
-    finishReason: normalizeFinishReason(choice.finish_reason),
+    ...finishResultFields(mapOpenAIFinishReason(choice.finish_reason)),
   };
   if (reasoning) result.reasoning = reasoning;
   const details = validReasoningDetails(message.reasoning_details ?? []);

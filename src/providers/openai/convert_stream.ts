@@ -2,7 +2,8 @@
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import type { ChatStreamEvent } from "../../canonical/chat.ts";
 import { validReasoningDetails } from "../../canonical/reasoning_detail_schema.ts";
-import { normalizeFinishReason } from "../../canonical/finish_reason.ts";
+import { finishEventFields } from "../../canonical/finish_reason.ts";
+import { mapOpenAIFinishReason } from "./map_finish_reason.ts";
 import { UpstreamFailure } from "../upstream_failure.ts";
 import type { StreamDecoder } from "../event_batches.ts";
 import { convertUsage } from "./convert_usage.ts";
@@ -80,7 +81,7 @@ function convertChoiceDelta(choice: Json, out: ChatStreamEvent[]): void {
     }
   }
   if (typeof choice.finish_reason === "string") {
-    out.push({ type: "finish", reason: normalizeFinishReason(choice.finish_reason) });
+    out.push({ type: "finish", ...finishEventFields(mapOpenAIFinishReason(choice.finish_reason)) });
   }
 }
 

@@ -15,6 +15,8 @@ import { UpstreamFailure } from "../upstream_failure.ts";
 import { postUpstream } from "../transport/post_upstream.ts";
 import { anthropicSseDecoder } from "./sse_decoder.ts";
 import { readAnswer } from "../read_answer.ts";
+import { settingsOf } from "../dialect_module.ts";
+import { VERTEX_SETTINGS } from "./settings.ts";
 import { createTokenSource, type TokenSource } from "./token_source.ts";
 
 export const VERTEX_ANTHROPIC_VERSION = "vertex-2023-10-16";
@@ -31,7 +33,7 @@ export function createVertexAnthropicAdapter(deps: VertexAnthropicDeps): Provide
   const sources = new Map<string, TokenSource>();
 
   function tokenSource(call: UpstreamCall): TokenSource {
-    const vertex = call.route.provider.vertex;
+    const vertex = settingsOf(VERTEX_SETTINGS, call.route.provider);
     if (vertex === undefined) {
       throw new UpstreamFailure(
         "auth",
@@ -66,7 +68,7 @@ export function createVertexAnthropicAdapter(deps: VertexAnthropicDeps): Provide
     stream: boolean,
   ): Promise<Response> {
     const { route } = call;
-    const vertex = route.provider.vertex;
+    const vertex = settingsOf(VERTEX_SETTINGS, route.provider);
     if (vertex === undefined) {
       throw new UpstreamFailure("auth", `Provider '${route.providerId}' has no Vertex settings.`);
     }
