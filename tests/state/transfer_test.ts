@@ -280,6 +280,17 @@ Deno.test("export/import — through the CLI, a KV key then works on a PostgreSQ
     const [latest] = await h.store.listRequests(org, 1);
     const after = await h.store.getOrg(org);
     assert.equal(after!.balance_micro_eur, before!.balance_micro_eur - latest!.cost_micro_eur);
+    // The imported routing policy routes on PostgreSQL: `router/support` is served from its pool
+    // (its second model is not in this catalog and is skipped).
+    const routed = await fetch(`${h.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify(chatBody("router/support")),
+    });
+    assert.equal(routed.status, 200, await routed.clone().text());
+    assert.equal(routed.headers.get("x-sovra-routed-model"), "acme/chat");
+    assert.equal(routed.headers.get("x-sovra-routing-policy"), "support");
+    await routed.body?.cancel();
   } finally {
     await h.close();
     await Deno.remove(dir, { recursive: true });
