@@ -3,6 +3,10 @@
  * twice. Killed in the middle of a load, the database holds whole batches only (rows, spent
  * credit and daily aggregates agree); killed while the database is away, the settles it had
  * fsynced to its spill file are written by the next process — exactly once.
+ *
+ * A statement the killed process had sent may still commit after the kill (the server finishes
+ * it before it notices the closed socket), so the database is counted only once the killed
+ * process's sessions are gone: from then on what it wrote is final.
  */
 import assert from "node:assert/strict";
 import { chatModel, SIM_KEY, writeCatalog } from "../helpers/harness.ts";
@@ -32,6 +36,15 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>): Prom
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** The gateway's sessions carry this name, so the test can see when they are gone. */
+const GATEWAY_APP = "sovra_kill_test_gateway";
+
+async function gatewaySessions(store: PgStore): Promise<bigint> {
+  const [row] = await store.sql<{ n: bigint }[]>`
+    select count(*) as n from pg_stat_activity where application_name = ${GATEWAY_APP}`;
+  return row!.n;
 }
 
 /** Rows, their cost, the org's spent credit and its daily totals agree (one snapshot). */
@@ -71,7 +84,7 @@ Deno.test("postgres kill -9 — no acknowledged debit lost, none doubled", async
     main = startMain({
       SOVRA_PORT: "0",
       SOVRA_CATALOG: dir,
-      SOVRA_DATABASE_URL: url,
+      SOVRA_DATABASE_URL: `${url}?application_name=${GATEWAY_APP}`,
       SOVRA_SPILL_PATH: `${dir}/spill.jsonl`,
       SIM_KEY,
     });
@@ -105,9 +118,14 @@ Deno.test("postgres kill -9 — no acknowledged debit lost, none doubled", async
       while (!stop) if ((await chat(gateway, key)) === 200) answered++;
     }));
     await until("some answers", () => Promise.resolve(answered >= 100 ? true : undefined));
+    assert.ok(await gatewaySessions(store) > 0n); // the wait below watches the right sessions
     await kill();
     stop = true;
     await load;
+    await until(
+      "the killed gateway's sessions to end",
+      async () => (await gatewaySessions(store)) === 0n ? true : undefined,
+    );
     const rows = await consistent(store, org);
     assert.ok(rows > 0 && rows <= answered + 8, `rows ${rows}, answered ${answered}`);
     // Answered but still queued in memory when killed (at most one commit interval's worth).
