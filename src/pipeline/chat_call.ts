@@ -14,9 +14,8 @@ import type { Caller, RoutePlan, RoutingDecision } from "../routing/route_plan.t
 import { type RouteSuccess, tryRoutes } from "../routing/try_routes.ts";
 import { IdleWatchdog } from "./idle_watchdog.ts";
 import { StreamAccounting } from "../canonical/stream_accounting.ts";
-import { type BillableUsage, billableUsage, resultText } from "./billable_usage.ts";
-import type { SettleInput } from "../billing/settle.ts";
-import { GatewayError } from "../errors.ts";
+import { billableUsage, resultText } from "./billable_usage.ts";
+import { settleFailure, settleRequest } from "./settle_request.ts";
 import type { PipelineDeps } from "./pipeline_deps.ts";
 import { admitUpstream } from "./admission_estimate.ts";
 
@@ -139,7 +138,11 @@ export async function completeChat(
       });
     }, routeOptions(ctx, last, plan.routing));
   } catch (error) {
-    recordFailure(ctx, request, error, last.served);
+    settleFailure(
+      ctx.deps,
+      { ...settlementOf(ctx, request, last.served), stream: request.stream },
+      error,
+    );
     throw error;
   }
   ctx.deps.metrics.recordSuccess(
@@ -160,10 +163,12 @@ export async function completeChat(
     dropped: success.dropped,
     ...(plan.routing ? { routing: plan.routing } : {}),
   };
-  settleChat(ctx, request, served, {
+  settleRequest(ctx.deps, {
+    ...settlementOf(ctx, request, served),
     status: 200,
     stream: false,
-    usage: billableUsage(request.messages, result.usage, () => resultText(result)),
+    consumed: billableUsage(request.messages, result.usage, () => resultText(result)),
+    finish: { reason: result.finishReason, raw: result.rawFinishReason },
   });
   return { result, served };
 }
@@ -229,7 +234,11 @@ export async function openChatStream(
       }
     }, routeOptions(ctx, last, plan.routing));
   } catch (error) {
-    recordFailure(ctx, request, error, last.served);
+    settleFailure(
+      deps,
+      { ...settlementOf(ctx, request, last.served), stream: request.stream },
+      error,
+    );
     throw error;
   }
 
@@ -300,77 +309,28 @@ export async function openChatStream(
       } else if (outcome === "failed") {
         deps.metrics.recordFailure(metricsKey);
       }
-      settleChat(ctx, request, served, {
+      settleRequest(deps, {
+        ...settlementOf(ctx, request, served),
         status: 200,
         stream: true,
-        usage: billableUsage(request.messages, accounting.usage, () => accounting.generatedText()),
+        consumed: billableUsage(
+          request.messages,
+          accounting.usage,
+          () => accounting.generatedText(),
+        ),
+        finish: { reason: accounting.finishReason, raw: accounting.rawFinishReason },
       });
     },
   };
 }
 
-function settleChat(
-  ctx: ChatCallContext,
-  request: ChatRequest,
-  served: Served | undefined,
-  outcome: { status: number; stream: boolean; usage?: Promise<BillableUsage> },
-): void {
-  const { caller } = ctx;
-  const input = (usage: BillableUsage | undefined): SettleInput => ({
-    id: caller.requestId,
-    startedAt: caller.startedAt,
-    org: caller.org,
-    keyId: caller.keyId,
-    user: request.user,
+/** The settlement fields of this chat request; the caller adds status and consumption. */
+function settlementOf(ctx: ChatCallContext, request: ChatRequest, served: Served | undefined) {
+  return {
+    caller: ctx.caller,
     endpoint: ctx.endpoint,
     requestedModel: ctx.requestedModel ?? ctx.model.id,
-    ...(served?.routing ? { routingPolicy: served.routing.policy } : {}),
-    // The route that served is priced (a router's pool can serve another catalog model).
-    model: served?.route.model,
-    // A routed answer names the catalog model that served (as its `model` field does).
-    servedModel: served?.routing ? served.route.model.id : served?.route.route.upstream_model,
-    provider: served?.route.providerId,
-    status: outcome.status,
-    stream: outcome.stream,
-    fallbacks: served?.fallbacks ?? 0,
-    promptTokens: usage?.promptTokens,
-    completionTokens: usage?.completionTokens,
-    totalTokens: usage?.totalTokens,
-    estimated: usage?.estimated ?? false,
-    ...(caller.notes?.guardrail ? { guardrail: caller.notes.guardrail } : {}),
-  });
-  // Settling is the last resort: a failed estimate still writes the row (without counts).
-  void ctx.deps.settler.settle(
-    outcome.usage
-      ? outcome.usage.then(input, (error) => {
-        ctx.deps.log.error("usage estimate failed; settling without token counts", {
-          request_id: caller.requestId,
-          reason: error instanceof Error ? error.name : "unknown",
-        });
-        return input(undefined);
-      })
-      : input(undefined),
-    caller.trace,
-  );
-}
-
-/**
- * Failures that reached a provider leave metadata too (cost 0); request errors refused
- * before any call do not.
- */
-function recordFailure(
-  ctx: ChatCallContext,
-  request: ChatRequest,
-  error: unknown,
-  lastTried: Served | undefined,
-): void {
-  if (!reachedProvider(error, lastTried)) return;
-  const status = error instanceof GatewayError ? error.status : 500;
-  // No usage: the cost is 0, but the row names the last provider tried.
-  settleChat(ctx, request, lastTried, { status, stream: request.stream });
-}
-
-/** True when a provider was called: an upstream's answer, an attempt that failed, or a crash. */
-export function reachedProvider(error: unknown, lastTried: unknown): boolean {
-  return !(error instanceof GatewayError) || error.fromUpstream || lastTried !== undefined;
+    user: request.user,
+    served,
+  };
 }

@@ -8,9 +8,8 @@ import { UpstreamFailure } from "../providers/upstream_failure.ts";
 import { planRoutes } from "../routing/plan_routes.ts";
 import type { Caller, PlannedRequest } from "../routing/route_plan.ts";
 import { type RouteSuccess, tryRoutes } from "../routing/try_routes.ts";
-import type { SettleInput } from "../billing/settle.ts";
-import { GatewayError } from "../errors.ts";
-import { logAttemptFailure, observeAttempts, reachedProvider } from "./chat_call.ts";
+import { logAttemptFailure, observeAttempts } from "./chat_call.ts";
+import { type Consumption, settleFailure, settleRequest } from "./settle_request.ts";
 import type { PipelineDeps } from "./pipeline_deps.ts";
 import { admitUpstream } from "./admission_estimate.ts";
 
@@ -33,11 +32,6 @@ const METHOD = {
   transcriptions: "transcription",
   speech: "speech",
 } as const satisfies Record<NonChatRequest["endpoint"], keyof ProviderAdapter>;
-
-/** What a served request consumed, for its bill. */
-export type Consumption =
-  & Pick<SettleInput, "promptTokens" | "totalTokens" | "audioSeconds" | "characters">
-  & { estimated?: boolean };
 
 /**
  * `request` is the endpoint's request (`ctx.endpoint` says which); `run` calls the adapter;
@@ -82,45 +76,25 @@ export async function callNonChat<T>(
       },
     });
   } catch (error) {
-    if (reachedProvider(error, lastTried)) {
-      // No consumption: the cost is 0, but the row names the last provider tried.
-      settleNonChat(ctx, lastTried, { status: error instanceof GatewayError ? error.status : 500 });
-    }
+    settleFailure(ctx.deps, settlementOf(ctx, lastTried), error);
     throw error;
   }
-  settleNonChat(ctx, served, { status: 200, ...await consumed(served.value) });
+  settleRequest(ctx.deps, {
+    ...settlementOf(ctx, served),
+    status: 200,
+    consumed: await consumed(served.value),
+  });
   return served;
 }
 
-function settleNonChat(
-  ctx: NonChatContext,
-  served: RouteSuccess<unknown> | undefined,
-  used: Pick<SettleInput, "promptTokens" | "totalTokens" | "audioSeconds" | "characters"> & {
-    status: number;
-    estimated?: boolean;
-  },
-): void {
-  const { caller } = ctx;
-  void ctx.deps.settler.settle({
-    id: caller.requestId,
-    startedAt: caller.startedAt,
-    org: caller.org,
-    keyId: caller.keyId,
-    user: ctx.user,
+/** The settlement fields of this request; the caller adds status and consumption. */
+function settlementOf(ctx: NonChatContext, served: RouteSuccess<unknown> | undefined) {
+  return {
+    caller: ctx.caller,
     endpoint: ctx.endpoint,
     requestedModel: ctx.model.id,
-    // The route that served is priced (a router's pool can serve another catalog model).
-    model: served?.route.model,
-    servedModel: served?.route.route.upstream_model,
-    provider: served?.route.providerId,
-    status: used.status,
+    user: ctx.user,
+    served,
     stream: false,
-    fallbacks: served?.fallbacks ?? 0,
-    promptTokens: used.promptTokens,
-    totalTokens: used.totalTokens,
-    audioSeconds: used.audioSeconds,
-    characters: used.characters,
-    estimated: used.estimated ?? false,
-    ...(caller.notes?.guardrail ? { guardrail: caller.notes.guardrail } : {}),
-  }, caller.trace);
+  };
 }

@@ -1,0 +1,119 @@
+/**
+ * The settle of every request the pipeline sent to a provider, chat or not: the one mapping
+ * from a request to its metadata row and bill. Who asked (`Caller`), which route served or was
+ * last tried (its catalog model is priced), what was consumed, the status; the router's and
+ * the guardrail's notes travel here for every endpoint alike. Never throws: a usage estimate
+ * that fails still writes the row, without counts.
+ */
+import type { RequestRecord } from "../state/records.ts";
+import type { SettleInput } from "../billing/settle.ts";
+import type { ResolvedRoute } from "../catalog/resolved_route.ts";
+import type { FinishReason } from "../canonical/chat.ts";
+import { GatewayError } from "../errors.ts";
+import type { Caller, RoutingDecision } from "../routing/route_plan.ts";
+import type { PipelineDeps } from "./pipeline_deps.ts";
+
+/** The route that served, or the last one tried when none did. */
+export interface SettledRoute {
+  route: ResolvedRoute;
+  fallbacks: number;
+  /** The router's decision, when a routing policy chose the models. */
+  routing?: RoutingDecision;
+}
+
+/** What a request consumed, for its bill (an absent count is unknown, not zero). */
+export type Consumption =
+  & Pick<
+    SettleInput,
+    "promptTokens" | "completionTokens" | "totalTokens" | "audioSeconds" | "characters"
+  >
+  & { estimated?: boolean };
+
+export interface RequestSettlement {
+  caller: Caller;
+  endpoint: RequestRecord["endpoint"];
+  /** The model string as the client sent it (`router/<id>` too). */
+  requestedModel: string;
+  /** The client's end-user id. */
+  user: string | undefined;
+  served: SettledRoute | undefined;
+  status: number;
+  stream: boolean;
+  /** Absent: nothing consumed (a failure). A promise: an estimate still running. */
+  consumed?: Consumption | Promise<Consumption>;
+  /** How the generation ended (chat): a reason no mapper knows is logged with its raw value. */
+  finish?: { reason: FinishReason | undefined; raw: string | undefined };
+}
+
+/** The longest raw finish reason logged (an upstream token, never content). */
+const RAW_FINISH_MAX = 64;
+
+export function settleRequest(
+  deps: Pick<PipelineDeps, "settler" | "log">,
+  s: RequestSettlement,
+): void {
+  const { caller, served } = s;
+  if (s.finish?.reason === "other") {
+    deps.log.warn("upstream finish reason not recognised", {
+      request_id: caller.requestId,
+      provider: served?.route.providerId,
+      raw: s.finish.raw?.slice(0, RAW_FINISH_MAX),
+    });
+  }
+  const input = (used: Consumption | undefined): SettleInput => ({
+    id: caller.requestId,
+    startedAt: caller.startedAt,
+    org: caller.org,
+    keyId: caller.keyId,
+    user: s.user,
+    endpoint: s.endpoint,
+    requestedModel: s.requestedModel,
+    ...(served?.routing ? { routingPolicy: served.routing.policy } : {}),
+    // The route that served is priced (a router's pool can serve another catalog model).
+    model: served?.route.model,
+    // A routed answer names the catalog model that served (as its `model` field does).
+    servedModel: served?.routing ? served.route.model.id : served?.route.route.upstream_model,
+    provider: served?.route.providerId,
+    status: s.status,
+    stream: s.stream,
+    fallbacks: served?.fallbacks ?? 0,
+    promptTokens: used?.promptTokens,
+    completionTokens: used?.completionTokens,
+    totalTokens: used?.totalTokens,
+    audioSeconds: used?.audioSeconds,
+    characters: used?.characters,
+    estimated: used?.estimated ?? false,
+    ...(caller.notes?.guardrail ? { guardrail: caller.notes.guardrail } : {}),
+  });
+  const consumed = s.consumed;
+  void deps.settler.settle(
+    consumed instanceof Promise
+      ? consumed.then(input, (error) => {
+        deps.log.error("usage estimate failed; settling without token counts", {
+          request_id: caller.requestId,
+          reason: error instanceof Error ? error.name : "unknown",
+        });
+        return input(undefined);
+      })
+      : input(consumed),
+    caller.trace,
+  );
+}
+
+/**
+ * A request that failed: it leaves its row (cost 0, naming the last provider tried) when it
+ * reached a provider; a request error refused before any call leaves none.
+ */
+export function settleFailure(
+  deps: Pick<PipelineDeps, "settler" | "log">,
+  s: Omit<RequestSettlement, "status" | "consumed" | "finish">,
+  error: unknown,
+): void {
+  if (!reachedProvider(error, s.served)) return;
+  settleRequest(deps, { ...s, status: error instanceof GatewayError ? error.status : 500 });
+}
+
+/** True when a provider was called: an upstream's answer, an attempt that failed, or a crash. */
+export function reachedProvider(error: unknown, lastTried: unknown): boolean {
+  return !(error instanceof GatewayError) || error.fromUpstream || lastTried !== undefined;
+}
