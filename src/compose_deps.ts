@@ -104,6 +104,8 @@ export async function composeDependencies(
       ...deps.routing.modelSources,
     ],
   };
+  // Where the store tells of revocations (PostgreSQL), other instances' reach this cache at once.
+  await store.onKeyRevoked?.((keyId) => deps.auth.forget(keyId));
   return deps;
 }
 

@@ -1,7 +1,8 @@
 /**
  * Authenticates bearer keys: format check first (no lookup for malformed keys), then a
  * cached store lookup. A found key is cached for at most `ttlMs` (≤ 30 s), which is what
- * makes a revocation take effect within 30 s. Unknown keys are not cached, so a key created
+ * makes a revocation take effect within 30 s (sooner where the store tells of revocations:
+ * `forget`). Unknown keys are not cached, so a key created
  * by the admin CLI works at once. While the store fails, a key seen within `staleMs` past its
  * cache expiry still answers (the gateway keeps serving through a database restart).
  */
@@ -24,6 +25,13 @@ export class ApiKeyAuthenticator {
     /** How long past its expiry an entry may still answer while the store fails. */
     private readonly staleMs = 0,
   ) {}
+
+  /** Drops a key from the cache (told of its revocation): its next request looks it up. */
+  forget(keyId: string): void {
+    for (const [key, cached] of this.#cache) {
+      if (cached.record.id === keyId) this.#cache.delete(key);
+    }
+  }
 
   /** The active key record for an `Authorization` header value, or undefined. */
   async authenticate(header: string | null | undefined): Promise<ApiKeyRecord | undefined> {

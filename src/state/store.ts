@@ -32,6 +32,12 @@ export interface ApiKeyStore {
   findApiKeyByHash(hash: string): Promise<ApiKeyRecord | undefined>;
   listApiKeys(orgId: string): Promise<ApiKeyRecord[]>;
   revokeApiKey(keyId: string): Promise<ApiKeyRecord | undefined>;
+  /**
+   * Calls `listener` with the id of each key any instance revokes from now on, where the
+   * backend can tell its instances (PostgreSQL: LISTEN/NOTIFY). A hint for the key cache only:
+   * revocation within `SOVRA_KEY_CACHE_SECONDS` never depends on it.
+   */
+  onKeyRevoked?(listener: (keyId: string) => void): Promise<void>;
 }
 
 /** The hot path: one read before a request (gate), one group-committed write after (settle). */

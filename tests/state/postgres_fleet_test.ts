@@ -17,7 +17,8 @@ import { minuteOf } from "../../src/state/minute.ts";
 
 const INSTANCES = 3;
 const REFRESH_MS = 1_000;
-const KEY_CACHE_SECONDS = 1;
+/** The longest allowed: a revocation seen sooner came by notice (LISTEN/NOTIFY). */
+const KEY_CACHE_SECONDS = 30;
 
 async function admin(store: PgStore, command: string, flags: Record<string, string>) {
   return await runAdminCommand(store, {
@@ -53,9 +54,13 @@ async function spread(urls: string[], key: string, count: number, perInstance: n
   return statuses;
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
+async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  seconds = 30,
+): Promise<T> {
   // A liveness bound, not a timing assert.
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + seconds * 1000;
   for (;;) {
     const value = await probe();
     if (value !== undefined) return value;
@@ -120,18 +125,26 @@ Deno.test("postgres fleet — three gateway processes on one database", async (t
       assert.equal(view?.balance_micro_eur, 100_000_000 - cost);
     });
 
-    await t.step("a revocation reaches every instance", async () => {
-      const org = await admin(store, "org create", { name: "Rev", "credits-micro-eur": "1000000" });
-      const key = await admin(store, "key create", { org: String(org.id) });
-      for (const instance of urls) assert.equal(await chat(instance, String(key.key)), 200);
-      await admin(store, "key revoke", { id: String(key.id) });
-      for (const instance of urls) {
-        await until(
-          "401 after revocation",
-          async () => (await chat(instance, String(key.key))) === 401 ? true : undefined,
-        );
-      }
-    });
+    await t.step(
+      "a revocation reaches every instance by notice, before its cache expires",
+      async () => {
+        const org = await admin(store, "org create", {
+          name: "Rev",
+          "credits-micro-eur": "1000000",
+        });
+        const key = await admin(store, "key create", { org: String(org.id) });
+        for (const instance of urls) assert.equal(await chat(instance, String(key.key)), 200);
+        // Every instance has the key cached for 30 s; the admin CLI's revocation notifies them.
+        await admin(store, "key revoke", { id: String(key.id) });
+        for (const instance of urls) {
+          await until(
+            "401 after revocation",
+            async () => (await chat(instance, String(key.key))) === 401 ? true : undefined,
+            KEY_CACHE_SECONDS / 3,
+          );
+        }
+      },
+    );
 
     await t.step(
       "the rate limit is shared: a key used up on one is refused on the others",

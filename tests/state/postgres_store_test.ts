@@ -1,6 +1,7 @@
 /**
  * What only the PostgreSQL store has: migrations raced by several instances, a replayed batch
- * billed once, retention run by one instance at a time, the spill file surviving a torn line.
+ * billed once, retention run by one instance at a time, the spill file surviving a torn line,
+ * revocation notices (LISTEN/NOTIFY) reaching another instance, also after a database restart.
  */
 import assert from "node:assert/strict";
 import { startPostgres } from "../helpers/postgres.ts";
@@ -114,6 +115,47 @@ Deno.test("spill file — a torn last line is skipped, the rest replayed and the
     await assert.rejects(() => Deno.stat(path), Deno.errors.NotFound);
   } finally {
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+async function until(what: string, done: () => boolean): Promise<void> {
+  const deadline = Date.now() + 30_000; // a liveness bound, not a timing assert
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+Deno.test("revocation notices — told to another instance, again after a database restart", async () => {
+  const url = await cluster.database();
+  const revoking = await openPgStore(url, { spillPath: undefined });
+  const told = await openPgStore(url, { spillPath: undefined });
+  try {
+    await revoking.createOrg({ id: "org_a", name: "A", created: new Date().toISOString() }, 0n);
+    const key = (id: string) =>
+      revoking.createApiKey({ id, org: "org_a", name: null, rpm: 60, hash: id, prefix: "sk" });
+    await key("key_1");
+    await key("key_2");
+    const heard: string[] = [];
+    await told.onKeyRevoked!((id) => heard.push(id));
+    assert.equal((await revoking.revokeApiKey("key_1"))?.revoked, true);
+    await until("key_1's notice", () => heard.includes("key_1"));
+    assert.equal(await revoking.revokeApiKey("key_unknown"), undefined);
+
+    // The listening connection is cut; it listens again on its own once the server is back.
+    await cluster.pause();
+    await cluster.resume();
+    const deadline = Date.now() + 30_000;
+    while (!heard.includes("key_2")) {
+      // Revoking again notifies again: whichever notice comes after the new LISTEN is heard.
+      await revoking.revokeApiKey("key_2").catch(() => undefined);
+      if (Date.now() > deadline) throw new Error("no notice after the restart");
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    assert.deepEqual(heard.filter((id) => id === "key_unknown"), []);
+  } finally {
+    await told.close();
+    await revoking.close();
   }
 });
 

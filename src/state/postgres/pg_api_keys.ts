@@ -1,5 +1,9 @@
-/** API keys on PostgreSQL: one row per key, its SHA-256 hash unique (looked up by auth). */
+/**
+ * API keys on PostgreSQL: one row per key, its SHA-256 hash unique (looked up by auth). A
+ * revocation is told to every instance at once (`pg_revocations.ts`).
+ */
 import type { Db } from "./connect.ts";
+import { REVOCATION_CHANNEL, type RevocationListener } from "./pg_revocations.ts";
 import type { ApiKeyStore } from "../store.ts";
 import type { ApiKeyRecord } from "../records.ts";
 
@@ -15,7 +19,7 @@ interface KeyRow {
   revoked_at: Date | null;
 }
 
-export function pgApiKeyStore(sql: Db): ApiKeyStore {
+export function pgApiKeyStore(sql: Db, revocations: RevocationListener): ApiKeyStore {
   return {
     async createApiKey(key) {
       const record: ApiKeyRecord = {
@@ -49,8 +53,13 @@ export function pgApiKeyStore(sql: Db): ApiKeyStore {
         set revoked_at = case when revoked then revoked_at else ${now}::timestamptz end,
           revoked = true
         where id = ${keyId} returning *`;
-      return row ? keyRecord(row) : undefined;
+      if (!row) return undefined;
+      // After the commit, so an instance told re-reads the revoked row; best effort (a database
+      // without NOTIFY still revokes, within the key cache's expiry).
+      await sql`select pg_notify(${REVOCATION_CHANNEL}, ${keyId})`.catch(() => {});
+      return keyRecord(row);
     },
+    onKeyRevoked: (listener) => revocations.add(listener),
   };
 }
 

@@ -26,6 +26,7 @@ import { pgRouterPinStore } from "./pg_router_pins.ts";
 import { pgTransfer } from "./pg_transfer.ts";
 import { pgAccountStore } from "./pg_accounts.ts";
 import { pgControlStore } from "./pg_control.ts";
+import { RevocationListener } from "./pg_revocations.ts";
 
 export interface PgStoreOptions {
   commitIntervalMs?: number;
@@ -72,7 +73,7 @@ export async function openPgStore(url: string, options: PgStoreOptions): Promise
       options.onCommit,
     );
     if (options.spillPath !== undefined) await spill.load();
-    return createPgStore(sql, migration, writer, spill);
+    return createPgStore(sql, migration, writer, spill, new RevocationListener(url, log));
   } catch (error) {
     await sql.end({ timeout: 1 });
     throw error;
@@ -84,12 +85,13 @@ function createPgStore(
   migration: MigrationResult,
   writer: PgCommitter,
   spill: SettleSpill,
+  revocations: RevocationListener,
 ): PgStore {
   return {
     sql,
     migration,
     ...pgOrgStore(sql),
-    ...pgApiKeyStore(sql),
+    ...pgApiKeyStore(sql, revocations),
     ...pgMeteringStore(sql, writer),
     ...pgRequestLogStore(sql),
     ...pgPolicyStore(sql),
@@ -113,6 +115,7 @@ function createPgStore(
     async close() {
       await writer.close();
       await spill.stop();
+      await revocations.close();
       await sql.end({ timeout: 5 });
     },
   };
