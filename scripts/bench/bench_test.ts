@@ -138,6 +138,7 @@ function sampleResults(
         sovra: target(sovraP50, sovraRps, loopP99),
       },
     },
+    peers: {},
     sovraPeakKb: 100 * 1024,
     openStreams: {
       sovra: {
@@ -167,6 +168,47 @@ Deno.test("checks — PASS within the limits, MISS outside them", () => {
   );
   assert.match(markdown, /\| MISS \|/);
   assert.match(markdown, /\| sovra: increment per open stream \| 123 KiB \|/);
+});
+
+Deno.test("peers — Sovra ÷ each peer per scenario, and the Sovra-ahead check", () => {
+  const results = sampleResults(1.2, 10_000, 120 * 1024);
+  const scenario = results.scenarios["non-stream"]!;
+  scenario.portkey = {
+    ...scenario["bare-proxy"]!,
+    closed: { ...scenario.sovra!.closed!, requestsPerSecond: 5_000 },
+  };
+  scenario.litellm = {
+    ...scenario["bare-proxy"]!,
+    closed: { ...scenario.sovra!.closed!, requestsPerSecond: 20_000 },
+  };
+  results.peers = {
+    portkey: { version: "1.15.2", failed: { stream: "answered 500" } },
+    litellm: { version: "1.74.15.post2" },
+  };
+  const peerChecks = checks(results).filter((c) => c.name.includes("Sovra ÷"));
+  assert.deepEqual(peerChecks.map((c) => [c.measured, c.pass]), [["2.00×", true], [
+    "0.50×",
+    false,
+  ]]);
+  const markdown = renderMarkdown(results);
+  assert.match(markdown, /\| non-stream \| portkey \| 5,000 \| 2\.00× \|/);
+  assert.match(markdown, /portkey 1\.15\.2 \(could not serve stream: answered 500\)/);
+  results.peers = { litellm: { skipped: "install failed" } };
+  assert.match(renderMarkdown(results), /litellm skipped \(install failed\)/);
+});
+
+Deno.test("chatRequest — a peer's routing headers go with every request", () => {
+  const spec = chatRequest(
+    {
+      base: "http://127.0.0.1:1",
+      key: "k",
+      catalog: false,
+      headers: { "x-portkey-provider": "openai" },
+    },
+    { stream: true },
+  );
+  assert.equal(spec.headers["x-portkey-provider"], "openai");
+  assert.equal(spec.headers.authorization, "Bearer k");
 });
 
 Deno.test("summariseProfile — self and inclusive time per file", () => {

@@ -7,6 +7,7 @@ import type { ClosedResult } from "./closed_load.ts";
 import type { PacedResult } from "./paced_load.ts";
 import type { LatencySummary } from "./latency_stats.ts";
 import type { ScenarioName, TargetName } from "./workload.ts";
+import type { PeerName } from "./peers.ts";
 
 export interface TargetResult {
   /** Closed-loop throughput (not run for the slow-upstream scenario). */
@@ -44,6 +45,13 @@ export interface BenchResults {
     sovraKv: string;
   };
   scenarios: Partial<Record<ScenarioName, Partial<Record<TargetName, TargetResult>>>>;
+  /**
+   * `--peers`: each peer's version, or why it was skipped (install or start failed), and the
+   * scenarios it could not serve (its smoke test's answer).
+   */
+  peers: Partial<
+    Record<PeerName, { version?: string; skipped?: string; failed?: Record<string, string> }>
+  >;
   /** Sovra's VmHWM after the throughput and latency runs, KiB. */
   sovraPeakKb: number | undefined;
   openStreams: Partial<Record<"sovra" | "sovra-unguarded" | "bare-proxy", OpenStreamsResult>>;
@@ -136,6 +144,7 @@ export function checks(results: BenchResults): Check[] {
       }
     }
   }
+  out.push(...peerChecks(results));
   const streams = results.openStreams.sovra;
   if (streams) {
     out.push({
@@ -157,6 +166,84 @@ export function checks(results: BenchResults): Check[] {
     }
   }
   return out;
+}
+
+/** The peers measured in a scenario (targets other than ours). */
+function peersIn(
+  targets: Partial<Record<TargetName, TargetResult>> | undefined,
+): Array<[PeerName, TargetResult]> {
+  return Object.entries(targets ?? {}).filter(([name]) =>
+    name === "portkey" || name === "litellm"
+  ) as Array<[PeerName, TargetResult]>;
+}
+
+/** Sovra ahead of every peer: req/s where there is a closed loop, else the paced p50. */
+function peerChecks(results: BenchResults): Check[] {
+  const out: Check[] = [];
+  for (const [scenario, targets] of Object.entries(results.scenarios)) {
+    const sovra = targets?.sovra;
+    if (!sovra) continue;
+    for (const [peer, r] of peersIn(targets)) {
+      if (sovra.closed && r.closed) {
+        const ratio = sovra.closed.requestsPerSecond / r.closed.requestsPerSecond;
+        out.push({
+          name: `${scenario}: Sovra ÷ ${peer} req/s at ${results.settings.connections} connections`,
+          measured: `${fmt(ratio)}×`,
+          target: "≥ 1×",
+          pass: ratio >= 1 && sovra.closed.errors === 0,
+        });
+      } else {
+        const ratio = sovra.paced.latency.p50 / r.paced.latency.p50;
+        out.push({
+          name: `${scenario}: Sovra ÷ ${peer} paced p50 latency`,
+          measured: `${fmt(ratio)}×`,
+          target: "≤ 1×",
+          pass: ratio <= 1 && sovra.paced.errors === 0,
+        });
+      }
+    }
+  }
+  return out;
+}
+
+/** Sovra ÷ each peer, per scenario: throughput, CPU per request, paced latency. */
+function renderPeers(results: BenchResults, lines: string[]): void {
+  const entries = Object.entries(results.peers);
+  if (entries.length === 0) return;
+  lines.push(
+    "",
+    "Peers (`--peers`): " +
+      entries.map(([name, p]) =>
+        p.skipped !== undefined ? `${name} skipped (${p.skipped})` : `${name} ${p.version}` +
+          (p.failed
+            ? ` (could not serve ${
+              Object.entries(p.failed).map(([s, why]) => `${s}: ${why.slice(0, 200)}`).join("; ")
+            })`
+            : "")
+      ).join(", ") + ". Sovra ÷ peer: above 1 means Sovra serves more (req/s) or costs more " +
+      "(CPU, latency).",
+    "",
+    "| Scenario | Peer | peer req/s | Sovra ÷ peer req/s | peer CPU/req | Sovra ÷ peer CPU/req | " +
+      "peer paced p50 | Sovra ÷ peer p50 | peer paced p99 | Sovra ÷ peer p99 | errors |",
+    "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
+  );
+  for (const [scenario, targets] of Object.entries(results.scenarios)) {
+    const sovra = targets?.sovra;
+    if (!sovra) continue;
+    for (const [peer, r] of peersIn(targets)) {
+      const ratio = (a: number | undefined, b: number | undefined) =>
+        a === undefined || b === undefined ? "–" : `${fmt(a / b)}×`;
+      lines.push(
+        `| ${scenario} | ${peer} | ${r.closed ? int(r.closed.requestsPerSecond) : "–"} | ` +
+          `${ratio(sovra.closed?.requestsPerSecond, r.closed?.requestsPerSecond)} | ` +
+          `${cpu(r.proxyCpuUsPerRequest)} | ` +
+          `${ratio(sovra.proxyCpuUsPerRequest, r.proxyCpuUsPerRequest)} | ` +
+          `${ms(r.paced.latency.p50)} | ${ratio(sovra.paced.latency.p50, r.paced.latency.p50)} | ` +
+          `${ms(r.paced.latency.p99)} | ${ratio(sovra.paced.latency.p99, r.paced.latency.p99)} | ` +
+          `${(r.closed?.errors ?? 0) + r.paced.errors} |`,
+      );
+    }
+  }
 }
 
 export function renderMarkdown(results: BenchResults): string {
@@ -209,6 +296,7 @@ export function renderMarkdown(results: BenchResults): string {
       );
     }
   }
+  renderPeers(results, lines);
   lines.push("", "| Memory | RSS |", "|---|--:|");
   if (results.sovraPeakKb !== undefined) {
     lines.push(

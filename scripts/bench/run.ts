@@ -13,6 +13,7 @@
  *   --scenarios non-stream,stream,router,slow-upstream
  *   --slow-rate 100 (paced rate of the slow-upstream scenario)
  *   --no-write --json <file> --doc <file (default docs/performance.md)>
+ *   --peers (also Portkey's gateway and the LiteLLM proxy, installed into the run's temp dir)
  */
 import { parseArgs } from "node:util";
 import { closedLoop, type Layout, openStreams, pacedLoop } from "./measure.ts";
@@ -27,11 +28,22 @@ import {
   replaceSection,
   type TargetResult,
 } from "./report.ts";
-import { chatRequest, type Endpoint, type ScenarioName, SCENARIOS, TARGETS } from "./workload.ts";
+import {
+  chatRequest,
+  type Endpoint,
+  PEER_SCENARIOS,
+  type ScenarioName,
+  SCENARIOS,
+  type TargetName,
+  TARGETS,
+} from "./workload.ts";
 import { ensureLoadTools } from "./tools.ts";
 import { type PgCluster, startPostgres } from "../postgres_cluster.ts";
+import { PEERS, startPeer } from "./peers.ts";
 
 const RUN_LIMIT_MS = 8 * 60_000;
+/** Installing and measuring the peers (a pip install of LiteLLM alone takes a minute or two). */
+const PEERS_LIMIT_MS = 8 * 60_000;
 const { values } = parseArgs({
   args: Deno.args,
   options: {
@@ -47,6 +59,7 @@ const { values } = parseArgs({
     "cpu-prof": { type: "string" },
     scenarios: { type: "string", default: SCENARIOS.join(",") },
     "no-write": { type: "boolean", default: false },
+    peers: { type: "boolean", default: false },
     json: { type: "string" },
     doc: { type: "string" },
   },
@@ -89,11 +102,12 @@ const stopAll = async () => {
   await cluster?.stop();
   await Deno.remove(layout.tempDir, { recursive: true }).catch(() => {});
 };
+const runLimitMs = RUN_LIMIT_MS + (values.peers ? PEERS_LIMIT_MS : 0);
 const watchdog = setTimeout(async () => {
-  log(`run exceeded ${RUN_LIMIT_MS / 1000} s; stopping`);
+  log(`run exceeded ${runLimitMs / 1000} s; stopping`);
   await stopAll();
   Deno.exit(1);
-}, RUN_LIMIT_MS);
+}, runLimitMs);
 
 try {
   const tools = await ensureLoadTools({ pinCpu: layout.loadCpu, streams: streamCount, log });
@@ -122,6 +136,7 @@ try {
         : `KV ${values.kv}`,
     },
     scenarios: {},
+    peers: {},
     sovraPeakKb: undefined,
     openStreams: {},
   };
@@ -180,7 +195,7 @@ try {
       `sovra without the connection guard ${unguarded.hello.url}`,
   );
 
-  const endpoints: Record<(typeof TARGETS)[number], Endpoint> = {
+  const endpoints: Partial<Record<TargetName, Endpoint>> = {
     direct: { base: simOrigin, key: "bench", catalog: false },
     "bare-proxy": { base: String(bare.hello.url), key: "bench", catalog: false },
     sovra: { base: String(sovra.hello.url), key: String(sovra.hello.key), catalog: true },
@@ -190,24 +205,61 @@ try {
       catalog: true,
     },
   };
-  const processes: Partial<Record<(typeof TARGETS)[number], BenchProcess>> = {
+  const processes: Partial<Record<TargetName, BenchProcess>> = {
     "bare-proxy": bare,
     sovra,
     "sovra-unguarded": unguarded,
   };
+  /** Ours answer SIGUSR1 with their event-loop delay; a peer's runtime would not. */
+  const probed = new Set<BenchProcess>([bare, sovra, unguarded]);
+  const peerTargets: TargetName[] = [];
+  if (values.peers) {
+    for (const peer of PEERS) {
+      const outcome = await startPeer(peer, {
+        dir: layout.tempDir,
+        simV1,
+        cpu: layout.proxyCpu,
+        log,
+      });
+      if ("skipped" in outcome) {
+        log(`${peer}: skipped: ${outcome.skipped}`);
+        results.peers[peer] = { skipped: outcome.skipped };
+        continue;
+      }
+      children.push(outcome.ok.process);
+      processes[peer] = outcome.ok.process;
+      endpoints[peer] = outcome.ok.endpoint;
+      peerTargets.push(peer);
+      results.peers[peer] = { version: outcome.ok.version };
+      log(`${peer} ${outcome.ok.version} at ${outcome.ok.endpoint.base}`);
+    }
+  }
 
   for (const scenario of scenarios) {
     const slow = scenario === "slow-upstream";
     const stream = scenario === "stream" || slow;
     const perTarget: NonNullable<BenchResults["scenarios"][ScenarioName]> = {};
     results.scenarios[scenario] = perTarget;
-    for (const target of TARGETS) {
-      const spec = chatRequest(endpoints[target], {
+    const targets = PEER_SCENARIOS.includes(scenario) ? [...TARGETS, ...peerTargets] : TARGETS;
+    for (const target of targets) {
+      const endpoint = endpoints[target];
+      if (endpoint === undefined) continue;
+      const spec = chatRequest(endpoint, {
         stream,
         model: slow ? "ttfb" : "chat",
         router: scenario === "router",
       });
-      await smokeTest(spec, `${scenario} ${target}`);
+      const peer = peerTargets.includes(target);
+      try {
+        await smokeTest(spec, `${scenario} ${target}`);
+      } catch (error) {
+        // A peer that cannot serve a scenario is reported, not fatal; ours must serve them all.
+        if (!peer) throw error;
+        const reason = (error as Error).message;
+        log(`${target}: skipped in ${scenario}: ${reason}`);
+        (results.peers[target as keyof BenchResults["peers"]]!.failed ??= {})[scenario] = reason;
+        continue;
+      }
       const proxy = processes[target];
       let closed: TargetResult["closed"] | undefined;
       let proxyCpuUsPerRequest: number | undefined;
@@ -233,19 +285,22 @@ try {
       }
       const pacedRate = slow ? slowRate : rate;
       log(`${scenario} ${target}: paced ${pacedRate}/s for ${pacedSeconds} s`);
-      if (proxy) await loopDelay(proxy); // start the bracket
+      const probe = proxy && probed.has(proxy) ? proxy : undefined;
+      if (probe) await loopDelay(probe); // start the bracket
       const paced = await pacedLoop(layout, spec, {
         rate: pacedRate,
         durationSeconds: pacedSeconds,
         warmupSeconds: 1,
         connections,
       });
-      const delay = proxy ? await loopDelay(proxy) : undefined;
+      const delay = probe ? await loopDelay(probe) : undefined;
+      // A run without one successful request has no percentiles (NaN, null through JSON).
+      const f2 = (n: number | null) => typeof n === "number" ? n.toFixed(2) : "–";
       log(
-        `${scenario} ${target}: p50 ${paced.latency.p50.toFixed(2)} ms, ` +
-          `p99 ${paced.latency.p99.toFixed(2)} ms, TTFB p50 ${paced.ttfb.p50.toFixed(2)} ms ` +
-          `(generator lag p99 ${paced.sendLag.p99.toFixed(2)} ms, ${paced.errors} errors` +
-          (delay ? `; proxy loop delay p99 ${delay.p99.toFixed(2)} ms)` : ")"),
+        `${scenario} ${target}: p50 ${f2(paced.latency.p50)} ms, ` +
+          `p99 ${f2(paced.latency.p99)} ms, TTFB p50 ${f2(paced.ttfb.p50)} ms ` +
+          `(generator lag p99 ${f2(paced.sendLag.p99)} ms, ${paced.errors} errors` +
+          (delay ? `; proxy loop delay p99 ${f2(delay.p99)} ms)` : ")"),
       );
       perTarget[target] = {
         ...(closed === undefined ? {} : { closed }),
@@ -256,6 +311,7 @@ try {
     }
   }
   results.sovraPeakKb = (await readMemory(sovra.pid)).hwmKb;
+  for (const peer of peerTargets) await processes[peer]?.stop();
 
   // Memory per open stream is measured on fresh processes: what a long run leaves in the
   // heap is reported above as the peak and would blur the per-stream cost.

@@ -9,8 +9,17 @@
  * `slow-upstream`: streams whose upstream takes 50 ms to its first token (paced only).
  */
 export type ScenarioName = "non-stream" | "stream" | "router" | "slow-upstream";
-/** `sovra-unguarded`: Sovra with `SOVRA_CONNECTION_GUARD=off` (no relay), same run. */
-export type TargetName = "direct" | "bare-proxy" | "sovra" | "sovra-unguarded";
+/**
+ * `sovra-unguarded`: Sovra with `SOVRA_CONNECTION_GUARD=off` (no relay), same run;
+ * `portkey` / `litellm`: the peers of `--peers` (peers.ts).
+ */
+export type TargetName =
+  | "direct"
+  | "bare-proxy"
+  | "sovra"
+  | "sovra-unguarded"
+  | "portkey"
+  | "litellm";
 
 export const SCENARIOS: readonly ScenarioName[] = [
   "non-stream",
@@ -19,6 +28,8 @@ export const SCENARIOS: readonly ScenarioName[] = [
   "slow-upstream",
 ];
 export const TARGETS: readonly TargetName[] = ["direct", "bare-proxy", "sovra", "sovra-unguarded"];
+/** Scenarios the peers run (the router scenario is Sovra's own feature). */
+export const PEER_SCENARIOS: readonly ScenarioName[] = ["non-stream", "stream", "slow-upstream"];
 
 /** Exactly 50 streamed content chunks (the simulator's `chunks-50`). */
 export const CHAT_UPSTREAM = "bench+chunks-50";
@@ -26,11 +37,14 @@ export const CHAT_UPSTREAM = "bench+chunks-50";
 export const SLOW_UPSTREAM = "bench+slow-1000+chunks-5";
 /** 50 ms to the response and its first chunk, then 50 ms between chunks (time to first byte). */
 export const TTFB_UPSTREAM = "bench+slow-50+chunks-3";
+/** Chunks spread out as production streams arrive: 20 ms apart, 50 of them (~1 s a stream). */
+export const SPREAD_UPSTREAM = "bench+slow-20+chunks-50";
 
 export const BENCH_MODELS = {
   chat: { id: "bench/chat", upstream: CHAT_UPSTREAM },
   slow: { id: "bench/slow", upstream: SLOW_UPSTREAM },
   ttfb: { id: "bench/ttfb", upstream: TTFB_UPSTREAM },
+  spread: { id: "bench/spread", upstream: SPREAD_UPSTREAM },
 } as const;
 
 /** The `router` scenario's policy: an `auto` pool of two models on the same upstream. */
@@ -52,6 +66,8 @@ export interface Endpoint {
   key: string;
   /** Sovra takes catalog ids; the others take the upstream model name. */
   catalog: boolean;
+  /** Extra request headers (a peer's routing headers). */
+  headers?: Record<string, string>;
 }
 
 const MESSAGES = [
@@ -85,6 +101,7 @@ export function chatRequest(
     headers: {
       "content-type": "application/json",
       authorization: `Bearer ${endpoint.key}`,
+      ...endpoint.headers,
     },
     body: JSON.stringify(body),
   };
