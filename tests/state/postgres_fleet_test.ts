@@ -1,7 +1,9 @@
 /**
  * Three gateway processes (`main.ts`, as an operator runs them) on one PostgreSQL database: load
  * spread across all three is debited exactly, a key created beside them works on each at once, a
- * revocation reaches each, the rate limit is shared. Then the cross-instance bounds of the
+ * revocation reaches each (by notice, well before their 30 s key cache expires), a key created on
+ * one's dashboard works on the others and a dashboard session of one works on another, the rate
+ * limit is shared. Then the cross-instance bounds of the
  * README ("Running a fleet") are measured on a burst: how far a key exceeds its RPM and how far
  * an organization overdraws, against the formulas' worst case.
  */
@@ -14,6 +16,8 @@ import { chatBody } from "../foundation/support.ts";
 import { openPgStore, type PgStore } from "../../src/state/postgres/pg_store.ts";
 import { runAdminCommand } from "../../src/admin/commands.ts";
 import { minuteOf } from "../../src/state/minute.ts";
+import { ApiClient, PASSWORD } from "../dashboard/support.ts";
+import { hashPassword } from "../../src/dashboard/passwords.ts";
 
 const INSTANCES = 3;
 const REFRESH_MS = 1_000;
@@ -89,6 +93,7 @@ Deno.test("postgres fleet — three gateway processes on one database", async (t
   const processes: MainProcess[] = [];
   try {
     const urls: string[] = [];
+    const dashboards: string[] = [];
     for (let i = 0; i < INSTANCES; i++) {
       const main = startMain({
         SOVRA_PORT: "0",
@@ -97,11 +102,15 @@ Deno.test("postgres fleet — three gateway processes on one database", async (t
         SOVRA_SPILL_PATH: `${dir}/spill-${i}.jsonl`,
         SOVRA_GATE_REFRESH_MS: String(REFRESH_MS),
         SOVRA_KEY_CACHE_SECONDS: String(KEY_CACHE_SECONDS),
+        SOVRA_DASHBOARD_SECURE_COOKIE: "false",
+        SOVRA_PASSWORD_SCRYPT_LOG_N: "10",
         SIM_KEY,
       });
       processes.push(main);
       const line = logRecord(await main.waitForLine((l) => l.includes("sovra listening")));
       urls.push(String(line.url));
+      const dash = logRecord(await main.waitForLine((l) => l.includes("dashboard listening")));
+      dashboards.push(String(dash.url));
     }
     const [a, ...others] = urls as [string, ...string[]];
 
@@ -140,6 +149,50 @@ Deno.test("postgres fleet — three gateway processes on one database", async (t
           await until(
             "401 after revocation",
             async () => (await chat(instance, String(key.key))) === 401 ? true : undefined,
+            KEY_CACHE_SECONDS / 3,
+          );
+        }
+      },
+    );
+
+    await t.step(
+      "a key created on one instance's dashboard works on the others; revoked on another's, refused on all",
+      async () => {
+        const org = await admin(store, "org create", {
+          name: "Dash",
+          "credits-micro-eur": "1000000",
+        });
+        const user = "usr_fleet_owner";
+        await store.controlPlane.accounts.createUser({
+          id: user,
+          email: "owner@fleet.example.eu",
+          password_hash: await hashPassword(PASSWORD, 10),
+          operator: false,
+          created: new Date().toISOString(),
+          password_changed_at: null,
+        });
+        await store.controlPlane.accounts.addMembership({
+          org: String(org.id),
+          user,
+          role: "owner",
+          created: new Date().toISOString(),
+        });
+        const [first, second] = dashboards as [string, string];
+        const onFirst = await ApiClient.signedIn(first, "owner@fleet.example.eu");
+        const created = await onFirst.post(`/api/orgs/${org.id}/keys`, { name: "fleet", rpm: 60 });
+        assert.equal(created.status, 201, JSON.stringify(created.body));
+        for (const instance of others) assert.equal(await chat(instance, created.body.key), 200);
+        assert.equal(await chat(a, created.body.key), 200);
+
+        // Sessions live in the database: the first instance's session works on the second.
+        const onSecond = new ApiClient(second);
+        onSecond.cookie = onFirst.cookie;
+        const revoked = await onSecond.post(`/api/orgs/${org.id}/keys/${created.body.id}/revoke`);
+        assert.equal(revoked.status, 200, JSON.stringify(revoked.body));
+        for (const instance of urls) {
+          await until(
+            "401 after revocation",
+            async () => (await chat(instance, created.body.key)) === 401 ? true : undefined,
             KEY_CACHE_SECONDS / 3,
           );
         }
