@@ -25,6 +25,7 @@ import { UnsentTally } from "./limits/unsent_tally.ts";
 import { CreditHolds } from "./limits/credit_holds.ts";
 import { Telemetry } from "./telemetry/telemetry.ts";
 import { Lifecycle } from "./lifecycle/lifecycle.ts";
+import { randomId } from "./ids.ts";
 
 export interface ComposeOptions {
   log?: Logger;
@@ -84,6 +85,7 @@ export async function composeDependencies(
     ),
     unsentRequests,
     counters,
+    instance: randomId("inst_", 12),
     telemetry,
     lifecycle: new Lifecycle(),
     now,

@@ -27,6 +27,8 @@ export interface Config {
   gateRefreshMs: number;
   /** Milliseconds a gate snapshot or a key lookup may still be served while the store fails. */
   staleServeMs: number;
+  /** Milliseconds of a process's lease; its open admissions are settled by others after it. */
+  instanceLeaseMs: number;
   /** Milliseconds of upstream silence after which a stream is cut. */
   streamIdleMs: number;
   /** Concurrent transcriptions per instance, and how long a request waits for a slot. */
@@ -139,6 +141,7 @@ export function configFromEnv(env: Record<string, string>): Config {
     streamIdleMs: integer(env, "SOVRA_STREAM_IDLE_MS", 90_000, 1),
     gateRefreshMs: integer(env, "SOVRA_GATE_REFRESH_MS", 1000),
     staleServeMs: integer(env, "SOVRA_STALE_SERVE_MS", 300_000),
+    instanceLeaseMs: integer(env, "SOVRA_INSTANCE_LEASE_MS", 15_000),
     commitIntervalMs: integer(env, "SOVRA_COMMIT_INTERVAL_MS", 10),
     transcriptionSlots: integer(env, "SOVRA_TRANSCRIPTION_SLOTS", 4, 1),
     transcriptionWaitMs: integer(env, "SOVRA_TRANSCRIPTION_WAIT_MS", 10_000),

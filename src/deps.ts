@@ -42,6 +42,8 @@ export interface AppDeps {
   /** This instance's rate-bucket increments not yet sent to the store. */
   unsentRequests: UnsentTally;
   counters: GatewayCounters;
+  /** This process's id in admission records and its lease (random per start). */
+  instance: string;
   /** Metrics and spans: called at request end, attempt end, settle and commit. */
   /** Drain state: readiness and the open streams a drain may cut. */
   lifecycle: Lifecycle;

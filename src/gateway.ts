@@ -12,6 +12,7 @@ import { describeBindError } from "./http/port_in_use.ts";
 import { defaultMaxConnections, type GuardLimits, serveGuarded } from "./http/connection_guard.ts";
 import type { Logger } from "./log.ts";
 import { startRetentionCleanup } from "./state/retention.ts";
+import { startAdmissionRecovery } from "./state/admission_recovery.ts";
 import { missingCredentials } from "./catalog/credential_check.ts";
 import { DIALECTS } from "./providers/registry.ts";
 import { localBaseUrls } from "./catalog/base_url_check.ts";
@@ -116,6 +117,8 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   }
   const served = api;
   const cleanup = startRetentionCleanup(store, config.retentionDays, log);
+  const recovery = startAdmissionRecovery(store, deps.instance, config.instanceLeaseMs, log);
+  await recovery.started;
 
   const onHup = () => void catalog.reload().then((ok) => ok && warnMissing());
   if (options.signals) Deno.addSignalListener("SIGHUP", onHup);
@@ -135,6 +138,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
         stopAccepting: () => served.shutdown(),
       });
       cleanup.stop();
+      await recovery.stop();
       await metrics?.shutdown();
       await closeDependencies(deps);
       log.info("drained: settles flushed, store closed", { cut: result.cut });
@@ -144,6 +148,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     async close() {
       if (options.signals) Deno.removeSignalListener("SIGHUP", onHup);
       cleanup.stop();
+      await recovery.stop();
       await served.shutdown();
       await metrics?.shutdown();
       await closeDependencies(deps);

@@ -1,44 +1,86 @@
 /**
  * A request's admission to the providers (issue 17 items 3 and 4), made by the gate and used
- * by the pipeline right before the first upstream call: the request holds the most it may cost
- * against its organization's balance (released when its debit is queued, or when it ends
- * without one), so concurrent requests cannot overdraw further than one hold per instance.
+ * by the pipeline right before the first upstream call:
+ *
+ * - the request holds the most it may cost against its organization's balance (released when
+ *   its debit is queued, or when it ends without one), so concurrent requests cannot overdraw
+ *   further than one hold per instance;
+ * - its rate-bucket increment, counted in memory at the gate, is written to the store here,
+ *   together with its admission record (one commit: no extra write). The answer waits until
+ *   that commit is durable (`durable`, overlapped with the upstream call), so a process killed
+ *   after answering leaves at least the admission record, settled from its estimate later.
+ *   A request that never calls out writes its plain increment when it ends (`countOnce`).
  */
 import type { GateState } from "./gate_state.ts";
+import type { MeteringStore } from "../state/store.ts";
+import type { RequestRecord } from "../state/records.ts";
 
 /** What a request may cost at most, estimated before any upstream call. */
 export interface AdmissionEstimate {
   holdMicroEur: bigint;
+  /** The record to bill if this process dies before settling (estimated, `recovered`). */
+  recovery?: RequestRecord;
 }
 
 export interface UpstreamAdmission {
   /**
-   * Holds the estimate; throws the 402 (synchronously, before any upstream call) when the
-   * credit left after the holds of the organization's other requests in flight is used up.
+   * Holds the estimate and writes the admission record; throws the 402 (synchronously, before
+   * any upstream call) when the credit left after the holds of the organization's other
+   * requests in flight is used up.
    */
   admit(estimate: AdmissionEstimate): void;
+  /** Resolves once the admission record is durable (never rejects: a store failure is logged). */
+  durable(): Promise<void>;
+}
+
+export interface AdmissionContext {
+  gate: GateState;
+  store: Pick<MeteringStore, "countRequest">;
+  /** This process, as named in its admission records and lease. */
+  instance: string;
+  requestId: string;
+  keyId: string;
+  org: string;
+  minute: number;
+  /** Unbilled endpoints hold nothing. */
+  billed: boolean;
+  /** Marks the in-memory rate increment as written (the gate queued it). */
+  markSent: () => void;
+  /** Builds the 402 (and counts the refusal). */
+  refusal: () => Error;
+  /** A failed store write (logged; the request goes on). */
+  onWriteError: (error: unknown) => void;
 }
 
 export class RequestAdmission implements UpstreamAdmission {
-  constructor(
-    private readonly gate: GateState,
-    private readonly requestId: string,
-    private readonly keyId: string,
-    private readonly org: string,
-    /** Unbilled endpoints hold nothing. */
-    private readonly billed: boolean,
-    /** Builds the 402 (and counts the refusal). */
-    private readonly refusal: () => Error,
-  ) {}
+  #written: Promise<void> | undefined;
+
+  constructor(private readonly ctx: AdmissionContext) {}
 
   admit(estimate: AdmissionEstimate): void {
-    if (!this.billed) return;
-    const held = this.gate.tryHold(this.keyId, this.org, this.requestId, estimate.holdMicroEur);
-    if (!held) throw this.refusal();
+    const { gate, keyId, org, requestId, instance } = this.ctx;
+    if (this.ctx.billed && !gate.tryHold(keyId, org, requestId, estimate.holdMicroEur)) {
+      throw this.ctx.refusal();
+    }
+    this.countOnce(estimate.recovery ? { instance, record: estimate.recovery } : undefined);
+  }
+
+  durable(): Promise<void> {
+    return this.#written ?? Promise.resolve();
+  }
+
+  /** Writes the rate increment (with the admission record, if any) unless already written. */
+  countOnce(admission?: { instance: string; record: RequestRecord }): void {
+    if (this.#written) return;
+    const { store, keyId, minute, markSent } = this.ctx;
+    this.#written = store.countRequest(keyId, minute, markSent, admission).catch((error) => {
+      markSent();
+      this.ctx.onWriteError(error);
+    });
   }
 
   /** The request ended without a settle (refused, failed before any provider): its hold goes. */
   end(): void {
-    this.gate.holds.release(this.requestId);
+    this.ctx.gate.holds.release(this.ctx.requestId);
   }
 }

@@ -8,21 +8,42 @@
 import type { ChatRequest } from "../canonical/chat.ts";
 import type { Model } from "../catalog/schema.ts";
 import { type Consumption, costMicroEur } from "../billing/cost.ts";
+import { buildRequestRecord } from "../billing/settle.ts";
+import type { ResolvedRoute } from "../catalog/resolved_route.ts";
+import type { RequestRecord } from "../state/records.ts";
 import type { AdmissionEstimate } from "../limits/admission.ts";
 import type { Caller, PlannedRequest, RouteCandidate } from "../routing/route_plan.ts";
 
 /** Completion tokens held when neither the request nor the model caps the answer. */
 export const DEFAULT_HELD_COMPLETION_TOKENS = 4_096;
 
-/** Holds the estimate for `request` (throws the 402), before the first upstream call. */
+/** What the metadata of the request names, for the record a crash would leave. */
+export interface AdmittedRequest {
+  requestedModel: string;
+  user: string | undefined;
+  stream: boolean;
+  routingPolicy?: string | undefined;
+}
+
+/**
+ * Holds the estimate (throws the 402) and writes the admission record, before the first
+ * upstream call; the answer must wait for `caller.admission.durable()`.
+ */
 export function admitUpstream(
   caller: Caller,
   planned: PlannedRequest,
   candidates: readonly RouteCandidate<unknown>[],
+  admitted: AdmittedRequest,
   held?: Consumption,
 ): void {
   if (!caller.admission) return;
-  caller.admission.admit(estimateOf(planned, candidates.map((c) => c.route.model), held));
+  const models = candidates.map((c) => c.route.model);
+  const estimate = estimateOf(planned, models, held);
+  const first = candidates[0]?.route;
+  caller.admission.admit({
+    ...estimate,
+    ...(first ? { recovery: recoveryRecord(caller, planned, first, admitted, held) } : {}),
+  });
 }
 
 export function estimateOf(
@@ -39,7 +60,61 @@ export function estimateOf(
   return { holdMicroEur };
 }
 
-function consumptionOf(planned: PlannedRequest, model: Model): Consumption {
+/**
+ * The request's record should its process die before settling it: the first route, usage
+ * estimated from the request alone (the prompt at 4 characters a token, no completion: it is
+ * unknown), status 0 (unknown), flagged `estimated` and `recovered`.
+ */
+function recoveryRecord(
+  caller: Caller,
+  planned: PlannedRequest,
+  route: ResolvedRoute,
+  admitted: AdmittedRequest,
+  held: Consumption | undefined,
+): RequestRecord {
+  const used = held ?? typicalConsumption(planned);
+  return {
+    ...buildRequestRecord({
+      id: caller.requestId,
+      startedAt: caller.startedAt,
+      org: caller.org,
+      keyId: caller.keyId,
+      user: admitted.user,
+      endpoint: planned.endpoint,
+      requestedModel: admitted.requestedModel,
+      ...(admitted.routingPolicy ? { routingPolicy: admitted.routingPolicy } : {}),
+      model: route.model,
+      servedModel: admitted.routingPolicy ? route.model.id : route.route.upstream_model,
+      provider: route.providerId,
+      status: 0,
+      stream: admitted.stream,
+      fallbacks: 0,
+      promptTokens: used.promptTokens,
+      totalTokens: used.promptTokens,
+      audioSeconds: used.audioSeconds,
+      characters: used.characters,
+      estimated: true,
+      ...(caller.notes?.guardrail ? { guardrail: caller.notes.guardrail } : {}),
+    }),
+    recovered: true,
+  };
+}
+
+function typicalConsumption(planned: PlannedRequest): Consumption {
+  switch (planned.endpoint) {
+    case "chat":
+    case "responses": {
+      const { messages } = planned.request;
+      return { promptTokens: 3 + 3 * messages.length + Math.ceil(chatChars(planned.request) / 4) };
+    }
+    case "embeddings":
+      return { promptTokens: Math.ceil(inputLength(planned.request.body.input) / 4) };
+    default:
+      return consumptionOf(planned, undefined);
+  }
+}
+
+function consumptionOf(planned: PlannedRequest, model: Model | undefined): Consumption {
   switch (planned.endpoint) {
     case "chat":
     case "responses":
@@ -54,7 +129,17 @@ function consumptionOf(planned: PlannedRequest, model: Model): Consumption {
   }
 }
 
-function chatConsumption(request: ChatRequest, model: Model): Consumption {
+function chatConsumption(request: ChatRequest, model: Model | undefined): Consumption {
+  let completion = request.maxTokens ?? model?.limits?.default_max_tokens ??
+    DEFAULT_HELD_COMPLETION_TOKENS;
+  if (model?.context_length !== undefined) completion = Math.min(completion, model.context_length);
+  return {
+    promptTokens: 3 + 3 * request.messages.length + chatChars(request),
+    completionTokens: completion * Math.max(1, request.n ?? 1),
+  };
+}
+
+function chatChars(request: ChatRequest): number {
   let chars = request.tools ? JSON.stringify(request.tools).length : 0;
   for (const m of request.messages) {
     chars += m.content?.length ?? 0;
@@ -64,13 +149,7 @@ function chatConsumption(request: ChatRequest, model: Model): Consumption {
       }
     }
   }
-  let completion = request.maxTokens ?? model.limits?.default_max_tokens ??
-    DEFAULT_HELD_COMPLETION_TOKENS;
-  if (model.context_length !== undefined) completion = Math.min(completion, model.context_length);
-  return {
-    promptTokens: 3 + 3 * request.messages.length + chars,
-    completionTokens: completion * Math.max(1, request.n ?? 1),
-  };
+  return chars;
 }
 
 /** Characters of a string input, or tokens of a token-array input, of any nesting. */

@@ -125,7 +125,7 @@ export async function completeChat(
   request: ChatRequest,
 ): Promise<{ result: ChatResult; served: Served }> {
   const plan = planChat(ctx, request);
-  admitUpstream(ctx.caller, { endpoint: ctx.endpoint, request }, plan.candidates);
+  admitChat(ctx, request, plan);
   const started = performance.now();
   const last: LastFailure = { served: undefined };
   let success: RouteSuccess<ChatResult>;
@@ -170,6 +170,8 @@ export async function completeChat(
     consumed: billableUsage(request.messages, result.usage, () => resultText(result)),
     finish: { reason: result.finishReason, raw: result.rawFinishReason },
   });
+  // No answer before the admission record is durable (a crash from here on is still billed).
+  await ctx.caller.admission?.durable();
   return { result, served };
 }
 
@@ -203,7 +205,7 @@ export async function openChatStream(
 ): Promise<OpenChatStream> {
   const { deps } = ctx;
   const plan = planChat(ctx, request);
-  admitUpstream(ctx.caller, { endpoint: ctx.endpoint, request }, plan.candidates);
+  admitChat(ctx, request, plan);
   const started = performance.now();
   const last: LastFailure = { served: undefined };
   let success: RouteSuccess<{
@@ -243,6 +245,8 @@ export async function openChatStream(
   }
 
   const { reader, first, watchdog, upstream } = success.value;
+  // No first byte before the admission record is durable (a crash from here on is still billed).
+  await ctx.caller.admission?.durable();
   const route = success.route;
   const accounting = new StreamAccounting();
   const metricsKey = RouteMetrics.key(route.providerId, route.route.upstream_model);
@@ -322,6 +326,16 @@ export async function openChatStream(
       });
     },
   };
+}
+
+/** Holds the request's credit and writes its admission record (admission_estimate.ts). */
+function admitChat(ctx: ChatCallContext, request: ChatRequest, plan: RoutePlan<ChatRequest>) {
+  admitUpstream(ctx.caller, { endpoint: ctx.endpoint, request }, plan.candidates, {
+    requestedModel: ctx.requestedModel ?? ctx.model.id,
+    user: request.user,
+    stream: request.stream,
+    routingPolicy: plan.routing?.policy,
+  });
 }
 
 /** The settlement fields of this chat request; the caller adds status and consumption. */

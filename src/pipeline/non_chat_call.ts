@@ -51,7 +51,11 @@ export async function callNonChat<T>(
     catalog: ctx.deps.catalog.current,
     model: ctx.model,
   }, ctx.deps.routing);
-  admitUpstream(ctx.caller, planned, plan.candidates, ctx.held);
+  admitUpstream(ctx.caller, planned, plan.candidates, {
+    requestedModel: ctx.model.id,
+    user: ctx.user,
+    stream: false,
+  }, ctx.held);
   const method = METHOD[ctx.endpoint];
   let lastTried: RouteSuccess<undefined> | undefined;
   let served: RouteSuccess<T>;
@@ -84,6 +88,8 @@ export async function callNonChat<T>(
     status: 200,
     consumed: await consumed(served.value),
   });
+  // No answer before the admission record is durable (a crash from here on is still billed).
+  await ctx.caller.admission?.durable();
   return served;
 }
 

@@ -52,6 +52,23 @@ export interface RequestRecord {
   guardrail?: GuardrailMetadata;
   /** Only on `router/<id>` requests: the routing policy that chose `served_model`. */
   routing_policy?: string;
+  /**
+   * Only on a request settled from its admission record after its process ended without
+   * settling it (kill -9): usage estimated before the upstream call, `status` 0 (unknown).
+   */
+  recovered?: true;
+}
+
+/**
+ * What a request that reached the providers left in the store before its first upstream call,
+ * written with its rate-bucket increment and deleted with its settle (issue 17 item 3). One
+ * still there when its instance's lease ran out is settled from here (`recovered`).
+ */
+export interface AdmissionRecord {
+  /** The request record it becomes, settled from estimates: status 0, `recovered`. */
+  record: RequestRecord;
+  /** The process that admitted it (its lease says whether it is still alive). */
+  instance: string;
 }
 
 /** The guardrail's note in a request's metadata (issue 12). */

@@ -4,7 +4,15 @@
  * `kv/` without touching callers. `Store` composes every area; callers that need one area
  * may take just that interface.
  */
-import type { ApiKeyRecord, GateSnapshot, OrgRecord, OrgView, RequestRecord } from "./records.ts";
+import type {
+  AdmissionRecord,
+  ApiKeyRecord,
+  GateSnapshot,
+  OrgRecord,
+  OrgView,
+  RequestRecord,
+} from "./records.ts";
+import type { AdmissionStore } from "./admission_store.ts";
 import type { PolicyStore } from "./policy_store.ts";
 import type { RoutingPolicyStore } from "./routing_policy_store.ts";
 import type { RouterPinStore } from "./router_pin_store.ts";
@@ -44,14 +52,20 @@ export interface ApiKeyStore {
 export interface MeteringStore {
   readGate(keyId: string, orgId: string, minute: number): Promise<GateSnapshot>;
   /**
-   * Counts a request in a rate bucket; resolves when durable. `onSent` runs once a read issued
+   * Counts a request in a rate bucket, with its admission record when it is about to call a
+   * provider (one atomic commit); resolves when durable. `onSent` runs once a read issued
    * afterwards is sure to include the increment (until then callers count it from memory).
    * A backend with transactions fires it at commit acknowledgement, not on send.
    */
-  countRequest(keyId: string, minute: number, onSent?: () => void): Promise<void>;
+  countRequest(
+    keyId: string,
+    minute: number,
+    onSent?: () => void,
+    admission?: AdmissionRecord,
+  ): Promise<void>;
   /**
-   * Debit + metadata + daily aggregates in one atomic commit; resolves when durable. `onSent`
-   * as for `countRequest`.
+   * Debit + metadata + daily aggregates in one atomic commit, deleting the request's admission
+   * record; resolves when durable. `onSent` as for `countRequest`.
    */
   settle(record: RequestRecord, onSent?: () => void): Promise<void>;
 }
@@ -65,7 +79,8 @@ export interface RequestLogStore {
 }
 
 /** Every area of one backend, with its lifecycle. */
-export interface Store extends OrgStore, ApiKeyStore, MeteringStore, RequestLogStore, PolicyStore {
+export interface Store
+  extends OrgStore, ApiKeyStore, MeteringStore, RequestLogStore, PolicyStore, AdmissionStore {
   /**
    * The routing-policy area (`routing_policy_store.ts`); absent on a backend that has none yet
    * (then `router/<id>` models are unknown and the `routing` commands say so).

@@ -1,8 +1,9 @@
 /**
  * Auth → rate limit → credit gate, in that order. Rate buckets and the balance come from
  * `GateState` (a store read at most a second old plus this instance's own increments and
- * debits). The rate bucket increment is queued to the group committer; nothing here waits
- * for a write.
+ * debits). The rate bucket increment counts in memory at once; it is written to the store with
+ * the request's admission record before its first upstream call (`limits/admission.ts`), or
+ * when the request ends without one. Nothing here waits for a write.
  */
 import type { MiddlewareHandler } from "hono";
 import type { AppDeps } from "../../deps.ts";
@@ -32,10 +33,13 @@ export function gate(deps: AppDeps, options: { billed: boolean }): MiddlewareHan
     } finally {
       // A request that settles is counted from its record (a stream: when it ends), and its
       // credit hold goes with its debit; one that does not, here.
+      const admission = c.get("state")?.admission;
+      // A request that never called out writes its rate increment now.
+      admission?.countOnce();
       const ended = status !== undefined || !isStream(c.res);
       if (!trace.settling && ended) {
         deps.telemetry.endWithoutSettle(trace, status ?? c.res.status);
-        c.get("state")?.admission?.end();
+        admission?.end();
       }
     }
   };
@@ -92,23 +96,30 @@ function admission(deps: AppDeps, options: { billed: boolean }) {
       }
     }
     const markSent = deps.unsentRequests.queue(rateName(apiKey.id, minute), 1n, startedAt);
-    deps.store.countRequest(apiKey.id, minute, markSent).catch((error) => {
-      markSent();
-      deps.counters.gateStoreFailures++;
-      deps.log.warn("rate bucket write failed", { key_id: apiKey.id, reason: errorMessage(error) });
-    });
-
-    const admission = new RequestAdmission(
-      deps.gate,
+    // The increment is written with the admission record before the first upstream call, or
+    // when the request ends without one (admission.ts); it counts in memory from now on.
+    const admission = new RequestAdmission({
+      gate: deps.gate,
+      store: deps.store,
+      instance: deps.instance,
       requestId,
-      apiKey.id,
-      apiKey.org,
-      options.billed,
-      () => {
+      keyId: apiKey.id,
+      org: apiKey.org,
+      minute,
+      billed: options.billed,
+      markSent,
+      refusal: () => {
         deps.telemetry.refused("insufficient_credits");
         return insufficientCredits(rateLimitHeaders(apiKey.rpm, rate));
       },
-    );
+      onWriteError: (error) => {
+        deps.counters.gateStoreFailures++;
+        deps.log.warn("rate bucket write failed", {
+          key_id: apiKey.id,
+          reason: errorMessage(error),
+        });
+      },
+    });
     c.set("state", { requestId, startedAt, apiKey, trace, policy, notes, admission });
     await next();
     setHeaders(c, { ...rateLimitHeaders(apiKey.rpm, rate), ...notes.headers });

@@ -12,7 +12,8 @@ import { delay, withLockRetry } from "../lock_retry.ts";
 
 export type Mutation =
   | { type: "sum"; key: Deno.KvKey; value: bigint }
-  | { type: "set"; key: Deno.KvKey; value: unknown };
+  | { type: "set"; key: Deno.KvKey; value: unknown }
+  | { type: "delete"; key: Deno.KvKey };
 
 interface Pending {
   mutations: Mutation[];
@@ -117,11 +118,12 @@ export class GroupCommitter {
   }
 
   #commit(batch: Pending[]): Promise<void> {
-    const { sums, sets } = mergeMutations(batch);
+    const { sums, sets, deletes } = mergeMutations(batch);
     return withLockRetry(async (attempt) => {
       const op = this.kv.atomic();
       for (const [key, value] of sums.values()) op.sum(key, value);
       for (const m of sets) op.set(m.key, m.value);
+      for (const key of deletes) op.delete(key);
       const committed = op.commit();
       if (attempt === 0) {
         for (const p of batch) p.onSent?.();
@@ -134,27 +136,37 @@ export class GroupCommitter {
 /**
  * Sums to the same key within one batch become one sum (the org's spent counter, daily
  * aggregates and rate buckets are shared by many requests), so a batch writes far fewer rows.
- * KvU64 sums wrap modulo 2^64, so adding the operands first gives the same result.
+ * KvU64 sums wrap modulo 2^64, so adding the operands first gives the same result. A delete of
+ * a key set earlier in the same batch (an admission record and its settle) cancels the set.
  */
 function mergeMutations(batch: Pending[]): {
   sums: Map<string, [Deno.KvKey, bigint]>;
   sets: Array<{ key: Deno.KvKey; value: unknown }>;
+  deletes: Deno.KvKey[];
 } {
   const sums = new Map<string, [Deno.KvKey, bigint]>();
-  const sets: Array<{ key: Deno.KvKey; value: unknown }> = [];
+  const sets = new Map<string, { key: Deno.KvKey; value: unknown }>();
+  const deletes = new Map<string, Deno.KvKey>();
   for (const p of batch) {
     for (const m of p.mutations) {
+      const id = keyId(m.key);
       if (m.type === "set") {
-        sets.push(m);
-        continue;
+        sets.set(id, m);
+        deletes.delete(id);
+      } else if (m.type === "delete") {
+        if (!sets.delete(id)) deletes.set(id, m.key);
+      } else {
+        const current = sums.get(id);
+        if (current) current[1] = (current[1] + m.value) % U64;
+        else sums.set(id, [m.key, m.value]);
       }
-      const id = m.key.map((part) => `${typeof part}:${String(part)}`).join("\u0000");
-      const current = sums.get(id);
-      if (current) current[1] = (current[1] + m.value) % U64;
-      else sums.set(id, [m.key, m.value]);
     }
   }
-  return { sums, sets };
+  return { sums, sets: [...sets.values()], deletes: [...deletes.values()] };
+}
+
+function keyId(key: Deno.KvKey): string {
+  return key.map((part) => `${typeof part}:${String(part)}`).join("\u0000");
 }
 
 const U64 = 1n << 64n;

@@ -13,6 +13,9 @@
  *   ["usage_day", orgId, "YYYY-MM-DD", field]   → KvU64 daily aggregate
  *   ["routing_policy", orgId, policyId]         → RoutingPolicyRecord (ids sort the listing)
  *   ["router_pin", pinKey]                      → { model, expires } (expireIn; router pins)
+ *   ["admission", requestId]                    → AdmissionRecord (from before the upstream call
+ *                                                  to the settle)
+ *   ["instance", instanceId]                    → lease end, epoch ms (expires with the lease)
  *
  * Control plane (dashboard, admin CLI; never read on the request path):
  *   ["user", userId]                            → UserRecord
@@ -85,6 +88,10 @@ export const kvKeys = {
   routingPolicyPrefix: (orgId: string) => ["routing_policy", orgId] as const,
   routingPolicyAllPrefix: () => ["routing_policy"] as const,
   routerPin: (pinKey: string) => ["router_pin", pinKey] as const,
+  admission: (requestId: string) => ["admission", requestId] as const,
+  admissionPrefix: () => ["admission"] as const,
+  instance: (instanceId: string) => ["instance", instanceId] as const,
+  instancePrefix: () => ["instance"] as const,
 };
 
 export type UsageField =

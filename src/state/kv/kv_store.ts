@@ -14,6 +14,7 @@ import { kvRequestLogStore } from "./request_log.ts";
 import { kvPolicyStore } from "./policies.ts";
 import { kvRouterPinStore } from "./router_pins.ts";
 import { kvRoutingPolicyStore } from "./routing_policies.ts";
+import { kvAdmissionStore } from "./admissions.ts";
 import type { Store } from "../store.ts";
 import type { StateTransfer } from "../transfer.ts";
 import { kvTransfer } from "./transfer.ts";
@@ -51,6 +52,7 @@ export function createKvStore(
     ...kvRequestLogStore(kv),
     ...kvTransfer(kv),
     ...kvPolicyStore(kv),
+    ...kvAdmissionStore(kv),
     routingPolicies: kvRoutingPolicyStore(kv),
     routerPins: kvRouterPinStore(kv),
     flushed: () => writer.flushed(),

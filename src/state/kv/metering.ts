@@ -7,6 +7,7 @@ import { kvKeys, type UsageField } from "./kv_keys.ts";
 import type { GroupCommitter, Mutation } from "./group_commit.ts";
 import { u64 } from "./kv_values.ts";
 import type { MeteringStore } from "../store.ts";
+import type { RequestRecord } from "../records.ts";
 
 const U64_MOD = 1n << 64n;
 
@@ -25,42 +26,56 @@ export function kvMeteringStore(kv: Deno.Kv, writer: GroupCommitter): MeteringSt
         balanceMicroEur: u64(granted) - u64(spent),
       };
     },
-    countRequest(keyId, minute, onSent) {
+    countRequest(keyId, minute, onSent, admission) {
+      const mutations: Mutation[] = [{ type: "sum", key: kvKeys.rate(minute, keyId), value: 1n }];
+      // The admission record rides in the rate increment's commit: no extra write.
+      if (admission) {
+        mutations.push({
+          type: "set",
+          key: kvKeys.admission(admission.record.id),
+          value: admission,
+        });
+      }
+      return writer.write(mutations, admission ? 900 : 64, onSent);
+    },
+    settle(record, onSent) {
       return writer.write(
-        [{ type: "sum", key: kvKeys.rate(minute, keyId), value: 1n }],
-        64,
+        [...settleMutations(record), { type: "delete", key: kvKeys.admission(record.id) }],
+        900,
         onSent,
       );
     },
-    settle(record, onSent) {
-      const day = record.created.slice(0, 10);
-      const mutations: Mutation[] = [
-        { type: "set", key: kvKeys.request(record.org, record.id), value: record },
-        { type: "sum", key: kvKeys.usageDay(record.org, day, "requests"), value: 1n },
-      ];
-      if (record.cost_micro_eur > 0) {
-        const cost = BigInt(record.cost_micro_eur);
-        mutations.push(
-          { type: "sum", key: kvKeys.credit(record.org, "spent"), value: cost % U64_MOD },
-          { type: "sum", key: kvKeys.usageDay(record.org, day, "cost_micro_eur"), value: cost },
-        );
-      }
-      const aggregates: Array<[UsageField, number | null]> = [
-        ["prompt_tokens", record.prompt_tokens],
-        ["completion_tokens", record.completion_tokens],
-        ["audio_seconds", record.audio_seconds],
-        ["characters", record.characters],
-      ];
-      for (const [field, value] of aggregates) {
-        if (value) {
-          mutations.push({
-            type: "sum",
-            key: kvKeys.usageDay(record.org, day, field),
-            value: BigInt(value),
-          });
-        }
-      }
-      return writer.write(mutations, 900, onSent);
-    },
   };
+}
+
+/** Debit + metadata + daily aggregates of one settled request. */
+export function settleMutations(record: RequestRecord): Mutation[] {
+  const day = record.created.slice(0, 10);
+  const mutations: Mutation[] = [
+    { type: "set", key: kvKeys.request(record.org, record.id), value: record },
+    { type: "sum", key: kvKeys.usageDay(record.org, day, "requests"), value: 1n },
+  ];
+  if (record.cost_micro_eur > 0) {
+    const cost = BigInt(record.cost_micro_eur);
+    mutations.push(
+      { type: "sum", key: kvKeys.credit(record.org, "spent"), value: cost % U64_MOD },
+      { type: "sum", key: kvKeys.usageDay(record.org, day, "cost_micro_eur"), value: cost },
+    );
+  }
+  const aggregates: Array<[UsageField, number | null]> = [
+    ["prompt_tokens", record.prompt_tokens],
+    ["completion_tokens", record.completion_tokens],
+    ["audio_seconds", record.audio_seconds],
+    ["characters", record.characters],
+  ];
+  for (const [field, value] of aggregates) {
+    if (value) {
+      mutations.push({
+        type: "sum",
+        key: kvKeys.usageDay(record.org, day, field),
+        value: BigInt(value),
+      });
+    }
+  }
+  return mutations;
 }

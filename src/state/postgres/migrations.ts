@@ -205,4 +205,26 @@ create table sovra_router_pins (
 create index sovra_router_pins_expires on sovra_router_pins (expires);
 `,
   },
+  {
+    version: 6,
+    name: "admission records",
+    sql: `
+-- A request that reached the providers, from before its first upstream call (written with its
+-- rate increment) to its settle (deleted in the settle's statement); issue 17. record is the
+-- request record it becomes if its instance dies first (estimated, status 0, recovered).
+create table sovra_admissions (
+  id text collate "C" primary key,
+  instance text not null,
+  record jsonb not null
+);
+create index sovra_admissions_instance on sovra_admissions (instance);
+
+-- Each gateway process renews its lease; admissions of an instance whose lease ended are settled
+-- by any live instance.
+create table sovra_instances (
+  id text primary key,
+  lease_until_ms bigint not null
+);
+`,
+  },
 ];

@@ -9,7 +9,7 @@
  * never looser).
  */
 import type { Db } from "./connect.ts";
-import type { RequestRecord } from "../records.ts";
+import type { AdmissionRecord, RequestRecord } from "../records.ts";
 import { isTransient, type RateIncrement, writeBatch } from "./settle_sql.ts";
 import type { SettleSpill } from "./settle_spill.ts";
 import type { CommitObserver } from "../store.ts";
@@ -18,7 +18,8 @@ import { errorMessage, type Logger } from "../../log.ts";
 
 type Item =
   | { kind: "settle"; record: RequestRecord }
-  | { kind: "rate"; rate: RateIncrement };
+  /** A rate increment, with the request's admission record when it is about to call out. */
+  | { kind: "rate"; rate: RateIncrement; admission?: AdmissionRecord };
 
 interface Pending {
   item: Item;
@@ -123,13 +124,20 @@ export class PgCommitter {
   async #attempt(batch: Pending[]): Promise<void> {
     const settles: RequestRecord[] = [];
     const rates: RateIncrement[] = [];
+    const admissions: AdmissionRecord[] = [];
     for (const p of batch) {
       if (p.item.kind === "settle") settles.push(p.item.record);
-      else rates.push(p.item.rate);
+      else {
+        rates.push(p.item.rate);
+        if (p.item.admission) admissions.push(p.item.admission);
+      }
     }
+    // An admission settled in this same batch is never written (it would outlive its settle).
+    const settled = new Set(settles.map((r) => r.id));
+    const open = admissions.filter((a) => !settled.has(a.record.id));
     for (let attempt = 0;; attempt++) {
       try {
-        await writeBatch(this.sql, settles, rates);
+        await writeBatch(this.sql, settles, rates, open);
         return;
       } catch (error) {
         const code = (error as { code?: string })?.code;
@@ -142,7 +150,10 @@ export class PgCommitter {
     }
   }
 
-  /** Settles go to the spill file; rate increments are dropped (the limiter fails open). */
+  /**
+   * Settles go to the spill file; rate increments are dropped (the limiter fails open), and
+   * their admission records with them (the settle, spilled, still bills the request).
+   */
   async #keep(batch: Pending[]): Promise<void> {
     const settles = batch.filter((p) => p.item.kind === "settle");
     // Dropped on purpose (the limiter fails open); the outage is logged once, not per request.

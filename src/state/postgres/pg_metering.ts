@@ -1,6 +1,7 @@
 /**
  * The hot path on PostgreSQL: the gate's one statement (two rate buckets + the balance) and the
- * group-committed writes (`pg_commit.ts`: rate increments and settles, sums merged per batch).
+ * group-committed writes (`pg_commit.ts`: rate increments with admission records, and settles,
+ * sums merged per batch).
  */
 import type { Db } from "./connect.ts";
 import type { PgCommitter } from "./pg_commit.ts";
@@ -23,8 +24,13 @@ export function pgMeteringStore(sql: Db, writer: PgCommitter): MeteringStore {
         balanceMicroEur: BigInt(row!.balance),
       };
     },
-    countRequest(keyId, minute, onSent) {
-      return writer.write({ kind: "rate", rate: { minute, keyId, count: 1 } }, onSent);
+    countRequest(keyId, minute, onSent, admission) {
+      // The admission record rides in the rate increment's statement: no extra round trip.
+      return writer.write({
+        kind: "rate",
+        rate: { minute, keyId, count: 1 },
+        ...(admission ? { admission } : {}),
+      }, onSent);
     },
     settle(record, onSent) {
       return writer.write({ kind: "settle", record }, onSent);

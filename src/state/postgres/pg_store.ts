@@ -1,7 +1,8 @@
 /**
  * The PostgreSQL implementation of `Store`, for a fleet of instances on one database: every
  * area (`pg_orgs.ts`, `pg_api_keys.ts`, `pg_metering.ts`, `pg_request_log.ts`,
- * `pg_policies.ts`, `pg_routing_policies.ts`, `pg_router_pins.ts`, `pg_transfer.ts`, and the dashboard's
+ * `pg_policies.ts`, `pg_routing_policies.ts`, `pg_router_pins.ts`, `pg_transfer.ts`,
+ * `pg_admissions.ts`, and the dashboard's
  * `pg_accounts.ts` and `pg_control.ts`) over one connection pool and one group committer. Same
  * semantics as the KV one; writes the database cannot take are kept (`settle_spill.ts`).
  */
@@ -27,6 +28,7 @@ import { pgTransfer } from "./pg_transfer.ts";
 import { pgAccountStore } from "./pg_accounts.ts";
 import { pgControlStore } from "./pg_control.ts";
 import { RevocationListener } from "./pg_revocations.ts";
+import { pgAdmissionStore } from "./pg_admissions.ts";
 
 export interface PgStoreOptions {
   commitIntervalMs?: number;
@@ -96,6 +98,7 @@ function createPgStore(
     ...pgRequestLogStore(sql),
     ...pgPolicyStore(sql),
     ...pgTransfer(sql),
+    ...pgAdmissionStore(sql),
     routingPolicies: pgRoutingPolicyStore(sql),
     routerPins: pgRouterPinStore(sql),
     controlPlane: { accounts: pgAccountStore(sql), control: pgControlStore(sql) },

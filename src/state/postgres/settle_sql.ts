@@ -6,7 +6,7 @@
  * (spill file, lost acknowledgement) never bills twice. Increments only: no read-modify-write.
  */
 import type { Db } from "./connect.ts";
-import type { RequestRecord } from "../records.ts";
+import type { AdmissionRecord, RequestRecord } from "../records.ts";
 
 export interface RateIncrement {
   minute: number;
@@ -26,14 +26,20 @@ export function mergeRates(rates: RateIncrement[]): RateIncrement[] {
   return [...merged.values()];
 }
 
-/** Writes the batch; resolves with how many request rows were new. */
+/**
+ * Writes the batch; resolves with how many request rows were new. Admission records are
+ * inserted, and those of the settled requests deleted, in the same statement (the caller leaves
+ * out an admission settled in the same batch: one statement cannot see its own insert).
+ */
 export async function writeBatch(
   sql: Db,
   settles: RequestRecord[],
   rates: RateIncrement[],
+  admissions: AdmissionRecord[] = [],
 ): Promise<number> {
   const records = sql.json(settles as never);
   const buckets = sql.json(mergeRates(rates).map((r) => ({ m: r.minute, k: r.keyId, n: r.count })));
+  const admitted = sql.json(admissions as never);
   // Rows are ordered by their key in every upsert so concurrent batches from several
   // instances lock shared rows (an org's credits, a day's aggregates) in the same order.
   const [row] = await sql<{ inserted: number }[]>`
@@ -76,6 +82,15 @@ export async function writeBatch(
       order by 1, 2
       on conflict (minute, key_id) do update
         set requests = sovra_rate_buckets.requests + excluded.requests
+    ), admitted as (
+      insert into sovra_admissions (id, instance, record)
+      select a->'record'->>'id', a->>'instance', a->'record'
+      from jsonb_array_elements(${admitted}) as a
+      order by 1
+      on conflict (id) do nothing
+    ), closed as (
+      delete from sovra_admissions
+      where id in (select r->>'id' from jsonb_array_elements(${records}) as r)
     )
     select count(*)::int as inserted from inserted`;
   return row?.inserted ?? 0;

@@ -1,0 +1,35 @@
+/**
+ * Admission records and instance leases on PostgreSQL (`../admission_store.ts`). The records
+ * are written and deleted by the group committer's statement (`settle_sql.ts`); here leases are
+ * renewed and a dead instance's admissions settled: one transaction deletes them (row locks:
+ * a second instance recovering at the same time finds them gone) and writes their records
+ * through the same idempotent batch write as every settle (a request id already present is
+ * skipped), so each is billed once.
+ */
+import type { Db } from "./connect.ts";
+import type { AdmissionStore } from "../admission_store.ts";
+import type { RequestRecord } from "../records.ts";
+import { writeBatch } from "./settle_sql.ts";
+
+export function pgAdmissionStore(sql: Db): AdmissionStore {
+  return {
+    async renewLease(instance, expiresAt) {
+      await sql`
+        insert into sovra_instances (id, lease_until_ms) values (${instance}, ${expiresAt})
+        on conflict (id) do update set lease_until_ms = excluded.lease_until_ms`;
+    },
+    async recoverAdmissions(self, now) {
+      return await sql.begin(async (tx) => {
+        const rows = await tx<{ record: RequestRecord }[]>`
+          delete from sovra_admissions a
+          where a.instance <> ${self} and not exists (
+            select 1 from sovra_instances i
+            where i.id = a.instance and i.lease_until_ms >= ${now})
+          returning record`;
+        if (rows.length === 0) return 0;
+        await writeBatch(tx as unknown as Db, rows.map((r) => r.record), []);
+        return rows.length;
+      });
+    },
+  };
+}
