@@ -61,16 +61,20 @@ async function killUnderLoad(backend: Backend, simUrl: string, dir: string) {
     { "sim-a": { dialect: "openai", base_url: simUrl, api_key_env: "SIM_KEY" } },
     [{ sovereignty: "strict", ...chatModel("acme/chat", "sim-chat") }],
   );
-  const org = String((await runAdminCommand(backend.store, {
-    command: ["org", "create"],
-    flags: { name: "Kill", "credits-micro-eur": "100000000" },
-    defaultRpm: 600,
-  }) as { id: string }).id);
-  const key = String((await runAdminCommand(backend.store, {
-    command: ["key", "create"],
-    flags: { org, rpm: "100000" },
-    defaultRpm: 600,
-  }) as { key: string }).key);
+  const org = String(
+    (await runAdminCommand(backend.store, {
+      command: ["org", "create"],
+      flags: { name: "Kill", "credits-micro-eur": "100000000" },
+      defaultRpm: 600,
+    }) as { id: string }).id,
+  );
+  const key = String(
+    (await runAdminCommand(backend.store, {
+      command: ["key", "create"],
+      flags: { org, rpm: "100000" },
+      defaultRpm: 600,
+    }) as { key: string }).key,
+  );
   const processes: MainProcess[] = [];
   const start = async () => {
     const main = startMain({
@@ -143,23 +147,27 @@ Deno.test("attack — kill -9 under load on Deno KV: every answered request bill
   const kvPath = `${dir}/sovra.kv`;
   const store = await openKvStore(kvPath);
   try {
-    await killUnderLoad({
-      env: { SOVRA_KV: kvPath },
-      store,
-      async totals(org) {
-        const [spent, requests] = await store.kv.getMany<Deno.KvU64[]>([
-          ["credit", org, "spent"],
-          ["usage_day", org, new Date().toISOString().slice(0, 10), "requests"],
-        ]);
-        let admissions = 0;
-        for await (const _ of store.kv.list({ prefix: ["admission"] })) admissions++;
-        return {
-          spent: Number(spent?.value?.value ?? 0n),
-          requests: Number(requests?.value?.value ?? 0n),
-          admissions,
-        };
+    await killUnderLoad(
+      {
+        env: { SOVRA_KV: kvPath },
+        store,
+        async totals(org) {
+          const [spent, requests] = await store.kv.getMany<Deno.KvU64[]>([
+            ["credit", org, "spent"],
+            ["usage_day", org, new Date().toISOString().slice(0, 10), "requests"],
+          ]);
+          let admissions = 0;
+          for await (const _ of store.kv.list({ prefix: ["admission"] })) admissions++;
+          return {
+            spent: Number(spent?.value?.value ?? 0n),
+            requests: Number(requests?.value?.value ?? 0n),
+            admissions,
+          };
+        },
       },
-    }, sim.url, dir);
+      sim.url,
+      dir,
+    );
   } finally {
     await store.close();
     await sim.close();
@@ -174,24 +182,28 @@ Deno.test("attack — kill -9 under load on PostgreSQL: every answered request b
   const url = await cluster.database();
   const store = await openPgStore(url, { spillPath: undefined });
   try {
-    await killUnderLoad({
-      env: { SOVRA_DATABASE_URL: url, SOVRA_SPILL_PATH: `${dir}/spill.jsonl` },
-      store,
-      async totals(org) {
-        const [row] = await store.sql<{ spent: bigint; requests: bigint; admissions: bigint }[]>`
+    await killUnderLoad(
+      {
+        env: { SOVRA_DATABASE_URL: url, SOVRA_SPILL_PATH: `${dir}/spill.jsonl` },
+        store,
+        async totals(org) {
+          const [row] = await store.sql<{ spent: bigint; requests: bigint; admissions: bigint }[]>`
           select
             coalesce((select spent_micro_eur from sovra_credits where org_id = ${org}), 0)
               as spent,
             coalesce((select sum(requests) from sovra_usage_daily where org_id = ${org}), 0)::int8
               as requests,
             (select count(*) from sovra_admissions) as admissions`;
-        return {
-          spent: Number(row!.spent),
-          requests: Number(row!.requests),
-          admissions: Number(row!.admissions),
-        };
+          return {
+            spent: Number(row!.spent),
+            requests: Number(row!.requests),
+            admissions: Number(row!.admissions),
+          };
+        },
       },
-    }, sim.url, dir);
+      sim.url,
+      dir,
+    );
   } finally {
     await store.close();
     await sim.close();

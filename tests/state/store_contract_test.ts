@@ -248,6 +248,62 @@ const cases: Array<[string, (store: Store) => Promise<void>]> = [
     assert.equal((await store.getOrg("org_a"))?.spent_micro_eur, 28);
     assert.deepEqual(await runRetentionCleanup(store, 30, now), { requests: 0, rateBuckets: 0 });
   }],
+  [
+    "admissions: written with the rate increment, closed by the settle, a dead instance's settled once",
+    async (store) => {
+      await store.createOrg(org("org_a"), 1_000n);
+      const minute = minuteOf(T0);
+      const estimate = (at: number) => ({
+        ...request("org_a", at, { status: 0, estimated: true, completionTokens: undefined }),
+        recovered: true as const,
+      });
+      const settledLive = request("org_a", T0 + 1);
+      const dead = [estimate(T0 + 2), estimate(T0 + 3)];
+      const alive = estimate(T0 + 4);
+      await store.countRequest("key_a", minute, undefined, {
+        instance: "inst_live",
+        record: { ...settledLive, status: 0 },
+      });
+      await store.settle(settledLive); // deletes its admission record
+      for (const record of dead) {
+        await store.countRequest("key_a", minute, undefined, { instance: "inst_dead", record });
+      }
+      await store.countRequest("key_a", minute, undefined, {
+        instance: "inst_live",
+        record: alive,
+      });
+      // Admission and settle in one group commit: nothing stays open.
+      const together = request("org_a", T0 + 5);
+      await Promise.all([
+        store.countRequest("key_a", minute, undefined, { instance: "inst_live", record: together }),
+        store.settle(together),
+      ]);
+      assert.equal((await store.readGate("key_a", "org_a", minute)).rateCurrent, 5);
+      await store.renewLease("inst_live", T0 + 60_000);
+      await store.renewLease("inst_dead", T0 - 1);
+      // Two instances recovering at once settle each record once; never their own.
+      const counts = await Promise.all([
+        store.recoverAdmissions("inst_live", T0),
+        store.recoverAdmissions("inst_other", T0),
+      ]);
+      assert.equal(counts[0] + counts[1], 2);
+      assert.equal(await store.recoverAdmissions("inst_other", T0), 0);
+      const rows = await store.listRequests("org_a", 10);
+      assert.deepEqual(
+        rows.map((r) => r.id).sort(),
+        [settledLive, ...dead, together].map((r) => r.id).sort(),
+      );
+      for (const r of rows.filter((r) => r.recovered)) {
+        assert.deepEqual(r, dead.find((d) => d.id === r.id));
+      }
+      const spent = settledLive.cost_micro_eur + together.cost_micro_eur +
+        dead.reduce((sum, r) => sum + r.cost_micro_eur, 0);
+      assert.equal((await store.getOrg("org_a"))?.spent_micro_eur, spent);
+      // The live instance's admission goes once its lease has ended.
+      assert.equal(await store.recoverAdmissions("inst_other", T0 + 60_001), 1);
+      assert.equal((await store.getOrg("org_a"))?.spent_micro_eur, spent + alive.cost_micro_eur);
+    },
+  ],
 ];
 
 for (const [name, make] of [["kv", kvBackend], ["postgres", pgBackend]] as const) {
