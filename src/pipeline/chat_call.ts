@@ -142,6 +142,7 @@ export async function completeChat(
       ctx.deps,
       { ...settlementOf(ctx, request, last.served), stream: request.stream },
       error,
+      ctx.clientSignal,
     );
     throw error;
   }
@@ -240,6 +241,7 @@ export async function openChatStream(
       deps,
       { ...settlementOf(ctx, request, last.served), stream: request.stream },
       error,
+      ctx.clientSignal,
     );
     throw error;
   }

@@ -80,7 +80,7 @@ export async function callNonChat<T>(
       },
     });
   } catch (error) {
-    settleFailure(ctx.deps, settlementOf(ctx, lastTried), error);
+    settleFailure(ctx.deps, settlementOf(ctx, lastTried), error, ctx.clientSignal);
     throw error;
   }
   settleRequest(ctx.deps, {

@@ -102,15 +102,26 @@ export function settleRequest(
 
 /**
  * A request that failed: it leaves its row (cost 0, naming the last provider tried) when it
- * reached a provider; a request error refused before any call leaves none.
+ * reached a provider; a request error refused before any call leaves none. The row's status is
+ * the one the client gets (issue 17 item 5).
  */
 export function settleFailure(
   deps: Pick<PipelineDeps, "settler" | "log">,
   s: Omit<RequestSettlement, "status" | "consumed" | "finish">,
   error: unknown,
+  clientSignal?: AbortSignal,
 ): void {
   if (!reachedProvider(error, s.served)) return;
-  settleRequest(deps, { ...s, status: error instanceof GatewayError ? error.status : 500 });
+  settleRequest(deps, { ...s, status: clientStatus(error, clientSignal) });
+}
+
+/**
+ * The status the client gets for an error (the app's error handler): a GatewayError's own, 499
+ * when the client left (its abort surfaces as the fetch's own error), else 500.
+ */
+export function clientStatus(error: unknown, clientSignal?: AbortSignal): number {
+  if (error instanceof GatewayError) return error.status;
+  return clientSignal?.aborted ? 499 : 500;
 }
 
 /** True when a provider was called: an upstream's answer, an attempt that failed, or a crash. */
