@@ -32,6 +32,14 @@ export interface Gateway {
   drain(): Promise<DrainResult>;
   /** Reloads the catalog from disk (SIGHUP). */
   reloadCatalog(): Promise<boolean>;
+  /**
+   * Serves another listener of this process (the dashboard) behind the same connection guard
+   * as the API, with an eighth of its connection ceiling.
+   */
+  serveBeside(
+    handler: (request: Request) => Response | Promise<Response>,
+    options: { port: number; portVariable: string },
+  ): Served;
   close(): Promise<void>;
 }
 
@@ -70,6 +78,26 @@ export function serve(
   return { port, url: `http://${options.host}:${port}`, shutdown: () => server.shutdown() };
 }
 
+/**
+ * The connection guard's options for a listener (none when `SOVRA_CONNECTION_GUARD=off`). The
+ * dashboard and `/metrics` get an eighth of the ceiling each, so the three listeners together
+ * stay within the open-file limit the ceiling is derived from.
+ */
+function guardOf(config: Config, log: Logger, share: number) {
+  if (!config.connectionGuard) return {};
+  const ceiling = config.maxConnections || defaultMaxConnections();
+  return {
+    guard: {
+      log,
+      limits: {
+        headerTimeoutMs: config.headerTimeoutMs,
+        idleTimeoutMs: config.idleTimeoutMs,
+        maxConnections: Math.max(16, Math.floor(ceiling * share)),
+      },
+    },
+  };
+}
+
 export async function startGateway(config: Config, options: GatewayOptions = {}): Promise<Gateway> {
   const deps = await composeDependencies(config, options);
   const { catalog, log, store } = deps;
@@ -90,24 +118,14 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       port: config.port,
       host: config.host,
       portVariable: "SOVRA_PORT",
-      ...(config.connectionGuard
-        ? {
-          guard: {
-            log,
-            limits: {
-              headerTimeoutMs: config.headerTimeoutMs,
-              idleTimeoutMs: config.idleTimeoutMs,
-              maxConnections: config.maxConnections || defaultMaxConnections(),
-            },
-          },
-        }
-        : {}),
+      ...guardOf(config, log, 1),
     });
     if (config.metricsPort !== undefined) {
       metrics = serve(metricsHandler(deps.telemetry), {
         port: config.metricsPort,
         host: config.host,
         portVariable: "SOVRA_METRICS_PORT",
+        ...guardOf(config, log, 1 / 8),
       });
     }
   } catch (error) {
@@ -145,6 +163,8 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       return result;
     },
     reloadCatalog: () => catalog.reload(),
+    serveBeside: (handler, options) =>
+      serve(handler, { ...options, host: config.host, ...guardOf(config, log, 1 / 8) }),
     async close() {
       if (options.signals) Deno.removeSignalListener("SIGHUP", onHup);
       cleanup.stop();

@@ -1,6 +1,7 @@
 /**
  * Starts the dashboard on its own port over a store the caller opened (the gateway's, when
- * both run in one process; see `scripts/dashboard.ts` for the dashboard alone).
+ * both run in one process, then behind the gateway's connection guard; see
+ * `scripts/dashboard.ts` for the dashboard alone).
  */
 import type { Config } from "../config.ts";
 import type { Store } from "../state/store.ts";
@@ -28,6 +29,11 @@ export interface DashboardOptions {
   apiUrl: string;
   catalog?: () => Catalog;
   now?: () => number;
+  /** Serves the app (the gateway's connection guard); a plain `Deno.serve` without it. */
+  listen?: (
+    handler: (request: Request) => Response | Promise<Response>,
+    options: { port: number; portVariable: string },
+  ) => { port: number; shutdown(): Promise<void> };
 }
 
 export function startDashboard(options: DashboardOptions): Dashboard {
@@ -51,12 +57,13 @@ export function startDashboard(options: DashboardOptions): Dashboard {
     ...(options.catalog ? { catalog: options.catalog } : {}),
   };
   const app = createDashboardApp(deps);
-  const server = Deno.serve({
-    port: config.dashboardPort,
-    hostname: config.host,
-    onListen: () => {},
-  }, app.fetch);
-  const port = server.addr.port;
+  const server = options.listen
+    ? options.listen(app.fetch, {
+      port: config.dashboardPort,
+      portVariable: "SOVRA_DASHBOARD_PORT",
+    })
+    : plainServe(app.fetch, config);
+  const port = server.port;
   url = `http://${config.host}:${port}`;
   return {
     deps,
@@ -66,9 +73,25 @@ export function startDashboard(options: DashboardOptions): Dashboard {
   };
 }
 
+function plainServe(
+  handler: (request: Request) => Response | Promise<Response>,
+  config: Config,
+): { port: number; shutdown(): Promise<void> } {
+  const server = Deno.serve(
+    { port: config.dashboardPort, hostname: config.host, onListen: () => {} },
+    handler,
+  );
+  return { port: server.addr.port, shutdown: () => server.shutdown() };
+}
+
 /** The dashboard beside a running gateway, on the gateway's store (same process). */
 export function startDashboardBeside(
-  gateway: { url: string; deps: { config: Config; store: Store; catalog: { current: Catalog } } },
+  gateway: {
+    url: string;
+    deps: { config: Config; store: Store; catalog: { current: Catalog } };
+    /** The gateway's listener with its connection guard (`Gateway.serveBeside`). */
+    serveBeside?: DashboardOptions["listen"];
+  },
   log: Logger,
 ): Dashboard {
   const { store, config, catalog } = gateway.deps;
@@ -78,5 +101,6 @@ export function startDashboardBeside(
     log,
     apiUrl: gateway.url,
     catalog: () => catalog.current,
+    ...(gateway.serveBeside ? { listen: gateway.serveBeside } : {}),
   });
 }
