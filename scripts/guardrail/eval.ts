@@ -3,7 +3,8 @@
  *
  * Input: JSON lines `{"text", "label": 1|0, "language", "channel": "user"|"tool"}` (optional
  * `kind`: attack, hard, prose, code); default: the held-out part of the team's own set
- * (rows.ts: isHeldOut), which training and threshold fitting never saw.
+ * (rows.ts: isHeldOut), which training and threshold fitting never saw, and the
+ * evaluation-only benign prose of external_prose.ts.
  *
  * Prints a Markdown report, then as its last line one JSON object: `recall` and
  * `false_positive_rate` at the block threshold, `recall_flag`, the benign subsets' rates with
@@ -16,6 +17,7 @@ import { committedModel } from "../../src/guardrail/model.ts";
 import { scanText } from "../../src/guardrail/scan_text.ts";
 import { buildRows } from "./dataset.ts";
 import { isHeldOut, type Row } from "./rows.ts";
+import { externalProseRows, isDevelopmentProse } from "./external_prose.ts";
 
 const { values: args } = parseArgs({
   args: Deno.args,
@@ -23,6 +25,9 @@ const { values: args } = parseArgs({
     input: { type: "string" },
     shared: { type: "string", default: "../shared" },
     "latency-runs": { type: "string", default: "300" },
+    // The development half of the external prose instead of its test half (for reading
+    // false positives; the reported figures are the test half's).
+    "external-development": { type: "boolean", default: false },
   },
 });
 
@@ -72,10 +77,13 @@ const kindOf = (r: Result) =>
     : r.row.kind === "hard"
     ? "hard"
     : "prose";
+const EXTERNAL = new Set(["fortunes", "installation-guide"]);
 const benignSets = {
   all: benign,
   hard: benign.filter((r) => kindOf(r) === "hard"),
   prose: benign.filter((r) => kindOf(r) === "prose"),
+  // Evaluation-only prose (external_prose.ts): sources the training never saw.
+  prose_external: benign.filter((r) => EXTERNAL.has(r.row.source)),
   code: benign.filter((r) => kindOf(r) === "code"),
 };
 const fpr = Object.fromEntries(
@@ -147,9 +155,13 @@ console.log(JSON.stringify({
 
 async function heldOutRows(): Promise<Row[]> {
   const root = new URL("../../", import.meta.url).pathname;
-  const { rows, notes } = await buildRows({ shared: args.shared!, cache: `${root}data/guardrail` });
+  const cache = `${root}data/guardrail`;
+  const { rows, notes } = await buildRows({ shared: args.shared!, cache });
+  const external = (await externalProseRows(cache, notes)).filter((r) =>
+    isDevelopmentProse(r.text) === args["external-development"]
+  );
   for (const note of notes) console.error(note);
-  return rows.filter((r) => isHeldOut(r.text));
+  return [...rows.filter((r) => isHeldOut(r.text)), ...external];
 }
 
 async function readInput(path: string): Promise<Row[]> {

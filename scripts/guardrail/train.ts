@@ -57,7 +57,14 @@ const threshold = (fpr: number) => {
   const allowed = Math.floor(benignScores.length * fpr);
   return Math.min(0.99, (benignScores[allowed] ?? 0) + 1e-6);
 };
-const blockThreshold = Math.max(threshold(0.005), 0.5);
+/**
+ * The out-of-fold block threshold holds ≤ 0.5 % false positives on the training sources; on
+ * prose from sources the training never saw (the development half of external_prose.ts:
+ * fortunes, the Debian installation guide) the model alone blocked 1.3 % at it (8/631), 0.3 %
+ * (2/631) from 0.88 on. The block threshold is at least that; the flag threshold is not moved.
+ */
+const BLOCK_THRESHOLD_FLOOR = 0.88;
+const blockThreshold = Math.max(threshold(0.005), BLOCK_THRESHOLD_FLOOR);
 const flagThreshold = Math.min(Math.max(threshold(0.03), 0.3), blockThreshold);
 const recallAt = (t: number) => attackScores.filter((s) => s >= t).length / attackScores.length;
 
@@ -84,6 +91,7 @@ const manifest = {
     held_out: "rows.ts isHeldOut (1 in 4 by text hash) excluded from training and thresholds",
   },
   out_of_fold: {
+    block_threshold: round(threshold(0.005)),
     recall_at_block: round(recallAt(blockThreshold)),
     recall_at_flag: round(recallAt(flagThreshold)),
   },

@@ -248,7 +248,10 @@ function splitAlternatives(source: string): string[] {
   return parts;
 }
 
-/** The text outside groups (classes blanked), and the mandatory groups (not `?`/`{0,`). */
+/**
+ * The text outside groups (classes blanked), and the mandatory groups (not `?`/`{0,`, not
+ * lookarounds).
+ */
 function topLevel(source: string): { top: string; groups: string[] } {
   let top = "";
   const groups: string[] = [];
@@ -266,7 +269,9 @@ function topLevel(source: string): { top: string; groups: string[] } {
         else if (source[j] === c) depth++;
         else if (source[j] === close && --depth === 0) break;
       }
-      const optional = source[j + 1] === "?" || source.startsWith("{0,", j + 1);
+      // Lookarounds match no text: never a required part.
+      const lookaround = /^\(\?<?[=!]/.test(source.slice(i, i + 4));
+      const optional = lookaround || source[j + 1] === "?" || source.startsWith("{0,", j + 1);
       if (c === "(" && !optional) groups.push(source.slice(i, j + 1));
       // An optional trailing letter ("s?") is dropped with the group marker.
       top += " ";

@@ -25,7 +25,8 @@ export const directives: Record<string, Directives> = {
       "(?:all )?(?:restrictions|limitations|rules) (?:are|have been) (?:lifted|removed|disabled)",
     ],
     rulesVoid: [
-      "(?:rules|guidelines|restrictions|instructions|policies)[^.!?\\n]{0,40}? (?:no longer apply|do not apply anymore|don't apply anymore|are (?:now )?void|are (?:now )?cancell?ed|are (?:now )?suspended|are revoked)",
+      // Not "these restrictions no longer apply, since…": documentation refers back so.
+      "(?<!\\b(?:these|this|those|such) )(?:rules|guidelines|restrictions|instructions|policies)[^.!?\\n]{0,40}? (?:no longer apply|do not apply anymore|don't apply anymore|are (?:now )?void|are (?:now )?cancell?ed|are (?:now )?suspended|are revoked)",
     ],
     vocative: ["(?:ai|ai assistant|assistant|agent|llm|chatbot|model)"],
     order: [
