@@ -15,6 +15,7 @@ import { RouteMetrics } from "./routing/route_metrics.ts";
 import { NO_ROUTING_HOOKS } from "./routing/route_plan.ts";
 import { PolicyCache } from "./policy/policy_cache.ts";
 import { guardrailRequestCheck, policyFilter } from "./policy/hooks.ts";
+import { settleRefusals } from "./pipeline/refusal_settle.ts";
 import { Guardrail } from "./guardrail/scanner.ts";
 import { routerModelSource } from "./routing/router_source.ts";
 import { RoutingPolicyCache } from "./router/policy_cache.ts";
@@ -52,6 +53,7 @@ export async function composeDependencies(
   const unsentDebits = new UnsentTally();
   const holds = new CreditHolds();
   const counters = { gateStoreFailures: 0 };
+  const settler = new Settler(store, log, unsentDebits, telemetry, holds);
   telemetry.observeFailOpen(() => counters.gateStoreFailures);
   const deps: AppDeps = {
     config,
@@ -59,12 +61,13 @@ export async function composeDependencies(
     catalog,
     auth: new ApiKeyAuthenticator(store, config.keyCacheSeconds * 1000, now, config.staleServeMs),
     adapters: createAdapters({ secret: config.secret, fetch: upstreamFetch }),
-    settler: new Settler(store, log, unsentDebits, telemetry, holds),
+    settler,
     metrics: new RouteMetrics(),
     routing: {
       ...NO_ROUTING_HOOKS,
-      requestChecks: [guardrailRequestCheck(new Guardrail())],
-      filters: [policyFilter()],
+      // What the organization's policy refuses leaves a zero-cost metadata record.
+      requestChecks: [guardrailRequestCheck(new Guardrail(), settleRefusals(settler))],
+      filters: [policyFilter(settleRefusals(settler))],
     },
     policies: new PolicyCache(store, config.keyCacheSeconds * 1000, now, config.staleServeMs),
     routerPolicies: new RoutingPolicyCache(store.routingPolicies, config.routerPolicyCacheMs, now),

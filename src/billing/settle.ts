@@ -36,6 +36,8 @@ export interface SettleInput {
   characters?: number | undefined;
   estimated: boolean;
   guardrail?: RequestRecord["guardrail"];
+  /** The organization policy's reasons for a 403 refusal (the request reached no provider). */
+  policyRefusal?: string;
 }
 
 export function buildRequestRecord(input: SettleInput, now = Date.now()): RequestRecord {
@@ -69,6 +71,7 @@ export function buildRequestRecord(input: SettleInput, now = Date.now()): Reques
       ? { guardrail: input.guardrail }
       : {}),
     ...(input.routingPolicy === undefined ? {} : { routing_policy: input.routingPolicy }),
+    ...(input.policyRefusal === undefined ? {} : { policy_refusal: input.policyRefusal }),
   };
 }
 

@@ -56,15 +56,6 @@ export function checkGuardrail(guardrail: Guardrail, input: GuardrailInput): voi
 }
 
 function scanFailed(mode: "flag" | "block", notes: RequestNotes | undefined): void {
-  if (mode === "block") {
-    throw new GatewayError(
-      503,
-      "guardrail_unavailable",
-      "The organization's prompt-injection guardrail could not scan the request; it was not " +
-        "sent upstream and was not billed. Retry shortly.",
-      { headers: { "retry-after": "1", "x-sovra-guardrail": "error" } },
-    );
-  }
   if (notes) {
     notes.guardrail = {
       mode,
@@ -77,6 +68,15 @@ function scanFailed(mode: "flag" | "block", notes: RequestNotes | undefined): vo
       version: "",
     };
     notes.headers["x-sovra-guardrail"] = "error";
+  }
+  if (mode === "block") {
+    throw new GatewayError(
+      503,
+      "guardrail_unavailable",
+      "The organization's prompt-injection guardrail could not scan the request; it was not " +
+        "sent upstream and was not billed. Retry shortly.",
+      { headers: { "retry-after": "1", "x-sovra-guardrail": "error" } },
+    );
   }
 }
 

@@ -13,16 +13,18 @@ import type { Guardrail } from "../guardrail/scanner.ts";
 import type { EffectivePolicy } from "./effective_policy.ts";
 import { routeRefusal } from "./route_rules.ts";
 import { checkGuardrail, type GuardrailInput } from "./guardrail_check.ts";
+import { refusalOf, type RefusalSink, type RefusedRequest } from "./refusal_record.ts";
 
-interface PolicyPlanInput {
-  caller: { policy?: EffectivePolicy };
+interface PolicyPlanInput extends RefusedRequest {
+  caller: RefusedRequest["caller"] & { policy?: EffectivePolicy };
   catalog: Catalog;
   model: Model;
 }
 
 export const POLICY_FILTER_NAME = "org-policy";
 
-export function policyFilter() {
+/** `refused` receives each refusal (its metadata record). */
+export function policyFilter(refused?: RefusalSink) {
   return {
     name: POLICY_FILTER_NAME,
     exclude(route: ResolvedRoute, input: PolicyPlanInput): string | undefined {
@@ -44,7 +46,7 @@ export function policyFilter() {
         if (refusal) reasons.add(refusal.reason);
       }
       const requested = context?.requested ?? input.model.id;
-      return new GatewayError(
+      const error = new GatewayError(
         403,
         "policy_forbids_model",
         `The organization's policy allows no route for model '${requested}': ${
@@ -53,10 +55,23 @@ export function policyFilter() {
         // The spec's types have no permission type: the caller's own configuration refuses.
         { param: "model", type: "invalid_request_error" },
       );
+      refused?.(refusalOf(input, error, {
+        requestedModel: requested,
+        policyRefusal: [...reasons].join("; "),
+      }));
+      return error;
     },
   };
 }
 
-export function guardrailRequestCheck(guardrail: Guardrail) {
-  return (input: GuardrailInput): void => checkGuardrail(guardrail, input);
+/** `refused` receives each refusal (block, or a failed scan in block mode). */
+export function guardrailRequestCheck(guardrail: Guardrail, refused?: RefusalSink) {
+  return (input: GuardrailInput & RefusedRequest): void => {
+    try {
+      checkGuardrail(guardrail, input);
+    } catch (error) {
+      if (error instanceof GatewayError) refused?.(refusalOf(input, error));
+      throw error;
+    }
+  };
 }

@@ -50,6 +50,8 @@ export interface RequestRecord {
   fallbacks: number;
   /** Set when the organization's guardrail flagged the request (never the matched text). */
   guardrail?: GuardrailMetadata;
+  /** Set when the organization's policy refused the request (403): the rules, as named to the client. */
+  policy_refusal?: string;
   /** Only on `router/<id>` requests: the routing policy that chose `served_model`. */
   routing_policy?: string;
   /**

@@ -23,11 +23,15 @@ const input = (mode: "flag" | "block") => ({
 });
 
 Deno.test("guardrail step — a scanner failure in block mode refuses with 503 guardrail_unavailable", () => {
+  const i = input("block");
   assert.throws(
-    () => checkGuardrail(broken, input("block")),
+    () => checkGuardrail(broken, i),
     (e: unknown) =>
       e instanceof GatewayError && e.status === 503 && e.code === "guardrail_unavailable",
   );
+  // The refusal's metadata record says the scan failed.
+  assert.equal(i.caller.notes.guardrail?.verdict, "error");
+  assert.equal(i.caller.notes.guardrail?.mode, "block");
 });
 
 Deno.test("guardrail step — a scanner failure in flag mode serves and records verdict error", () => {

@@ -1,6 +1,6 @@
 /**
  * The prompt-injection guardrail through the HTTP stack: `block` refuses before any upstream
- * call (not billed) naming the message index and the rule, on user messages, tool results and
+ * call (not billed; a zero-cost metadata record names the rule) naming the message index and the rule, on user messages, tool results and
  * Responses items, streamed or not; `flag` serves with a header and a metadata note that never
  * holds the matched text; embeddings, transcription and speech are not scanned.
  */
@@ -74,7 +74,22 @@ for (const stream of [false, true]) {
       assert.ok(!error.message.includes("admin password"), "never the text");
       assert.deepEqual(h.sim.requests, [], "no upstream call");
       await h.flushed();
-      assert.deepEqual(await h.store.listRequests(h.org, 10), [], "not billed, no metadata");
+      // Not billed, but the refusal is on record: status, no provider, cost 0, the rule.
+      const rows = await h.store.listRequests(h.org, 10);
+      assert.equal(rows.length, 1);
+      const row = rows[0]!;
+      assert.equal(row.status, 400);
+      assert.equal(row.requested_model, "acme/chat");
+      assert.equal(row.served_model, null);
+      assert.equal(row.provider, null);
+      assert.equal(row.cost_micro_eur, 0);
+      assert.equal(row.prompt_tokens, null);
+      assert.equal(row.stream, stream);
+      assert.equal(row.guardrail?.mode, "block");
+      assert.equal(row.guardrail?.verdict, "block");
+      assert.equal(row.guardrail?.at, "messages[3]");
+      assert.match(row.guardrail?.rule ?? "", /^PI-OVR-EN-0\d$/);
+      assert.ok(!JSON.stringify(row).includes("admin password"), "never the text");
       assert.equal((await h.store.getOrg(h.org))!.balance_micro_eur, balance);
     } finally {
       await h.close();

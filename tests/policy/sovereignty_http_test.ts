@@ -114,7 +114,15 @@ for (const [endpoint, model, call] of PRAGMATIC_ONLY) {
       assert.match(error.message, /'prag' is pragmatic/);
       assert.equal(h.sim.requests.length + h.prag.requests.length, 0, "no provider was called");
       await h.flushed();
-      assert.deepEqual(await h.store.listRequests(h.org, 10), [], "not billed, no metadata");
+      // Not billed, but on record: status 403, no provider, cost 0, the rule that refused.
+      const rows = await h.store.listRequests(h.org, 10);
+      assert.equal(rows.length, 1);
+      assert.equal(rows[0]!.status, 403);
+      assert.equal(rows[0]!.requested_model, model);
+      assert.equal(rows[0]!.provider, null);
+      assert.equal(rows[0]!.served_model, null);
+      assert.equal(rows[0]!.cost_micro_eur, 0);
+      assert.match(rows[0]!.policy_refusal ?? "", /sovereignty=strict_only.*'prag' is pragmatic/);
     } finally {
       await h.close();
     }

@@ -1,0 +1,31 @@
+/**
+ * A policy refusal (policy/refusal_record.ts) settled as request metadata: no model, so no
+ * price and cost 0; no served model, no provider, no usage; the status the client got and what
+ * refused it. Written like every record (one commit with the day's aggregates), so the
+ * organization's request listing and the dashboard show what its policy refused.
+ */
+import type { Settler } from "../billing/settle.ts";
+import type { Refusal } from "../policy/refusal_record.ts";
+
+export function settleRefusals(settler: Pick<Settler, "settle">): (refusal: Refusal) => void {
+  return (refusal) => {
+    void settler.settle({
+      id: refusal.requestId,
+      startedAt: refusal.startedAt,
+      org: refusal.org,
+      keyId: refusal.keyId,
+      user: refusal.user,
+      endpoint: refusal.endpoint,
+      requestedModel: refusal.requestedModel,
+      model: undefined,
+      servedModel: undefined,
+      provider: undefined,
+      status: refusal.status,
+      stream: refusal.stream,
+      fallbacks: 0,
+      estimated: false,
+      ...(refusal.guardrail === undefined ? {} : { guardrail: refusal.guardrail }),
+      ...(refusal.policyRefusal === undefined ? {} : { policyRefusal: refusal.policyRefusal }),
+    });
+  };
+}

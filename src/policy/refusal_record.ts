@@ -1,0 +1,69 @@
+/**
+ * What a policy refusal leaves behind. A request the organization's policy refuses before any
+ * upstream call (403 `policy_forbids_model`, 400 `prompt_injection_detected`, 503
+ * `guardrail_unavailable`) is not billed, but it leaves request metadata like any request (the
+ * spec: "per request it keeps only metadata … HTTP status, requested model and served model,
+ * provider, API key … and the computed cost"): its status, the model asked for, no served
+ * model, no provider, no usage, cost 0, and what refused it — the guardrail's note (rule and
+ * message index, never the text) or the policy's reasons. The composition root turns a
+ * `Refusal` into a settled record; this layer only says what it holds.
+ */
+import type { GatewayError } from "../errors.ts";
+import type { GuardrailNote, RequestNotes } from "./request_notes.ts";
+
+export type RefusalEndpoint = "chat" | "responses" | "embeddings" | "transcriptions" | "speech";
+
+export interface Refusal {
+  requestId: string;
+  startedAt: number;
+  org: string;
+  keyId: string;
+  user: string | undefined;
+  endpoint: RefusalEndpoint;
+  requestedModel: string;
+  status: number;
+  stream: boolean;
+  /** The guardrail's note (block, or `error` when the scan failed in block mode). */
+  guardrail?: GuardrailNote;
+  /** The organization policy's reasons, as the 403 names them. */
+  policyRefusal?: string;
+}
+
+/** Receives every refusal (the composition root settles it as a zero-cost record). */
+export type RefusalSink = (refusal: Refusal) => void;
+
+/** What a refusal reads of the plan's input (typed by its fields). */
+export interface RefusedRequest {
+  endpoint: RefusalEndpoint;
+  request: unknown;
+  caller: {
+    requestId: string;
+    startedAt: number;
+    org: string;
+    keyId: string;
+    notes?: RequestNotes;
+  };
+  model: { id: string };
+}
+
+export function refusalOf(
+  input: RefusedRequest,
+  error: GatewayError,
+  details: { requestedModel?: string; policyRefusal?: string } = {},
+): Refusal {
+  const request = (input.request ?? {}) as { user?: unknown; stream?: unknown };
+  const guardrail = input.caller.notes?.guardrail;
+  return {
+    requestId: input.caller.requestId,
+    startedAt: input.caller.startedAt,
+    org: input.caller.org,
+    keyId: input.caller.keyId,
+    user: typeof request.user === "string" ? request.user : undefined,
+    endpoint: input.endpoint,
+    requestedModel: details.requestedModel ?? input.model.id,
+    status: error.status,
+    stream: request.stream === true,
+    ...(guardrail !== undefined && error.code !== "policy_forbids_model" ? { guardrail } : {}),
+    ...(details.policyRefusal === undefined ? {} : { policyRefusal: details.policyRefusal }),
+  };
+}
