@@ -2,8 +2,8 @@
  * Three gateway processes (`main.ts`, as an operator runs them) on one PostgreSQL database: load
  * spread across all three is debited exactly, a key created beside them works on each at once, a
  * revocation reaches each (by notice, well before their 30 s key cache expires), a key created on
- * one's dashboard works on the others and a dashboard session of one works on another, the rate
- * limit is shared. Then the cross-instance bounds of the
+ * one's dashboard works on the others and a dashboard session of one works on another, an
+ * organization's policy is enforced by all, the rate limit is shared. Then the cross-instance bounds of the
  * README ("Running a fleet") are measured on a burst: how far a key exceeds its RPM and how far
  * an organization overdraws, against the formulas' worst case.
  */
@@ -198,6 +198,19 @@ Deno.test("postgres fleet — three gateway processes on one database", async (t
         }
       },
     );
+
+    await t.step("an organization's policy set once is enforced by every instance", async () => {
+      const org = await admin(store, "org create", { name: "Pol", "credits-micro-eur": "1000000" });
+      const key = await admin(store, "key create", { org: String(org.id) });
+      await store.putOrgPolicy(String(org.id), {
+        sovereignty: "strict_only",
+        blocked_providers: [],
+        zdr_only: false,
+        allowed_models: ["acme/other"],
+        guardrail: "off",
+      }, "test");
+      for (const instance of urls) assert.equal(await chat(instance, String(key.key)), 403);
+    });
 
     await t.step(
       "the rate limit is shared: a key used up on one is refused on the others",
