@@ -3,79 +3,67 @@
  * Deno KV store in memory.
  */
 import assert from "node:assert/strict";
-import { createKvStore } from "../../src/state/kv/kv_store.ts";
+import { openTestStore } from "../helpers/kv.ts";
 import { AccountError } from "../../src/accounts/account_error.ts";
 import { createOrganization, topUpCredits } from "../../src/accounts/orgs.ts";
 import { issueApiKey, listApiKeys, revokeApiKey } from "../../src/accounts/api_keys.ts";
 import { dailyUsage, recentRequests } from "../../src/accounts/usage.ts";
 import { hashApiKey, isWellFormedApiKey } from "../../src/auth/api_key_format.ts";
 
-async function withStore(fn: (store: ReturnType<typeof createKvStore>) => Promise<void>) {
-  const store = createKvStore(await Deno.openKv(":memory:"));
-  try {
-    await fn(store);
-  } finally {
-    await store.close();
-  }
-}
-
 const refused = (kind: AccountError["kind"]) => (e: unknown) =>
   e instanceof AccountError && e.kind === kind;
 
 Deno.test("createOrganization / topUpCredits — credits in micro-EUR, zero or unknown refused", async () => {
-  await withStore(async (store) => {
-    const org = await createOrganization(store, { name: " Acme ", creditsMicroEur: 5n });
-    assert.equal(org.name, "Acme");
-    assert.match(org.id, /^org_/);
-    assert.equal(await topUpCredits(store, org.id, 7n), 12n);
-    await assert.rejects(topUpCredits(store, org.id, 0n), refused("invalid"));
-    await assert.rejects(topUpCredits(store, "org_missing", 1n), refused("not_found"));
-    await assert.rejects(
-      createOrganization(store, { name: " ", creditsMicroEur: 0n }),
-      refused("invalid"),
-    );
-  });
+  await using store = await openTestStore();
+  const org = await createOrganization(store, { name: " Acme ", creditsMicroEur: 5n });
+  assert.equal(org.name, "Acme");
+  assert.match(org.id, /^org_/);
+  assert.equal(await topUpCredits(store, org.id, 7n), 12n);
+  await assert.rejects(topUpCredits(store, org.id, 0n), refused("invalid"));
+  await assert.rejects(topUpCredits(store, "org_missing", 1n), refused("not_found"));
+  await assert.rejects(
+    createOrganization(store, { name: " ", creditsMicroEur: 0n }),
+    refused("invalid"),
+  );
 });
 
 Deno.test("issueApiKey — a well-formed key shown once, stored as its hash; listings never carry either", async () => {
-  await withStore(async (store) => {
-    const org = await createOrganization(store, { name: "Acme", creditsMicroEur: 0n });
-    const { record, key } = await issueApiKey(store, { org: org.id, name: "ci", rpm: 60 });
-    assert.ok(isWellFormedApiKey(key));
-    assert.equal(record.hash, hashApiKey(key));
-    assert.equal(record.prefix, key.slice(0, 10));
-    const listed = await listApiKeys(store, org.id);
-    assert.equal(listed.length, 1);
-    assert.equal("hash" in listed[0]!, false);
-    assert.ok(!JSON.stringify(listed).includes(key));
-    await assert.rejects(
-      issueApiKey(store, { org: org.id, name: null, rpm: 0 }),
-      refused("invalid"),
-    );
-    await assert.rejects(
-      issueApiKey(store, { org: "org_x", name: null, rpm: 1 }),
-      refused("not_found"),
-    );
-    assert.equal((await revokeApiKey(store, record.id)).revoked, true);
-    await assert.rejects(revokeApiKey(store, "key_missing"), refused("not_found"));
-  });
+  await using store = await openTestStore();
+  const org = await createOrganization(store, { name: "Acme", creditsMicroEur: 0n });
+  const { record, key } = await issueApiKey(store, { org: org.id, name: "ci", rpm: 60 });
+  assert.ok(isWellFormedApiKey(key));
+  assert.equal(record.hash, hashApiKey(key));
+  assert.equal(record.prefix, key.slice(0, 10));
+  const listed = await listApiKeys(store, org.id);
+  assert.equal(listed.length, 1);
+  assert.equal("hash" in listed[0]!, false);
+  assert.ok(!JSON.stringify(listed).includes(key));
+  await assert.rejects(
+    issueApiKey(store, { org: org.id, name: null, rpm: 0 }),
+    refused("invalid"),
+  );
+  await assert.rejects(
+    issueApiKey(store, { org: "org_x", name: null, rpm: 1 }),
+    refused("not_found"),
+  );
+  assert.equal((await revokeApiKey(store, record.id)).revoked, true);
+  await assert.rejects(revokeApiKey(store, "key_missing"), refused("not_found"));
 });
 
 Deno.test("recentRequests / dailyUsage — limits checked, every aggregate present", async () => {
-  await withStore(async (store) => {
-    const org = await createOrganization(store, { name: "Acme", creditsMicroEur: 0n });
-    assert.deepEqual(await recentRequests(store, org.id, 10), []);
-    await assert.rejects(recentRequests(store, org.id, 0), refused("invalid"));
-    await assert.rejects(recentRequests(store, org.id, 1001), refused("invalid"));
-    const usage = await dailyUsage(store, org.id, "2026-11-24");
-    assert.deepEqual(usage, {
-      requests: 0,
-      cost_micro_eur: 0,
-      prompt_tokens: 0,
-      completion_tokens: 0,
-      audio_seconds: 0,
-      characters: 0,
-    });
-    await assert.rejects(dailyUsage(store, org.id, "24.11.2026"), refused("invalid"));
+  await using store = await openTestStore();
+  const org = await createOrganization(store, { name: "Acme", creditsMicroEur: 0n });
+  assert.deepEqual(await recentRequests(store, org.id, 10), []);
+  await assert.rejects(recentRequests(store, org.id, 0), refused("invalid"));
+  await assert.rejects(recentRequests(store, org.id, 1001), refused("invalid"));
+  const usage = await dailyUsage(store, org.id, "2026-11-24");
+  assert.deepEqual(usage, {
+    requests: 0,
+    cost_micro_eur: 0,
+    prompt_tokens: 0,
+    completion_tokens: 0,
+    audio_seconds: 0,
+    characters: 0,
   });
+  await assert.rejects(dailyUsage(store, org.id, "24.11.2026"), refused("invalid"));
 });

@@ -53,31 +53,27 @@ function uploadWavOfSize(h: Harness, model: string, fileBytes: number) {
 }
 
 Deno.test("transcriptions — a file of exactly 25,000,000 bytes is not refused for its size", async () => {
-  const h = await startHarness({ models: [transcriptionModel("acme/whisper", "sim-whisper")] });
-  try {
-    const { response } = uploadWavOfSize(h, "acme/whisper", MAX_FILE_BYTES);
-    const answer = await response;
-    const body = await answer.text();
-    assert.equal(answer.status, 200, body);
-    assert.equal(h.sim.requests.length, 1);
-    const form = h.sim.requests[0]?.body as { files: { size: number }[] };
-    assert.equal(form.files[0]?.size, MAX_FILE_BYTES);
-  } finally {
-    await h.close();
-  }
+  await using h = await startHarness({
+    models: [transcriptionModel("acme/whisper", "sim-whisper")],
+  });
+  const { response } = uploadWavOfSize(h, "acme/whisper", MAX_FILE_BYTES);
+  const answer = await response;
+  const body = await answer.text();
+  assert.equal(answer.status, 200, body);
+  assert.equal(h.sim.requests.length, 1);
+  const form = h.sim.requests[0]?.body as { files: { size: number }[] };
+  assert.equal(form.files[0]?.size, MAX_FILE_BYTES);
 });
 
 Deno.test("transcriptions — a file of 25,000,001 bytes is refused with 400", async () => {
-  const h = await startHarness({ models: [transcriptionModel("acme/whisper", "sim-whisper")] });
-  try {
-    const { response } = uploadWavOfSize(h, "acme/whisper", MAX_FILE_BYTES + 1);
-    const answer = await response;
-    assert.equal(answer.status, 400);
-    await errorOf(answer);
-    assert.equal(h.sim.requests.length, 0);
-  } finally {
-    await h.close();
-  }
+  await using h = await startHarness({
+    models: [transcriptionModel("acme/whisper", "sim-whisper")],
+  });
+  const { response } = uploadWavOfSize(h, "acme/whisper", MAX_FILE_BYTES + 1);
+  const answer = await response;
+  assert.equal(answer.status, 400);
+  await errorOf(answer);
+  assert.equal(h.sim.requests.length, 0);
 });
 
 Deno.test("transcriptions — an upload that stalls past the deadline is cut off with 400", async () => {
@@ -138,91 +134,77 @@ async function inFlight(h: Harness, model: string): Promise<{ answer: Promise<Re
 }
 
 Deno.test("transcriptions — all slots busy past the wait gives 503 transcriptions_busy, Retry-After 10", async () => {
-  const h = await startHarness({
+  await using h = await startHarness({
     models: [transcriptionModel("acme/whisper", "sim-whisper+slow-1000")],
     env: { SOVRA_TRANSCRIPTION_SLOTS: "1", SOVRA_TRANSCRIPTION_WAIT_MS: "100" },
   });
-  try {
-    const first = await inFlight(h, "acme/whisper");
-    assert.equal(h.sim.requests.length, 1, "the first transcription is at the upstream");
-    const second = await transcribe(h, audioParts("acme/whisper", makeWav({ seconds: 1 })));
-    assert.equal(second.status, 503);
-    assert.equal(second.headers.get("retry-after"), "10");
-    assert.equal((await errorOf(second)).code, "transcriptions_busy");
-    const firstAnswer = await first.answer;
-    assert.equal(firstAnswer.status, 200);
-    await firstAnswer.body?.cancel();
-    assert.equal(h.sim.requests.length, 1);
-  } finally {
-    await h.close();
-  }
+  const first = await inFlight(h, "acme/whisper");
+  assert.equal(h.sim.requests.length, 1, "the first transcription is at the upstream");
+  const second = await transcribe(h, audioParts("acme/whisper", makeWav({ seconds: 1 })));
+  assert.equal(second.status, 503);
+  assert.equal(second.headers.get("retry-after"), "10");
+  assert.equal((await errorOf(second)).code, "transcriptions_busy");
+  const firstAnswer = await first.answer;
+  assert.equal(firstAnswer.status, 200);
+  await firstAnswer.body?.cancel();
+  assert.equal(h.sim.requests.length, 1);
 });
 
 Deno.test("transcriptions — by default four run at once and a fifth waits, then 503", async () => {
-  const h = await startHarness({
+  await using h = await startHarness({
     models: [transcriptionModel("acme/whisper", "sim-whisper+slow-1000")],
     env: { SOVRA_TRANSCRIPTION_WAIT_MS: "100" }, // slots left at the default
   });
-  try {
-    const running = [];
-    for (let i = 0; i < 4; i++) running.push(await inFlight(h, "acme/whisper"));
-    assert.equal(h.sim.requests.length, 4, "four transcriptions at the upstream at once");
-    const fifth = await transcribe(h, audioParts("acme/whisper", makeWav({ seconds: 1 })));
-    assert.equal(fifth.status, 503);
-    assert.equal((await errorOf(fifth)).code, "transcriptions_busy");
-    for (const { answer } of running) {
-      const done = await answer;
-      assert.equal(done.status, 200);
-      await done.body?.cancel();
-    }
-  } finally {
-    await h.close();
+  const running = [];
+  for (let i = 0; i < 4; i++) running.push(await inFlight(h, "acme/whisper"));
+  assert.equal(h.sim.requests.length, 4, "four transcriptions at the upstream at once");
+  const fifth = await transcribe(h, audioParts("acme/whisper", makeWav({ seconds: 1 })));
+  assert.equal(fifth.status, 503);
+  assert.equal((await errorOf(fifth)).code, "transcriptions_busy");
+  for (const { answer } of running) {
+    const done = await answer;
+    assert.equal(done.status, 200);
+    await done.body?.cancel();
   }
 });
 
 Deno.test("transcriptions — a waiting request gets the slot once the running one frees it", async () => {
-  const h = await startHarness({
+  await using h = await startHarness({
     models: [transcriptionModel("acme/whisper", "sim-whisper+slow-300")],
     env: { SOVRA_TRANSCRIPTION_SLOTS: "1", SOVRA_TRANSCRIPTION_WAIT_MS: "8000" },
   });
-  try {
-    const first = await inFlight(h, "acme/whisper");
-    const second = transcribe(h, audioParts("acme/whisper", makeWav({ seconds: 1 })));
-    const answers = await Promise.all([first.answer, second]);
-    for (const answer of answers) {
-      assert.equal(answer.status, 200);
-      await answer.body?.cancel();
-    }
-    assert.equal(h.sim.requests.length, 2);
-    await h.flushed();
-    const rows = await h.store.listRequests(h.org, 10);
-    assert.deepEqual(rows.map((r) => r.status), [200, 200]);
-  } finally {
-    await h.close();
+  const first = await inFlight(h, "acme/whisper");
+  const second = transcribe(h, audioParts("acme/whisper", makeWav({ seconds: 1 })));
+  const answers = await Promise.all([first.answer, second]);
+  for (const answer of answers) {
+    assert.equal(answer.status, 200);
+    await answer.body?.cancel();
   }
+  assert.equal(h.sim.requests.length, 2);
+  await h.flushed();
+  const rows = await h.store.listRequests(h.org, 10);
+  assert.deepEqual(rows.map((r) => r.status), [200, 200]);
 });
 
 Deno.test("transcriptions — a request declaring more than 26 MB is refused with 400", async () => {
-  const h = await startHarness({ models: [transcriptionModel("acme/whisper", "sim-whisper")] });
+  await using h = await startHarness({
+    models: [transcriptionModel("acme/whisper", "sim-whisper")],
+  });
+  // A small body behind a large declared length: the gateway may refuse on the header
+  // alone. Sent by hand so the declared length reaches the gateway unchanged.
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port: Number(new URL(h.url).port) });
   try {
-    // A small body behind a large declared length: the gateway may refuse on the header
-    // alone. Sent by hand so the declared length reaches the gateway unchanged.
-    const conn = await Deno.connect({ hostname: "127.0.0.1", port: Number(new URL(h.url).port) });
-    try {
-      const head = `POST /v1/audio/transcriptions HTTP/1.1\r\nHost: 127.0.0.1\r\n` +
-        `Authorization: Bearer ${h.key}\r\n` +
-        `Content-Type: multipart/form-data; boundary=x\r\nContent-Length: 26000001\r\n` +
-        `Connection: close\r\n\r\n--x\r\n`;
-      await conn.write(new TextEncoder().encode(head));
-      const reply = new Uint8Array(4096);
-      const n = await conn.read(reply);
-      const text = new TextDecoder().decode(reply.subarray(0, n ?? 0));
-      assert.match(text, /^HTTP\/1\.1 400/);
-    } finally {
-      conn.close();
-    }
-    assert.equal(h.sim.requests.length, 0);
+    const head = `POST /v1/audio/transcriptions HTTP/1.1\r\nHost: 127.0.0.1\r\n` +
+      `Authorization: Bearer ${h.key}\r\n` +
+      `Content-Type: multipart/form-data; boundary=x\r\nContent-Length: 26000001\r\n` +
+      `Connection: close\r\n\r\n--x\r\n`;
+    await conn.write(new TextEncoder().encode(head));
+    const reply = new Uint8Array(4096);
+    const n = await conn.read(reply);
+    const text = new TextDecoder().decode(reply.subarray(0, n ?? 0));
+    assert.match(text, /^HTTP\/1\.1 400/);
   } finally {
-    await h.close();
+    conn.close();
   }
+  assert.equal(h.sim.requests.length, 0);
 });

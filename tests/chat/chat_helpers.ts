@@ -14,12 +14,8 @@ export async function withHarness(
   options: HarnessOptions,
   fn: (h: Harness) => Promise<void>,
 ): Promise<void> {
-  const h = await startHarness(options);
-  try {
-    await fn(h);
-  } finally {
-    await h.close();
-  }
+  await using h = await startHarness(options);
+  await fn(h);
 }
 
 export const user = (content: string) => ({ role: "user" as const, content });

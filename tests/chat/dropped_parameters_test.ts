@@ -29,22 +29,18 @@ async function withNoTopP(
   models: ReturnType<typeof chatModel>[],
   fn: (h: Harness, np: OpenAISimulator) => Promise<void>,
 ): Promise<void> {
-  const np = await startOpenAISimulator({ apiKey: SIM_KEY });
-  try {
-    await withHarness({
-      models,
-      providers: {
-        "sim-np": {
-          dialect: "openai",
-          base_url: np.url,
-          api_key_env: "SIM_KEY",
-          unsupported_parameters: ["top_p"],
-        },
+  await using np = await startOpenAISimulator({ apiKey: SIM_KEY });
+  await withHarness({
+    models,
+    providers: {
+      "sim-np": {
+        dialect: "openai",
+        base_url: np.url,
+        api_key_env: "SIM_KEY",
+        unsupported_parameters: ["top_p"],
       },
-    }, (h) => fn(h, np));
-  } finally {
-    await np.close();
-  }
+    },
+  }, (h) => fn(h, np));
 }
 
 function npBodies(np: OpenAISimulator): Json[] {

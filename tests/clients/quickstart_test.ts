@@ -19,33 +19,31 @@ Deno.test("docs/quickstart.md shows every example file verbatim", async () => {
 });
 
 Deno.test("the JS quickstarts chat, stream and call a tool through the gateway", async (t) => {
-  const h = await startHarness({ models: [chatModel("mistral/mistral-small-2506", "sim-chat")] });
-  try {
-    for (const file of SNIPPETS) {
-      await t.step(file, async () => {
-        const output = await new Deno.Command(Deno.execPath(), {
-          args: ["run", "-A", `docs/examples/${file}`],
-          cwd: REPO_ROOT,
-          env: {
-            NO_COLOR: "1",
-            SOVRA_BASE_URL: `${h.url}/v1`,
-            SOVRA_API_KEY: h.key,
-            SOVRA_MODEL: "mistral/mistral-small-2506",
-          },
-          stdin: "null",
-        }).output();
-        const stdout = new TextDecoder().decode(output.stdout);
-        const stderr = new TextDecoder().decode(output.stderr);
-        assert.equal(output.code, 0, `${stdout}\n${stderr}`);
-        assert.match(stdout, /^chat: \S.*$/m);
-        assert.match(stdout, /^stream: \S.*$/m);
-        assert.match(stdout, /^tool: get_weather \{"city":"[^"]+"\}$/m);
-      });
-    }
-    await h.flushed();
-    const rows = await h.store.listRequests(h.org, 100);
-    assert.ok(rows.length >= 9, "every call reached the gateway and was recorded");
-  } finally {
-    await h.close();
+  await using h = await startHarness({
+    models: [chatModel("mistral/mistral-small-2506", "sim-chat")],
+  });
+  for (const file of SNIPPETS) {
+    await t.step(file, async () => {
+      const output = await new Deno.Command(Deno.execPath(), {
+        args: ["run", "-A", `docs/examples/${file}`],
+        cwd: REPO_ROOT,
+        env: {
+          NO_COLOR: "1",
+          SOVRA_BASE_URL: `${h.url}/v1`,
+          SOVRA_API_KEY: h.key,
+          SOVRA_MODEL: "mistral/mistral-small-2506",
+        },
+        stdin: "null",
+      }).output();
+      const stdout = new TextDecoder().decode(output.stdout);
+      const stderr = new TextDecoder().decode(output.stderr);
+      assert.equal(output.code, 0, `${stdout}\n${stderr}`);
+      assert.match(stdout, /^chat: \S.*$/m);
+      assert.match(stdout, /^stream: \S.*$/m);
+      assert.match(stdout, /^tool: get_weather \{"city":"[^"]+"\}$/m);
+    });
   }
+  await h.flushed();
+  const rows = await h.store.listRequests(h.org, 100);
+  assert.ok(rows.length >= 9, "every call reached the gateway and was recorded");
 });

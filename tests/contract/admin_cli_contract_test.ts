@@ -120,21 +120,17 @@ Deno.test({
 });
 
 Deno.test("admin CLI — `requests` lists newest first and honours --limit", async () => {
-  const h = await startHarness({ models: [chatModel("acme/chat", "sim-chat")] });
-  try {
-    for (const user of ["first", "second", "third"]) {
-      const res = await h.post("/v1/chat/completions", chatBody("acme/chat", "hi", { user }));
-      assert.equal(res.status, 200);
-      await res.body?.cancel();
-    }
-    await requestRows(h, 3);
-    const [all, two] = await Promise.all([
-      runAdminCli(h.kvPath, ["requests", "--org", h.org]),
-      runAdminCli(h.kvPath, ["requests", "--org", h.org, "--limit", "2"]),
-    ]);
-    assert.deepEqual(jsonLines(all.stdout).map((r) => r.user), ["third", "second", "first"]);
-    assert.deepEqual(jsonLines(two.stdout).map((r) => r.user), ["third", "second"]);
-  } finally {
-    await h.close();
+  await using h = await startHarness({ models: [chatModel("acme/chat", "sim-chat")] });
+  for (const user of ["first", "second", "third"]) {
+    const res = await h.post("/v1/chat/completions", chatBody("acme/chat", "hi", { user }));
+    assert.equal(res.status, 200);
+    await res.body?.cancel();
   }
+  await requestRows(h, 3);
+  const [all, two] = await Promise.all([
+    runAdminCli(h.kvPath, ["requests", "--org", h.org]),
+    runAdminCli(h.kvPath, ["requests", "--org", h.org, "--limit", "2"]),
+  ]);
+  assert.deepEqual(jsonLines(all.stdout).map((r) => r.user), ["third", "second", "first"]);
+  assert.deepEqual(jsonLines(two.stdout).map((r) => r.user), ["third", "second"]);
 });

@@ -4,247 +4,215 @@ import { ApiClient, PASSWORD, startDashboardHarness } from "./support.ts";
 import { createOrInviteUser, issueSetPasswordLink } from "../../src/dashboard/areas/accounts.ts";
 
 Deno.test("login — sets a __Host- session cookie (HttpOnly, Secure, SameSite=Strict) and /api/session answers", async () => {
-  const d = await startDashboardHarness();
-  try {
-    await d.user("owner@example.eu", d.h.org, "owner");
-    const c = new ApiClient(d.url);
-    const res = await c.request("POST", "/api/login", {
-      email: "Owner@Example.eu",
-      password: PASSWORD,
-    });
-    assert.equal(res.status, 200);
-    const body = await res.json();
-    assert.equal(body.user.email, "owner@example.eu");
-    assert.equal("password_hash" in body.user, false);
-    const cookie = res.headers.get("set-cookie") ?? "";
-    assert.match(cookie, /^__Host-sovra_session=[A-Za-z0-9_-]{43};/);
-    assert.match(cookie, /HttpOnly/);
-    assert.match(cookie, /Secure/);
-    assert.match(cookie, /SameSite=Strict/);
-    assert.match(cookie, /Path=\//);
-    const session = await c.get("/api/session");
-    assert.equal(session.status, 200);
-    assert.equal(session.body.memberships[0].org, d.h.org);
-    assert.equal(session.body.memberships[0].role, "owner");
-    const orgs = await c.get("/api/orgs");
-    assert.deepEqual(orgs.body.data, [{ id: d.h.org, name: "Test org", role: "owner" }]);
-    // The token is stored only hashed: no KV value holds it.
-    const token = c.cookie.split("=")[1]!;
-    for await (const e of d.h.store.kv.list({ prefix: ["session"] })) {
-      assert.ok(!JSON.stringify(e).includes(token));
-    }
-  } finally {
-    await d.close();
+  await using d = await startDashboardHarness();
+  await d.user("owner@example.eu", d.h.org, "owner");
+  const c = new ApiClient(d.url);
+  const res = await c.request("POST", "/api/login", {
+    email: "Owner@Example.eu",
+    password: PASSWORD,
+  });
+  assert.equal(res.status, 200);
+  const body = await res.json();
+  assert.equal(body.user.email, "owner@example.eu");
+  assert.equal("password_hash" in body.user, false);
+  const cookie = res.headers.get("set-cookie") ?? "";
+  assert.match(cookie, /^__Host-sovra_session=[A-Za-z0-9_-]{43};/);
+  assert.match(cookie, /HttpOnly/);
+  assert.match(cookie, /Secure/);
+  assert.match(cookie, /SameSite=Strict/);
+  assert.match(cookie, /Path=\//);
+  const session = await c.get("/api/session");
+  assert.equal(session.status, 200);
+  assert.equal(session.body.memberships[0].org, d.h.org);
+  assert.equal(session.body.memberships[0].role, "owner");
+  const orgs = await c.get("/api/orgs");
+  assert.deepEqual(orgs.body.data, [{ id: d.h.org, name: "Test org", role: "owner" }]);
+  // The token is stored only hashed: no KV value holds it.
+  const token = c.cookie.split("=")[1]!;
+  for await (const e of d.h.store.kv.list({ prefix: ["session"] })) {
+    assert.ok(!JSON.stringify(e).includes(token));
   }
 });
 
 Deno.test("login — unknown e-mail and wrong password get the same answer", async () => {
-  const d = await startDashboardHarness();
-  try {
-    await d.user("owner@example.eu", d.h.org, "owner");
-    const c = new ApiClient(d.url);
-    const wrong = await c.post("/api/login", { email: "owner@example.eu", password: "nope-nope" });
-    const unknown = await c.post("/api/login", { email: "ghost@example.eu", password: "nope" });
-    assert.equal(wrong.status, 401);
-    assert.equal(unknown.status, 401);
-    assert.deepEqual(wrong.body, unknown.body);
-    assert.equal(wrong.body.error.code, "invalid_credentials");
-    assert.equal(c.cookie, "");
-    assert.equal((await c.get("/api/session")).status, 401);
-    // Failed sign-ins reach the audit log, without the password tried.
-    const audit = await d.dash.deps.control.listAudit(d.h.org, 10);
-    assert.equal(audit[0]?.action, "login.failed");
-    assert.ok(!JSON.stringify(audit).includes("nope-nope"));
-  } finally {
-    await d.close();
-  }
+  await using d = await startDashboardHarness();
+  await d.user("owner@example.eu", d.h.org, "owner");
+  const c = new ApiClient(d.url);
+  const wrong = await c.post("/api/login", { email: "owner@example.eu", password: "nope-nope" });
+  const unknown = await c.post("/api/login", { email: "ghost@example.eu", password: "nope" });
+  assert.equal(wrong.status, 401);
+  assert.equal(unknown.status, 401);
+  assert.deepEqual(wrong.body, unknown.body);
+  assert.equal(wrong.body.error.code, "invalid_credentials");
+  assert.equal(c.cookie, "");
+  assert.equal((await c.get("/api/session")).status, 401);
+  // Failed sign-ins reach the audit log, without the password tried.
+  const audit = await d.dash.deps.control.listAudit(d.h.org, 10);
+  assert.equal(audit[0]?.action, "login.failed");
+  assert.ok(!JSON.stringify(audit).includes("nope-nope"));
 });
 
 Deno.test("login — 10 failures per account in 15 minutes throttle that account, even with the right password", async () => {
-  const d = await startDashboardHarness();
-  try {
-    await d.user("owner@example.eu", d.h.org, "owner");
-    const c = new ApiClient(d.url);
-    for (let i = 0; i < 10; i++) {
-      const r = await c.post("/api/login", { email: "owner@example.eu", password: `bad-${i}` });
-      assert.equal(r.status, 401);
-    }
-    const blocked = await c.post("/api/login", { email: "owner@example.eu", password: PASSWORD });
-    assert.equal(blocked.status, 429);
-    assert.equal(blocked.body.error.code, "too_many_attempts");
-    assert.ok(Number(blocked.headers.get("retry-after")) > 0);
-    d.clock.offset += 15 * 60_000;
-    const ok = await c.post("/api/login", { email: "owner@example.eu", password: PASSWORD });
-    assert.equal(ok.status, 200, "a new window lets the owner in again");
-  } finally {
-    await d.close();
+  await using d = await startDashboardHarness();
+  await d.user("owner@example.eu", d.h.org, "owner");
+  const c = new ApiClient(d.url);
+  for (let i = 0; i < 10; i++) {
+    const r = await c.post("/api/login", { email: "owner@example.eu", password: `bad-${i}` });
+    assert.equal(r.status, 401);
   }
+  const blocked = await c.post("/api/login", { email: "owner@example.eu", password: PASSWORD });
+  assert.equal(blocked.status, 429);
+  assert.equal(blocked.body.error.code, "too_many_attempts");
+  assert.ok(Number(blocked.headers.get("retry-after")) > 0);
+  d.clock.offset += 15 * 60_000;
+  const ok = await c.post("/api/login", { email: "owner@example.eu", password: PASSWORD });
+  assert.equal(ok.status, 200, "a new window lets the owner in again");
 });
 
 Deno.test("login — 10 failures from one address throttle it for every account", async () => {
-  const d = await startDashboardHarness();
-  try {
-    await d.user("owner@example.eu", d.h.org, "owner");
-    const c = new ApiClient(d.url);
-    for (let i = 0; i < 10; i++) {
-      const r = await c.post("/api/login", { email: `ghost${i}@example.eu`, password: "x" });
-      assert.equal(r.status, 401);
-    }
-    const blocked = await c.post("/api/login", { email: "owner@example.eu", password: PASSWORD });
-    assert.equal(blocked.status, 429);
-  } finally {
-    await d.close();
+  await using d = await startDashboardHarness();
+  await d.user("owner@example.eu", d.h.org, "owner");
+  const c = new ApiClient(d.url);
+  for (let i = 0; i < 10; i++) {
+    const r = await c.post("/api/login", { email: `ghost${i}@example.eu`, password: "x" });
+    assert.equal(r.status, 401);
   }
+  const blocked = await c.post("/api/login", { email: "owner@example.eu", password: PASSWORD });
+  assert.equal(blocked.status, 429);
 });
 
 Deno.test("sessions — idle expiry, absolute expiry and logout end the session", async () => {
-  const d = await startDashboardHarness();
-  try {
-    await d.user("owner@example.eu", d.h.org, "owner");
-    const idle = await ApiClient.signedIn(d.url, "owner@example.eu");
-    d.clock.offset += 29 * 60_000;
-    assert.equal((await idle.get("/api/session")).status, 200, "used within 30 minutes");
-    d.clock.offset += 29 * 60_000;
-    assert.equal((await idle.get("/api/session")).status, 200, "the use refreshed it");
-    d.clock.offset += 31 * 60_000;
-    const expired = await idle.get("/api/session");
-    assert.equal(expired.status, 401);
-    assert.equal(expired.body.error.code, "not_authenticated");
+  await using d = await startDashboardHarness();
+  await d.user("owner@example.eu", d.h.org, "owner");
+  const idle = await ApiClient.signedIn(d.url, "owner@example.eu");
+  d.clock.offset += 29 * 60_000;
+  assert.equal((await idle.get("/api/session")).status, 200, "used within 30 minutes");
+  d.clock.offset += 29 * 60_000;
+  assert.equal((await idle.get("/api/session")).status, 200, "the use refreshed it");
+  d.clock.offset += 31 * 60_000;
+  const expired = await idle.get("/api/session");
+  assert.equal(expired.status, 401);
+  assert.equal(expired.body.error.code, "not_authenticated");
 
-    const busy = await ApiClient.signedIn(d.url, "owner@example.eu");
-    let aliveMinutes = 0;
-    while (aliveMinutes < 13 * 60) {
-      d.clock.offset += 15 * 60_000;
-      if ((await busy.get("/api/session")).status === 401) break;
-      aliveMinutes += 15;
-    }
-    assert.ok(aliveMinutes >= 11 * 60 + 45, `alive ${aliveMinutes} min while in use`);
-    assert.ok(aliveMinutes < 12 * 60, "ended by the 12 h absolute limit");
-
-    const out = await ApiClient.signedIn(d.url, "owner@example.eu");
-    const cookie = out.cookie;
-    assert.equal((await out.post("/api/logout")).status, 200);
-    out.cookie = cookie; // replaying the old cookie after logout
-    assert.equal((await out.get("/api/session")).status, 401);
-  } finally {
-    await d.close();
+  const busy = await ApiClient.signedIn(d.url, "owner@example.eu");
+  let aliveMinutes = 0;
+  while (aliveMinutes < 13 * 60) {
+    d.clock.offset += 15 * 60_000;
+    if ((await busy.get("/api/session")).status === 401) break;
+    aliveMinutes += 15;
   }
+  assert.ok(aliveMinutes >= 11 * 60 + 45, `alive ${aliveMinutes} min while in use`);
+  assert.ok(aliveMinutes < 12 * 60, "ended by the 12 h absolute limit");
+
+  const out = await ApiClient.signedIn(d.url, "owner@example.eu");
+  const cookie = out.cookie;
+  assert.equal((await out.post("/api/logout")).status, 200);
+  out.cookie = cookie; // replaying the old cookie after logout
+  assert.equal((await out.get("/api/session")).status, 401);
 });
 
 Deno.test("set-password link — works once, within 24 h, and ends the user's other sessions", async () => {
-  const d = await startDashboardHarness();
-  try {
-    const invited = await createOrInviteUser(d.dash.deps, {
-      email: "new@example.eu",
-      org: d.h.org,
-      role: "admin",
-      actor: "test",
-    });
-    const url = new URL(invited.set_password_url!);
-    assert.equal(url.origin, d.url);
-    const token = url.searchParams.get("token")!;
-    const c = new ApiClient(d.url);
-    assert.equal(
-      (await c.post("/api/login", { email: "new@example.eu", password: "" })).status,
-      401,
-    );
-    const short = await c.post("/api/set-password", { token, password: "short" });
-    assert.equal(short.status, 400);
-    assert.equal(short.body.error.param, "password");
-    const set = await c.post("/api/set-password", { token, password: PASSWORD });
-    assert.equal(set.status, 200, JSON.stringify(set.body));
-    const reuse = await c.post("/api/set-password", { token, password: PASSWORD });
-    assert.equal(reuse.status, 400);
-    const session = await ApiClient.signedIn(d.url, "new@example.eu");
-    assert.equal((await session.get("/api/session")).status, 200);
+  await using d = await startDashboardHarness();
+  const invited = await createOrInviteUser(d.dash.deps, {
+    email: "new@example.eu",
+    org: d.h.org,
+    role: "admin",
+    actor: "test",
+  });
+  const url = new URL(invited.set_password_url!);
+  assert.equal(url.origin, d.url);
+  const token = url.searchParams.get("token")!;
+  const c = new ApiClient(d.url);
+  assert.equal(
+    (await c.post("/api/login", { email: "new@example.eu", password: "" })).status,
+    401,
+  );
+  const short = await c.post("/api/set-password", { token, password: "short" });
+  assert.equal(short.status, 400);
+  assert.equal(short.body.error.param, "password");
+  const set = await c.post("/api/set-password", { token, password: PASSWORD });
+  assert.equal(set.status, 200, JSON.stringify(set.body));
+  const reuse = await c.post("/api/set-password", { token, password: PASSWORD });
+  assert.equal(reuse.status, 400);
+  const session = await ApiClient.signedIn(d.url, "new@example.eu");
+  assert.equal((await session.get("/api/session")).status, 200);
 
-    // A reset link used later ends that session; the new password works.
-    const reset = new URL(await issueSetPasswordLink(d.dash.deps, set.body.user.id));
-    const newPassword = "another long passphrase";
-    const token2 = reset.searchParams.get("token")!;
-    assert.equal(
-      (await c.post("/api/set-password", { token: token2, password: newPassword })).status,
-      200,
-    );
-    assert.equal((await session.get("/api/session")).status, 401);
-    await ApiClient.signedIn(d.url, "new@example.eu", newPassword);
+  // A reset link used later ends that session; the new password works.
+  const reset = new URL(await issueSetPasswordLink(d.dash.deps, set.body.user.id));
+  const newPassword = "another long passphrase";
+  const token2 = reset.searchParams.get("token")!;
+  assert.equal(
+    (await c.post("/api/set-password", { token: token2, password: newPassword })).status,
+    200,
+  );
+  assert.equal((await session.get("/api/session")).status, 401);
+  await ApiClient.signedIn(d.url, "new@example.eu", newPassword);
 
-    // Links end after 24 h.
-    const late = new URL(await issueSetPasswordLink(d.dash.deps, set.body.user.id));
-    d.clock.offset += 24 * 3_600_000 + 1000;
-    const token3 = late.searchParams.get("token")!;
-    const expired = await c.post("/api/set-password", { token: token3, password: PASSWORD });
-    assert.equal(expired.status, 400);
-    assert.equal(expired.body.error.param, "token");
-    // Only hashes are stored.
-    for await (const e of d.h.store.kv.list({ prefix: ["pw_token"] })) {
-      assert.ok(!JSON.stringify(e).includes(token3));
-    }
-  } finally {
-    await d.close();
+  // Links end after 24 h.
+  const late = new URL(await issueSetPasswordLink(d.dash.deps, set.body.user.id));
+  d.clock.offset += 24 * 3_600_000 + 1000;
+  const token3 = late.searchParams.get("token")!;
+  const expired = await c.post("/api/set-password", { token: token3, password: PASSWORD });
+  assert.equal(expired.status, 400);
+  assert.equal(expired.body.error.param, "token");
+  // Only hashes are stored.
+  for await (const e of d.h.store.kv.list({ prefix: ["pw_token"] })) {
+    assert.ok(!JSON.stringify(e).includes(token3));
   }
 });
 
 Deno.test("CSRF — cross-site JSON and forms are refused; forms to the API need JSON", async () => {
-  const d = await startDashboardHarness();
-  try {
-    await d.user("owner@example.eu", d.h.org, "owner");
-    const c = await ApiClient.signedIn(d.url, "owner@example.eu");
-    const path = `/api/orgs/${d.h.org}/keys`;
-    const evil = await c.request("POST", path, { name: "x" }, { origin: "https://evil.example" });
-    assert.equal(evil.status, 403);
-    assert.equal((await evil.json()).error.code, "csrf_refused");
-    const site = await c.request("POST", path, { name: "x" }, { "sec-fetch-site": "cross-site" });
-    assert.equal(site.status, 403);
-    await site.body?.cancel();
-    const form = await fetch(`${d.url}${path}`, {
-      method: "POST",
-      headers: { cookie: c.cookie, "content-type": "application/x-www-form-urlencoded" },
-      body: "name=x",
-    });
-    assert.equal(form.status, 415);
-    await form.body?.cancel();
-    const page = await fetch(`${d.url}/orgs/${d.h.org}/keys`, {
-      method: "POST",
-      redirect: "manual",
-      headers: {
-        cookie: c.cookie,
-        origin: "https://evil.example",
-        "content-type": "application/x-www-form-urlencoded",
-      },
-      body: "name=x",
-    });
-    assert.equal(page.status, 403);
-    await page.body?.cancel();
-    assert.equal((await c.get(`/api/orgs/${d.h.org}/keys`)).body.data.length, 1, "no key created");
-  } finally {
-    await d.close();
-  }
+  await using d = await startDashboardHarness();
+  await d.user("owner@example.eu", d.h.org, "owner");
+  const c = await ApiClient.signedIn(d.url, "owner@example.eu");
+  const path = `/api/orgs/${d.h.org}/keys`;
+  const evil = await c.request("POST", path, { name: "x" }, { origin: "https://evil.example" });
+  assert.equal(evil.status, 403);
+  assert.equal((await evil.json()).error.code, "csrf_refused");
+  const site = await c.request("POST", path, { name: "x" }, { "sec-fetch-site": "cross-site" });
+  assert.equal(site.status, 403);
+  await site.body?.cancel();
+  const form = await fetch(`${d.url}${path}`, {
+    method: "POST",
+    headers: { cookie: c.cookie, "content-type": "application/x-www-form-urlencoded" },
+    body: "name=x",
+  });
+  assert.equal(form.status, 415);
+  await form.body?.cancel();
+  const page = await fetch(`${d.url}/orgs/${d.h.org}/keys`, {
+    method: "POST",
+    redirect: "manual",
+    headers: {
+      cookie: c.cookie,
+      origin: "https://evil.example",
+      "content-type": "application/x-www-form-urlencoded",
+    },
+    body: "name=x",
+  });
+  assert.equal(page.status, 403);
+  await page.body?.cancel();
+  assert.equal((await c.get(`/api/orgs/${d.h.org}/keys`)).body.data.length, 1, "no key created");
 });
 
 Deno.test("pages — strict CSP, no inline script, secure headers, assets served locally", async () => {
-  const d = await startDashboardHarness();
-  try {
-    const login = await fetch(`${d.url}/login`);
-    const html = await login.text();
-    const csp = login.headers.get("content-security-policy") ?? "";
-    assert.match(csp, /default-src 'none'/);
-    assert.match(csp, /script-src 'self'(;|$)/);
-    assert.match(csp, /frame-ancestors 'none'/);
-    assert.equal(login.headers.get("x-content-type-options"), "nosniff");
-    assert.equal(login.headers.get("x-frame-options"), "DENY");
-    assert.equal(login.headers.get("cache-control"), "no-store");
-    for (const tag of html.match(/<script\b[^>]*>/g) ?? []) assert.match(tag, /src="\/static\//);
-    for (const asset of ["htmx.min.js", "uPlot.iife.min.js", "uPlot.min.css", "dashboard.js"]) {
-      const res = await fetch(`${d.url}/static/${asset}`);
-      assert.equal(res.status, 200);
-      assert.ok((await res.text()).length > 500);
-    }
-    const anonymous = await fetch(`${d.url}/orgs/${d.h.org}/overview`, { redirect: "manual" });
-    assert.equal(anonymous.status, 303);
-    assert.match(anonymous.headers.get("location") ?? "", /^\/login\?next=/);
-    await anonymous.body?.cancel();
-  } finally {
-    await d.close();
+  await using d = await startDashboardHarness();
+  const login = await fetch(`${d.url}/login`);
+  const html = await login.text();
+  const csp = login.headers.get("content-security-policy") ?? "";
+  assert.match(csp, /default-src 'none'/);
+  assert.match(csp, /script-src 'self'(;|$)/);
+  assert.match(csp, /frame-ancestors 'none'/);
+  assert.equal(login.headers.get("x-content-type-options"), "nosniff");
+  assert.equal(login.headers.get("x-frame-options"), "DENY");
+  assert.equal(login.headers.get("cache-control"), "no-store");
+  for (const tag of html.match(/<script\b[^>]*>/g) ?? []) assert.match(tag, /src="\/static\//);
+  for (const asset of ["htmx.min.js", "uPlot.iife.min.js", "uPlot.min.css", "dashboard.js"]) {
+    const res = await fetch(`${d.url}/static/${asset}`);
+    assert.equal(res.status, 200);
+    assert.ok((await res.text()).length > 500);
   }
+  const anonymous = await fetch(`${d.url}/orgs/${d.h.org}/overview`, { redirect: "manual" });
+  assert.equal(anonymous.status, 303);
+  assert.match(anonymous.headers.get("location") ?? "", /^\/login\?next=/);
+  await anonymous.body?.cancel();
 });

@@ -27,102 +27,90 @@ const ORG_ROUTES: Array<[string, string, unknown?]> = [
 const PAGES = ["overview", "keys", "usage", "credits", "members", "audit"];
 
 Deno.test("isolation — another organization's id is 404 on every route and page, for every role", async () => {
-  const d = await startDashboardHarness();
-  try {
-    const otherOwner = await d.user("owner-b@example.eu", d.otherOrg, "owner");
-    const otherKey = await d.h.admin(["key", "create"], { org: d.otherOrg, name: "b-key" });
-    for (const role of ["owner", "admin", "viewer"] as const) {
-      const email = `${role}-a@example.eu`;
-      await d.user(email, d.h.org, role);
-      const c = await ApiClient.signedIn(d.url, email);
-      for (const [method, path, body] of ORG_ROUTES) {
-        const concrete = path.replace("KEY", String(otherKey.id)).replace("USER", otherOwner);
-        const res = await c.request(method, `/api/orgs/${d.otherOrg}${concrete}`, body);
-        const text = await res.text();
-        assert.equal(res.status, 404, `${role} ${method} ${concrete}: ${text}`);
-        assert.equal(JSON.parse(text).error.code, "not_found");
-        assert.ok(!text.includes("Other org") && !text.includes("b-key"));
-      }
-      for (const page of PAGES) {
-        const res = await c.request("GET", `/orgs/${d.otherOrg}/${page}`);
-        const html = await res.text();
-        assert.equal(res.status, 404, `${role} page ${page}`);
-        assert.ok(!html.includes("Other org"));
-      }
+  await using d = await startDashboardHarness();
+  const otherOwner = await d.user("owner-b@example.eu", d.otherOrg, "owner");
+  const otherKey = await d.h.admin(["key", "create"], { org: d.otherOrg, name: "b-key" });
+  for (const role of ["owner", "admin", "viewer"] as const) {
+    const email = `${role}-a@example.eu`;
+    await d.user(email, d.h.org, role);
+    const c = await ApiClient.signedIn(d.url, email);
+    for (const [method, path, body] of ORG_ROUTES) {
+      const concrete = path.replace("KEY", String(otherKey.id)).replace("USER", otherOwner);
+      const res = await c.request(method, `/api/orgs/${d.otherOrg}${concrete}`, body);
+      const text = await res.text();
+      assert.equal(res.status, 404, `${role} ${method} ${concrete}: ${text}`);
+      assert.equal(JSON.parse(text).error.code, "not_found");
+      assert.ok(!text.includes("Other org") && !text.includes("b-key"));
     }
-    // The other org's key is untouched and still active.
-    const keys = await d.h.store.listApiKeys(d.otherOrg);
-    assert.equal(keys.length, 1);
-    assert.equal(keys[0]!.revoked, false);
-    assert.equal((await d.dash.deps.accounts.listMembersOfOrg(d.otherOrg)).length, 1);
-    assert.equal((await d.h.store.getOrg(d.otherOrg))!.balance_micro_eur, 5_000_000);
-  } finally {
-    await d.close();
+    for (const page of PAGES) {
+      const res = await c.request("GET", `/orgs/${d.otherOrg}/${page}`);
+      const html = await res.text();
+      assert.equal(res.status, 404, `${role} page ${page}`);
+      assert.ok(!html.includes("Other org"));
+    }
   }
+  // The other org's key is untouched and still active.
+  const keys = await d.h.store.listApiKeys(d.otherOrg);
+  assert.equal(keys.length, 1);
+  assert.equal(keys[0]!.revoked, false);
+  assert.equal((await d.dash.deps.accounts.listMembersOfOrg(d.otherOrg)).length, 1);
+  assert.equal((await d.h.store.getOrg(d.otherOrg))!.balance_micro_eur, 5_000_000);
 });
 
 Deno.test("isolation — ids of another organization's keys and members inside one's own org are 404", async () => {
-  const d = await startDashboardHarness();
-  try {
-    const otherOwner = await d.user("owner-b@example.eu", d.otherOrg, "owner");
-    const otherKey = await d.h.admin(["key", "create"], { org: d.otherOrg, name: "b-key" });
-    await d.user("owner-a@example.eu", d.h.org, "owner");
-    const c = await ApiClient.signedIn(d.url, "owner-a@example.eu");
-    const revoke = await c.post(`/api/orgs/${d.h.org}/keys/${otherKey.id}/revoke`);
-    assert.equal(revoke.status, 404);
-    const role = await c.json("PATCH", `/api/orgs/${d.h.org}/members/${otherOwner}`, {
-      role: "viewer",
-    });
-    assert.equal(role.status, 404);
-    const remove = await c.json("DELETE", `/api/orgs/${d.h.org}/members/${otherOwner}`);
-    assert.equal(remove.status, 404);
-    const page = await fetch(`${d.url}/orgs/${d.h.org}/keys/${otherKey.id}/revoke`, {
-      method: "POST",
-      redirect: "manual",
-      headers: {
-        cookie: c.cookie,
-        origin: d.url,
-        "content-type": "application/x-www-form-urlencoded",
-      },
-      body: "",
-    });
-    assert.equal(page.status, 404, "the page's form action checks the same way");
-    await page.body?.cancel();
-    assert.equal((await d.h.store.listApiKeys(d.otherOrg))[0]!.revoked, false);
-    assert.equal((await d.dash.deps.accounts.getMembership(d.otherOrg, otherOwner))?.role, "owner");
-  } finally {
-    await d.close();
-  }
+  await using d = await startDashboardHarness();
+  const otherOwner = await d.user("owner-b@example.eu", d.otherOrg, "owner");
+  const otherKey = await d.h.admin(["key", "create"], { org: d.otherOrg, name: "b-key" });
+  await d.user("owner-a@example.eu", d.h.org, "owner");
+  const c = await ApiClient.signedIn(d.url, "owner-a@example.eu");
+  const revoke = await c.post(`/api/orgs/${d.h.org}/keys/${otherKey.id}/revoke`);
+  assert.equal(revoke.status, 404);
+  const role = await c.json("PATCH", `/api/orgs/${d.h.org}/members/${otherOwner}`, {
+    role: "viewer",
+  });
+  assert.equal(role.status, 404);
+  const remove = await c.json("DELETE", `/api/orgs/${d.h.org}/members/${otherOwner}`);
+  assert.equal(remove.status, 404);
+  const page = await fetch(`${d.url}/orgs/${d.h.org}/keys/${otherKey.id}/revoke`, {
+    method: "POST",
+    redirect: "manual",
+    headers: {
+      cookie: c.cookie,
+      origin: d.url,
+      "content-type": "application/x-www-form-urlencoded",
+    },
+    body: "",
+  });
+  assert.equal(page.status, 404, "the page's form action checks the same way");
+  await page.body?.cancel();
+  assert.equal((await d.h.store.listApiKeys(d.otherOrg))[0]!.revoked, false);
+  assert.equal((await d.dash.deps.accounts.getMembership(d.otherOrg, otherOwner))?.role, "owner");
 });
 
 Deno.test("isolation — without a session every API route is 401 and every page redirects to sign-in", async () => {
-  const d = await startDashboardHarness();
-  try {
-    const c = new ApiClient(d.url);
-    const routes: Array<[string, string, unknown?]> = [
-      ["GET", "/api/session"],
-      ["POST", "/api/logout", {}],
-      ["GET", "/api/orgs"],
-      ["GET", "/api/operator/orgs"],
-      ["POST", "/api/operator/orgs", { name: "x" }],
-      ["GET", "/api/operator/audit"],
-      ...ORG_ROUTES.map((
-        [m, p, b],
-      ): [string, string, unknown?] => [m, `/api/orgs/${d.h.org}${p}`, b]),
-    ];
-    for (const [method, path, body] of routes) {
-      const res = await c.request(method, path, body);
-      const text = await res.text();
-      assert.equal(res.status, 401, `${method} ${path}: ${text}`);
-      assert.equal(JSON.parse(text).error.code, "not_authenticated");
-    }
-    for (const page of ["/", "/operator", ...PAGES.map((p) => `/orgs/${d.h.org}/${p}`)]) {
-      const res = await c.request("GET", page);
-      assert.equal(res.status, 303, page);
-      assert.match(res.headers.get("location") ?? "", /^\/login/);
-      await res.body?.cancel();
-    }
-  } finally {
-    await d.close();
+  await using d = await startDashboardHarness();
+  const c = new ApiClient(d.url);
+  const routes: Array<[string, string, unknown?]> = [
+    ["GET", "/api/session"],
+    ["POST", "/api/logout", {}],
+    ["GET", "/api/orgs"],
+    ["GET", "/api/operator/orgs"],
+    ["POST", "/api/operator/orgs", { name: "x" }],
+    ["GET", "/api/operator/audit"],
+    ...ORG_ROUTES.map((
+      [m, p, b],
+    ): [string, string, unknown?] => [m, `/api/orgs/${d.h.org}${p}`, b]),
+  ];
+  for (const [method, path, body] of routes) {
+    const res = await c.request(method, path, body);
+    const text = await res.text();
+    assert.equal(res.status, 401, `${method} ${path}: ${text}`);
+    assert.equal(JSON.parse(text).error.code, "not_authenticated");
+  }
+  for (const page of ["/", "/operator", ...PAGES.map((p) => `/orgs/${d.h.org}/${p}`)]) {
+    const res = await c.request("GET", page);
+    assert.equal(res.status, 303, page);
+    assert.match(res.headers.get("location") ?? "", /^\/login/);
+    await res.body?.cancel();
   }
 });

@@ -14,7 +14,7 @@ export const MODEL = "acme/chat";
 /** A model whose upstream answers 400 (a failed request with a metadata row). */
 export const BROKEN_MODEL = "acme/broken";
 
-export interface DashboardHarness {
+export interface DashboardHarness extends AsyncDisposable {
   h: Harness;
   dash: Dashboard;
   url: string;
@@ -84,6 +84,9 @@ export async function startDashboardHarness(
     async close() {
       await dash.close();
       await h.close();
+    },
+    [Symbol.asyncDispose](this: { close(): Promise<void> }) {
+      return this.close();
     },
   };
 }

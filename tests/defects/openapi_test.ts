@@ -19,7 +19,7 @@ import {
 type Json = Record<string, unknown>;
 
 async function withHarness(fn: (h: Harness) => Promise<void>): Promise<void> {
-  const h = await startHarness({
+  await using h = await startHarness({
     models: [
       chatModel("mistral/mistral-large-2411", "sim-chat"),
       {
@@ -30,11 +30,7 @@ async function withHarness(fn: (h: Harness) => Promise<void>): Promise<void> {
       },
     ],
   });
-  try {
-    await fn(h);
-  } finally {
-    await h.close();
-  }
+  await fn(h);
 }
 
 Deno.test("GET /openapi.json without a key is a valid OpenAPI 3.1 document", async () => {

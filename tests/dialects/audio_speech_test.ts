@@ -138,34 +138,30 @@ Deno.test("SpeechRequestSchema — converts to JSON Schema", () => {
 
 Deno.test("openaiSpeech — posts the upstream model and relays the audio stream", async () => {
   const audio = new Uint8Array(200_000).map((_, i) => i % 256);
-  const upstream = recordingUpstream(() =>
+  await using upstream = recordingUpstream(() =>
     new Response(audio, { headers: { "content-type": "audio/wav" } })
   );
-  try {
-    const call = openaiCall(upstream.baseUrl, "thorsten-vits", { kind: "speech" });
-    const result = await openaiSpeech(
-      { input: "Hallo", voice: "thorsten", responseFormat: "wav" },
-      call,
-      { env: TEST_ENV },
-    );
-    assert.equal(result.contentType, "audio/wav");
-    assert.deepEqual(new Uint8Array(await new Response(result.audio).arrayBuffer()), audio);
-    const [received] = upstream.received;
-    assert.equal(received?.path, "/v1/audio/speech");
-    assert.equal(received?.headers.get("authorization"), "Bearer sk-upstream-test");
-    assert.deepEqual(JSON.parse(new TextDecoder().decode(received?.body)), {
-      model: "thorsten-vits",
-      input: "Hallo",
-      voice: "thorsten",
-      response_format: "wav",
-    });
-  } finally {
-    await upstream.close();
-  }
+  const call = openaiCall(upstream.baseUrl, "thorsten-vits", { kind: "speech" });
+  const result = await openaiSpeech(
+    { input: "Hallo", voice: "thorsten", responseFormat: "wav" },
+    call,
+    { env: TEST_ENV },
+  );
+  assert.equal(result.contentType, "audio/wav");
+  assert.deepEqual(new Uint8Array(await new Response(result.audio).arrayBuffer()), audio);
+  const [received] = upstream.received;
+  assert.equal(received?.path, "/v1/audio/speech");
+  assert.equal(received?.headers.get("authorization"), "Bearer sk-upstream-test");
+  assert.deepEqual(JSON.parse(new TextDecoder().decode(received?.body)), {
+    model: "thorsten-vits",
+    input: "Hallo",
+    voice: "thorsten",
+    response_format: "wav",
+  });
 });
 
 Deno.test("openaiSpeech — derives the type for octet-stream and unwraps JSON audio", async () => {
-  const upstream = recordingUpstream((req) => {
+  await using upstream = recordingUpstream((req) => {
     const format = JSON.parse(new TextDecoder().decode(req.body)).response_format;
     return format === "mp3"
       ? new Response(new Uint8Array([1, 2, 3]), {
@@ -173,33 +169,29 @@ Deno.test("openaiSpeech — derives the type for octet-stream and unwraps JSON a
       })
       : Response.json({ audio_data: btoa("\x04\x05") });
   });
-  try {
-    const call = openaiCall(upstream.baseUrl, "voxtral-tts", { kind: "speech" });
-    const mp3 = await openaiSpeech({ input: "a", voice: "v", responseFormat: "mp3" }, call, {
-      env: TEST_ENV,
-    });
-    assert.equal(mp3.contentType, "audio/mpeg");
-    assert.deepEqual(
-      new Uint8Array(await new Response(mp3.audio).arrayBuffer()),
-      new Uint8Array([1, 2, 3]),
-    );
-    const flac = await openaiSpeech({ input: "a", voice: "v", responseFormat: "flac" }, call, {
-      env: TEST_ENV,
-    });
-    assert.equal(flac.contentType, "audio/flac");
-    assert.deepEqual(
-      new Uint8Array(await new Response(flac.audio).arrayBuffer()),
-      new Uint8Array([4, 5]),
-    );
-  } finally {
-    await upstream.close();
-  }
+  const call = openaiCall(upstream.baseUrl, "voxtral-tts", { kind: "speech" });
+  const mp3 = await openaiSpeech({ input: "a", voice: "v", responseFormat: "mp3" }, call, {
+    env: TEST_ENV,
+  });
+  assert.equal(mp3.contentType, "audio/mpeg");
+  assert.deepEqual(
+    new Uint8Array(await new Response(mp3.audio).arrayBuffer()),
+    new Uint8Array([1, 2, 3]),
+  );
+  const flac = await openaiSpeech({ input: "a", voice: "v", responseFormat: "flac" }, call, {
+    env: TEST_ENV,
+  });
+  assert.equal(flac.contentType, "audio/flac");
+  assert.deepEqual(
+    new Uint8Array(await new Response(flac.audio).arrayBuffer()),
+    new Uint8Array([4, 5]),
+  );
 });
 
 Deno.test("openaiSpeech — upstream errors become UpstreamFailures", async () => {
   const statuses = [429, 503, 401, 400, 422];
   let next = 0;
-  const upstream = recordingUpstream(() => {
+  await using upstream = recordingUpstream(() => {
     const status = statuses[next++]!;
     return status === 400
       ? Response.json({ error: { message: "Bad voice", type: "invalid_request_error" } }, {
@@ -207,28 +199,24 @@ Deno.test("openaiSpeech — upstream errors become UpstreamFailures", async () =
       })
       : new Response("nope", { status });
   });
-  try {
-    const call = openaiCall(upstream.baseUrl, "tts-1", { kind: "speech" });
-    const kinds: Array<[string, number | undefined]> = [];
-    for (const _ of statuses) {
-      await assert.rejects(
-        openaiSpeech({ input: "a", voice: "v", responseFormat: "mp3" }, call, { env: TEST_ENV }),
-        (error: unknown) => {
-          assert.ok(error instanceof UpstreamFailure);
-          kinds.push([error.kind, error.status]);
-          if (error.kind === "passthrough") assert.match(error.body ?? "", /Bad voice/);
-          return true;
-        },
-      );
-    }
-    assert.deepEqual(kinds, [
-      ["rate_limited", 429],
-      ["unavailable", 503],
-      ["auth", 401],
-      ["passthrough", 400],
-      ["invalid_request", 422],
-    ]);
-  } finally {
-    await upstream.close();
+  const call = openaiCall(upstream.baseUrl, "tts-1", { kind: "speech" });
+  const kinds: Array<[string, number | undefined]> = [];
+  for (const _ of statuses) {
+    await assert.rejects(
+      openaiSpeech({ input: "a", voice: "v", responseFormat: "mp3" }, call, { env: TEST_ENV }),
+      (error: unknown) => {
+        assert.ok(error instanceof UpstreamFailure);
+        kinds.push([error.kind, error.status]);
+        if (error.kind === "passthrough") assert.match(error.body ?? "", /Bad voice/);
+        return true;
+      },
+    );
   }
+  assert.deepEqual(kinds, [
+    ["rate_limited", 429],
+    ["unavailable", 503],
+    ["auth", 401],
+    ["passthrough", 400],
+    ["invalid_request", 422],
+  ]);
 });

@@ -90,78 +90,70 @@ Deno.test("validateTranscriptionForm — refuses stream, other formats, no model
 });
 
 Deno.test("openaiTranscription — the upstream sees audio.<detected ext>, never the client's name", async () => {
-  const upstream = recordingUpstream(() => Response.json({ text: "Hallo Welt" }));
-  try {
-    // The client calls an Ogg file "Private Meeting.mp3" and declares audio/mpeg.
-    const ogg = await readFixture("tone_1500ms.ogg");
-    const form = validateTranscriptionForm(
-      await formOf([
-        { name: "model", value: "mistral/voxtral-mini" },
-        { name: "prompt", value: "Begrüßung" },
-        { name: "file", value: ogg, filename: "Private Meeting.mp3", contentType: "audio/mpeg" },
-      ]),
-    );
-    const measured = await measureAudioSeconds(form.file.bytes, form.file.contentType);
-    const request = toTranscriptionRequest(form, measured);
-    const call = openaiCall(upstream.baseUrl, "voxtral-mini-2507", { kind: "transcription" });
-    const result = await openaiTranscription(request, call, { env: TEST_ENV });
-    assert.deepEqual(JSON.parse(result.body), { text: "Hallo Welt" });
-    assert.equal(result.contentType, "application/json");
+  await using upstream = recordingUpstream(() => Response.json({ text: "Hallo Welt" }));
+  // The client calls an Ogg file "Private Meeting.mp3" and declares audio/mpeg.
+  const ogg = await readFixture("tone_1500ms.ogg");
+  const form = validateTranscriptionForm(
+    await formOf([
+      { name: "model", value: "mistral/voxtral-mini" },
+      { name: "prompt", value: "Begrüßung" },
+      { name: "file", value: ogg, filename: "Private Meeting.mp3", contentType: "audio/mpeg" },
+    ]),
+  );
+  const measured = await measureAudioSeconds(form.file.bytes, form.file.contentType);
+  const request = toTranscriptionRequest(form, measured);
+  const call = openaiCall(upstream.baseUrl, "voxtral-mini-2507", { kind: "transcription" });
+  const result = await openaiTranscription(request, call, { env: TEST_ENV });
+  assert.deepEqual(JSON.parse(result.body), { text: "Hallo Welt" });
+  assert.equal(result.contentType, "application/json");
 
-    const [received] = upstream.received;
-    assert.ok(received);
-    assert.equal(received.path, "/v1/audio/transcriptions");
-    assert.equal(received.headers.get("authorization"), "Bearer sk-upstream-test");
-    const raw = new TextDecoder("latin1").decode(received.body);
-    assert.equal(raw.includes("Private"), false);
-    assert.equal(raw.includes("Meeting"), false);
-    const sent = await new Request("http://x/", {
-      method: "POST",
-      headers: { "content-type": received.headers.get("content-type")! },
-      body: received.body,
-    }).formData();
-    const file = sent.get("file");
-    assert.ok(file instanceof File);
-    assert.equal(file.name, "audio.ogg");
-    assert.equal(file.type, "audio/ogg");
-    assert.deepEqual(new Uint8Array(await file.arrayBuffer()), ogg);
-    assert.equal(sent.get("model"), "voxtral-mini-2507");
-    assert.equal(sent.get("prompt"), "Begrüßung");
-    assert.equal(sent.get("response_format"), "json");
-    assert.equal(sent.has("language"), false);
-  } finally {
-    await upstream.close();
-  }
+  const [received] = upstream.received;
+  assert.ok(received);
+  assert.equal(received.path, "/v1/audio/transcriptions");
+  assert.equal(received.headers.get("authorization"), "Bearer sk-upstream-test");
+  const raw = new TextDecoder("latin1").decode(received.body);
+  assert.equal(raw.includes("Private"), false);
+  assert.equal(raw.includes("Meeting"), false);
+  const sent = await new Request("http://x/", {
+    method: "POST",
+    headers: { "content-type": received.headers.get("content-type")! },
+    body: received.body,
+  }).formData();
+  const file = sent.get("file");
+  assert.ok(file instanceof File);
+  assert.equal(file.name, "audio.ogg");
+  assert.equal(file.type, "audio/ogg");
+  assert.deepEqual(new Uint8Array(await file.arrayBuffer()), ogg);
+  assert.equal(sent.get("model"), "voxtral-mini-2507");
+  assert.equal(sent.get("prompt"), "Begrüßung");
+  assert.equal(sent.get("response_format"), "json");
+  assert.equal(sent.has("language"), false);
 });
 
 Deno.test("openaiTranscription — text format: plain text passes, JSON is reduced to its text", async () => {
-  const upstream = recordingUpstream((req) =>
+  await using upstream = recordingUpstream((req) =>
     new TextDecoder().decode(req.body).includes('name="response_format"')
       ? new Response("plain transcript\n", { headers: { "content-type": "text/plain" } })
       : Response.json({ model: "voxtral", text: "from json", usage: { prompt_audio_seconds: 2 } })
   );
-  try {
-    const request = {
-      audio: makeWav({ seconds: 0.2 }),
-      fileName: "audio.wav",
-      mimeType: "audio/wav",
-      fields: { responseFormat: "text" as const },
-    };
-    const openai = openaiCall(upstream.baseUrl, "whisper-1", { kind: "transcription" });
-    const plain = await openaiTranscription(request, openai, { env: TEST_ENV });
-    assert.equal(plain.body, "plain transcript\n");
-    assert.match(plain.contentType, /^text\/plain/);
-    // A provider without response_format (Mistral) is not sent the field; its JSON is reduced.
-    const mistral = openaiCall(upstream.baseUrl, "voxtral", {
-      kind: "transcription",
-      unsupported: ["response_format"],
-    });
-    const reduced = await openaiTranscription(request, mistral, { env: TEST_ENV });
-    assert.equal(reduced.body, "from json");
-    assert.match(reduced.contentType, /^text\/plain/);
-  } finally {
-    await upstream.close();
-  }
+  const request = {
+    audio: makeWav({ seconds: 0.2 }),
+    fileName: "audio.wav",
+    mimeType: "audio/wav",
+    fields: { responseFormat: "text" as const },
+  };
+  const openai = openaiCall(upstream.baseUrl, "whisper-1", { kind: "transcription" });
+  const plain = await openaiTranscription(request, openai, { env: TEST_ENV });
+  assert.equal(plain.body, "plain transcript\n");
+  assert.match(plain.contentType, /^text\/plain/);
+  // A provider without response_format (Mistral) is not sent the field; its JSON is reduced.
+  const mistral = openaiCall(upstream.baseUrl, "voxtral", {
+    kind: "transcription",
+    unsupported: ["response_format"],
+  });
+  const reduced = await openaiTranscription(request, mistral, { env: TEST_ENV });
+  assert.equal(reduced.body, "from json");
+  assert.match(reduced.contentType, /^text\/plain/);
 });
 
 Deno.test("openaiTranscription — 5xx is unavailable, a refused connection too", async () => {

@@ -12,41 +12,37 @@ const ANSWER = {
 };
 
 Deno.test("openaiEmbeddings — forwards the body unchanged with the upstream model", async () => {
-  const upstream = recordingUpstream(() => Response.json(ANSWER));
-  try {
-    const { upstream: request } = parseEmbeddingsRequest({
-      model: "mistral/mistral-embed",
-      input: ["Grüße", "world"],
-      encoding_format: "float",
-      dimensions: 2,
-      user: "u-9",
-      output_dtype: "float",
-    });
-    const call = openaiCall(upstream.baseUrl, "mistral-embed-2312");
-    const result = await openaiEmbeddings(request, call, { env: TEST_ENV });
-    assert.deepEqual(result.body, ANSWER);
-    assert.deepEqual(result.usage, {
-      promptTokens: 7,
-      totalTokens: 7,
-      completionTokens: undefined,
-    });
+  await using upstream = recordingUpstream(() => Response.json(ANSWER));
+  const { upstream: request } = parseEmbeddingsRequest({
+    model: "mistral/mistral-embed",
+    input: ["Grüße", "world"],
+    encoding_format: "float",
+    dimensions: 2,
+    user: "u-9",
+    output_dtype: "float",
+  });
+  const call = openaiCall(upstream.baseUrl, "mistral-embed-2312");
+  const result = await openaiEmbeddings(request, call, { env: TEST_ENV });
+  assert.deepEqual(result.body, ANSWER);
+  assert.deepEqual(result.usage, {
+    promptTokens: 7,
+    totalTokens: 7,
+    completionTokens: undefined,
+  });
 
-    const [received] = upstream.received;
-    assert.equal(received?.method, "POST");
-    assert.equal(received?.path, "/v1/embeddings");
-    assert.equal(received?.headers.get("authorization"), "Bearer sk-upstream-test");
-    assert.equal(received?.headers.get("content-type"), "application/json");
-    assert.deepEqual(JSON.parse(new TextDecoder().decode(received?.body)), {
-      model: "mistral-embed-2312",
-      input: ["Grüße", "world"],
-      encoding_format: "float",
-      dimensions: 2,
-      user: "u-9",
-      output_dtype: "float",
-    });
-  } finally {
-    await upstream.close();
-  }
+  const [received] = upstream.received;
+  assert.equal(received?.method, "POST");
+  assert.equal(received?.path, "/v1/embeddings");
+  assert.equal(received?.headers.get("authorization"), "Bearer sk-upstream-test");
+  assert.equal(received?.headers.get("content-type"), "application/json");
+  assert.deepEqual(JSON.parse(new TextDecoder().decode(received?.body)), {
+    model: "mistral-embed-2312",
+    input: ["Grüße", "world"],
+    encoding_format: "float",
+    dimensions: 2,
+    user: "u-9",
+    output_dtype: "float",
+  });
 });
 
 Deno.test("openaiEmbeddings — missing or odd usage is undefined, never 0", async () => {
@@ -57,18 +53,14 @@ Deno.test("openaiEmbeddings — missing or odd usage is undefined, never 0", asy
     { data: [], usage: { prompt_tokens: "many" } },
   ];
   let next = 0;
-  const upstream = recordingUpstream(() => Response.json(bodies[next++]));
-  try {
-    const call = openaiCall(upstream.baseUrl, "e5");
-    for (const body of bodies) {
-      const result = await openaiEmbeddings({ model: "m", body: { input: "x" } }, call, {
-        env: TEST_ENV,
-      });
-      assert.equal(result.usage, undefined, JSON.stringify(body));
-      assert.deepEqual(result.body, body);
-    }
-  } finally {
-    await upstream.close();
+  await using upstream = recordingUpstream(() => Response.json(bodies[next++]));
+  const call = openaiCall(upstream.baseUrl, "e5");
+  for (const body of bodies) {
+    const result = await openaiEmbeddings({ model: "m", body: { input: "x" } }, call, {
+      env: TEST_ENV,
+    });
+    assert.equal(result.usage, undefined, JSON.stringify(body));
+    assert.deepEqual(result.body, body);
   }
 });
 
@@ -89,39 +81,31 @@ Deno.test("openaiEmbeddings — maps upstream failures by status and shape", asy
     [Response.json([1, 2]), "unavailable", undefined],
   ];
   let next = 0;
-  const upstream = recordingUpstream(() => cases[next++]![0]);
-  try {
-    const call = openaiCall(upstream.baseUrl, "e5");
-    for (const [, kind, status] of cases) {
-      await assert.rejects(
-        openaiEmbeddings({ model: "m", body: { input: "x" } }, call, { env: TEST_ENV }),
-        (error: unknown) => {
-          assert.ok(error instanceof UpstreamFailure, String(error));
-          assert.equal(error.kind, kind);
-          assert.equal(error.status, status);
-          if (kind === "passthrough") {
-            assert.equal(JSON.parse(error.body ?? "").error.message, "Input too long");
-          }
-          return true;
-        },
-      );
-    }
-  } finally {
-    await upstream.close();
+  await using upstream = recordingUpstream(() => cases[next++]![0]);
+  const call = openaiCall(upstream.baseUrl, "e5");
+  for (const [, kind, status] of cases) {
+    await assert.rejects(
+      openaiEmbeddings({ model: "m", body: { input: "x" } }, call, { env: TEST_ENV }),
+      (error: unknown) => {
+        assert.ok(error instanceof UpstreamFailure, String(error));
+        assert.equal(error.kind, kind);
+        assert.equal(error.status, status);
+        if (kind === "passthrough") {
+          assert.equal(JSON.parse(error.body ?? "").error.message, "Input too long");
+        }
+        return true;
+      },
+    );
   }
 });
 
 Deno.test("openaiEmbeddings — an aborted call rejects with the abort, not a failure", async () => {
-  const upstream = recordingUpstream(() => Response.json(ANSWER));
-  try {
-    const controller = new AbortController();
-    controller.abort(new DOMException("client gone", "AbortError"));
-    const call = openaiCall(upstream.baseUrl, "e5", { signal: controller.signal });
-    await assert.rejects(
-      openaiEmbeddings({ model: "m", body: { input: "x" } }, call, { env: TEST_ENV }),
-      (error: unknown) => !(error instanceof UpstreamFailure),
-    );
-  } finally {
-    await upstream.close();
-  }
+  await using upstream = recordingUpstream(() => Response.json(ANSWER));
+  const controller = new AbortController();
+  controller.abort(new DOMException("client gone", "AbortError"));
+  const call = openaiCall(upstream.baseUrl, "e5", { signal: controller.signal });
+  await assert.rejects(
+    openaiEmbeddings({ model: "m", body: { input: "x" } }, call, { env: TEST_ENV }),
+    (error: unknown) => !(error instanceof UpstreamFailure),
+  );
 });

@@ -107,39 +107,35 @@ async function modelIds(h: Harness): Promise<string[]> {
 }
 
 Deno.test("reloadCatalog — a good edit serves the new model; a bad edit keeps the old catalog", async () => {
-  const h = await startHarness({ models: [chatModel("acme/one", "sim-chat")] });
-  try {
-    const providers = {
-      "sim-a": { dialect: "openai", base_url: h.sim.url, api_key_env: "SIM_KEY" },
-    };
-    assert.deepEqual(await modelIds(h), ["acme/one"]);
-    const before = await h.post("/v1/chat/completions", chatBody("acme/new"));
-    assert.equal(before.status, 404);
-    await before.body?.cancel();
+  await using h = await startHarness({ models: [chatModel("acme/one", "sim-chat")] });
+  const providers = {
+    "sim-a": { dialect: "openai", base_url: h.sim.url, api_key_env: "SIM_KEY" },
+  };
+  assert.deepEqual(await modelIds(h), ["acme/one"]);
+  const before = await h.post("/v1/chat/completions", chatBody("acme/new"));
+  assert.equal(before.status, 404);
+  await before.body?.cancel();
 
-    const edited = [chatModel("acme/one", "sim-chat"), chatModel("acme/new", "sim-chat")];
-    await writeCatalog(h.catalogDir, providers, edited);
-    assert.equal(await h.gateway.reloadCatalog(), true);
-    assert.deepEqual(await modelIds(h), ["acme/one", "acme/new"]);
-    const served = await h.post("/v1/chat/completions", chatBody("acme/new"));
-    assert.equal(served.status, 200, await served.clone().text());
-    await served.body?.cancel();
+  const edited = [chatModel("acme/one", "sim-chat"), chatModel("acme/new", "sim-chat")];
+  await writeCatalog(h.catalogDir, providers, edited);
+  assert.equal(await h.gateway.reloadCatalog(), true);
+  assert.deepEqual(await modelIds(h), ["acme/one", "acme/new"]);
+  const served = await h.post("/v1/chat/completions", chatBody("acme/new"));
+  assert.equal(served.status, 200, await served.clone().text());
+  await served.body?.cancel();
 
-    // A bad edit: unknown provider on the new model, then broken JSON.
-    const bad = [chatModel("acme/one", "sim-chat"), {
-      ...chatModel("acme/new", "x"),
-      routes: [{ provider: "gone", upstream_model: "x" }],
-    }];
-    await writeCatalog(h.catalogDir, providers, bad);
-    assert.equal(await h.gateway.reloadCatalog(), false);
-    await Deno.writeTextFile(`${h.catalogDir}/models.json`, "{ not json");
-    assert.equal(await h.gateway.reloadCatalog(), false);
+  // A bad edit: unknown provider on the new model, then broken JSON.
+  const bad = [chatModel("acme/one", "sim-chat"), {
+    ...chatModel("acme/new", "x"),
+    routes: [{ provider: "gone", upstream_model: "x" }],
+  }];
+  await writeCatalog(h.catalogDir, providers, bad);
+  assert.equal(await h.gateway.reloadCatalog(), false);
+  await Deno.writeTextFile(`${h.catalogDir}/models.json`, "{ not json");
+  assert.equal(await h.gateway.reloadCatalog(), false);
 
-    assert.deepEqual(await modelIds(h), ["acme/one", "acme/new"]);
-    const still = await h.post("/v1/chat/completions", chatBody("acme/new"));
-    assert.equal(still.status, 200);
-    await still.body?.cancel();
-  } finally {
-    await h.close();
-  }
+  assert.deepEqual(await modelIds(h), ["acme/one", "acme/new"]);
+  const still = await h.post("/v1/chat/completions", chatBody("acme/new"));
+  assert.equal(still.status, 200);
+  await still.body?.cancel();
 });

@@ -156,6 +156,7 @@ export function recordingUpstream(respond: (request: RecordedRequest) => Respons
     baseUrl: `http://127.0.0.1:${server.addr.port}/v1`,
     received,
     close: () => server.shutdown(),
+    [Symbol.asyncDispose]: () => server.shutdown(),
   };
 }
 

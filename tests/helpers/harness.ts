@@ -32,7 +32,8 @@ export interface HarnessOptions {
   now?: () => number;
 }
 
-export interface Harness {
+/** `await using h = await startHarness(…)` closes the gateway, simulator and temp files at the end of the scope. */
+export interface Harness extends AsyncDisposable {
   gateway: Gateway;
   url: string;
   sim: OpenAISimulator;
@@ -171,6 +172,10 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
       await sim.close();
       await Deno.remove(catalogDir, { recursive: true });
       await Deno.remove(kvDir, { recursive: true });
+    },
+    // Through `this`, so a harness that spreads this one and replaces `close` disposes its own.
+    [Symbol.asyncDispose](this: { close(): Promise<void> }) {
+      return this.close();
     },
   };
 }

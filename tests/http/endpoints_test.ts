@@ -13,32 +13,28 @@ Deno.test("honoPath — an OpenAPI path parameter takes the rest of the path", (
 });
 
 Deno.test("endpoints — every operation in /openapi.json is routed with its method", async () => {
-  const h = await startHarness({ models: [] });
-  try {
-    const doc = await (await fetch(`${h.url}/openapi.json`, {
-      headers: { authorization: `Bearer ${h.key}` },
-    })).json() as { paths: Record<string, Record<string, unknown>> };
-    const documented = Object.entries(doc.paths).flatMap(([path, ops]) =>
-      Object.keys(ops).map((method) => `${method} ${path}`)
-    ).sort();
-    assert.deepEqual(documented, endpoints.map((e) => `${e.method} ${e.path}`).sort());
+  await using h = await startHarness({ models: [] });
+  const doc = await (await fetch(`${h.url}/openapi.json`, {
+    headers: { authorization: `Bearer ${h.key}` },
+  })).json() as { paths: Record<string, Record<string, unknown>> };
+  const documented = Object.entries(doc.paths).flatMap(([path, ops]) =>
+    Object.keys(ops).map((method) => `${method} ${path}`)
+  ).sort();
+  assert.deepEqual(documented, endpoints.map((e) => `${e.method} ${e.path}`).sort());
 
-    for (const endpoint of endpoints) {
-      const url = h.url + endpoint.path.replace("{id}", "acme/unknown");
-      const headers: Record<string, string> = endpoint.gate === "none"
-        ? {}
-        : { authorization: `Bearer ${h.key}`, "content-type": "application/json" };
-      const response = await fetch(url, {
-        method: endpoint.method.toUpperCase(),
-        headers,
-        ...(endpoint.method === "post" ? { body: "{}" } : {}),
-      });
-      const text = await response.text();
-      assert.notEqual(response.status, 405, `${endpoint.method} ${endpoint.path}: ${text}`);
-      assert.ok(!text.includes('"not_found"'), `${endpoint.method} ${endpoint.path}: ${text}`);
-      if (endpoint.gate === "none") assert.equal(response.status, 200, endpoint.path);
-    }
-  } finally {
-    await h.close();
+  for (const endpoint of endpoints) {
+    const url = h.url + endpoint.path.replace("{id}", "acme/unknown");
+    const headers: Record<string, string> = endpoint.gate === "none"
+      ? {}
+      : { authorization: `Bearer ${h.key}`, "content-type": "application/json" };
+    const response = await fetch(url, {
+      method: endpoint.method.toUpperCase(),
+      headers,
+      ...(endpoint.method === "post" ? { body: "{}" } : {}),
+    });
+    const text = await response.text();
+    assert.notEqual(response.status, 405, `${endpoint.method} ${endpoint.path}: ${text}`);
+    assert.ok(!text.includes('"not_found"'), `${endpoint.method} ${endpoint.path}: ${text}`);
+    if (endpoint.gate === "none") assert.equal(response.status, 200, endpoint.path);
   }
 });

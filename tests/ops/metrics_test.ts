@@ -69,7 +69,7 @@ function sum(families: Map<string, Family>, name: string, labels: Record<string,
 const MODEL = "acme/chat";
 
 Deno.test("GET /metrics — real traffic shows up, parsed by a Prometheus text-format parser", async () => {
-  const h = await startHarness({
+  await using h = await startHarness({
     models: [
       chatModel(MODEL, ["primary+fail-503", "standby-ok"]),
       chatModel("acme/lonely", "only-route+fail-500"),
@@ -77,139 +77,131 @@ Deno.test("GET /metrics — real traffic shows up, parsed by a Prometheus text-f
     env: { SOVRA_METRICS_PORT: "0" },
     rpm: 4,
   });
-  try {
-    // Not on the public request port.
-    const onPublic = await fetch(`${h.url}/metrics`);
-    assert.equal(onPublic.status, 404);
-    await onPublic.body?.cancel();
+  // Not on the public request port.
+  const onPublic = await fetch(`${h.url}/metrics`);
+  assert.equal(onPublic.status, 404);
+  await onPublic.body?.cancel();
 
-    const messages = [{ role: "user" as const, content: "Hello" }];
-    await h.client.chat.completions.create({ model: MODEL, messages });
-    const stream = await h.client.chat.completions.create({ model: MODEL, messages, stream: true });
-    for await (const _ of stream) { /* drain */ }
-    await assert.rejects(h.client.chat.completions.create({ model: "acme/lonely", messages }));
-    await assert.rejects(h.client.chat.completions.create({ model: "nope/unknown", messages }));
-    // The key allows 4 requests a minute: the 5th is the gate's 429.
-    const limited = await h.post("/v1/chat/completions", { model: MODEL, messages });
-    assert.equal(limited.status, 429);
-    await limited.body?.cancel();
-    await h.flushed();
+  const messages = [{ role: "user" as const, content: "Hello" }];
+  await h.client.chat.completions.create({ model: MODEL, messages });
+  const stream = await h.client.chat.completions.create({ model: MODEL, messages, stream: true });
+  for await (const _ of stream) { /* drain */ }
+  await assert.rejects(h.client.chat.completions.create({ model: "acme/lonely", messages }));
+  await assert.rejects(h.client.chat.completions.create({ model: "nope/unknown", messages }));
+  // The key allows 4 requests a minute: the 5th is the gate's 429.
+  const limited = await h.post("/v1/chat/completions", { model: MODEL, messages });
+  assert.equal(limited.status, 429);
+  await limited.body?.cancel();
+  await h.flushed();
 
-    const m = await scrape(h);
-    const requests = samples(m, "sovra_requests_total");
-    const served = find(requests, {
-      endpoint: "chat",
-      requested_model: MODEL,
-      served_model: "standby-ok",
-      provider: "sim-b",
-      status_class: "2xx",
-    });
-    assert.equal(served?.value, "2", "the plain and the streamed request");
-    assert.equal(
-      find(requests, { requested_model: "acme/lonely", provider: "sim-a", status_class: "5xx" })
-        ?.value,
-      "1",
-    );
-    // Refused before any provider: endpoint and status class only (unknown model, rate limit).
-    const unrouted = requests.filter((s) => s.labels?.requested_model === undefined);
-    assert.deepEqual(unrouted.map((s) => [s.labels, s.value]), [
-      [{ endpoint: "chat", status_class: "4xx" }, "2"],
-    ]);
+  const m = await scrape(h);
+  const requests = samples(m, "sovra_requests_total");
+  const served = find(requests, {
+    endpoint: "chat",
+    requested_model: MODEL,
+    served_model: "standby-ok",
+    provider: "sim-b",
+    status_class: "2xx",
+  });
+  assert.equal(served?.value, "2", "the plain and the streamed request");
+  assert.equal(
+    find(requests, { requested_model: "acme/lonely", provider: "sim-a", status_class: "5xx" })
+      ?.value,
+    "1",
+  );
+  // Refused before any provider: endpoint and status class only (unknown model, rate limit).
+  const unrouted = requests.filter((s) => s.labels?.requested_model === undefined);
+  assert.deepEqual(unrouted.map((s) => [s.labels, s.value]), [
+    [{ endpoint: "chat", status_class: "4xx" }, "2"],
+  ]);
 
-    const failures = samples(m, "sovra_upstream_failures_total");
-    assert.equal(find(failures, { provider: "sim-a", kind: "unavailable" })?.value, "3");
-    assert.equal(find(samples(m, "sovra_fallbacks_total"), { requested_model: MODEL })?.value, "2");
-    assert.equal(
-      find(samples(m, "sovra_gate_refusals_total"), { reason: "rate_limit" })?.value,
-      "1",
-    );
+  const failures = samples(m, "sovra_upstream_failures_total");
+  assert.equal(find(failures, { provider: "sim-a", kind: "unavailable" })?.value, "3");
+  assert.equal(find(samples(m, "sovra_fallbacks_total"), { requested_model: MODEL })?.value, "2");
+  assert.equal(
+    find(samples(m, "sovra_gate_refusals_total"), { reason: "rate_limit" })?.value,
+    "1",
+  );
 
-    assert.equal(m.get("gen_ai_server_request_duration_seconds")?.type, "HISTOGRAM");
-    assert.equal(
-      count(m, "gen_ai_server_request_duration_seconds", {
-        gen_ai_operation_name: "chat",
-        gen_ai_request_model: MODEL,
-        gen_ai_response_model: "standby-ok",
-        gen_ai_provider_name: "sim-b",
-      }),
-      "2",
-    );
-    assert.equal(
-      count(m, "gen_ai_server_time_to_first_token_seconds", { gen_ai_request_model: MODEL }),
-      "1",
-      "one streamed request",
-    );
-    const overhead = "sovra_gateway_overhead_seconds";
-    assert.equal(count(m, overhead, { endpoint: "chat", stream: "false" }), "1");
-    assert.equal(count(m, overhead, { endpoint: "chat", stream: "true" }), "1");
-    const attempts = "gen_ai_client_operation_duration_seconds";
-    assert.equal(count(m, attempts, { gen_ai_provider_name: "sim-b" }), "2");
-    assert.equal(
-      count(m, attempts, { gen_ai_request_model: "primary+fail-503", error_type: "unavailable" }),
-      "2",
-    );
+  assert.equal(m.get("gen_ai_server_request_duration_seconds")?.type, "HISTOGRAM");
+  assert.equal(
+    count(m, "gen_ai_server_request_duration_seconds", {
+      gen_ai_operation_name: "chat",
+      gen_ai_request_model: MODEL,
+      gen_ai_response_model: "standby-ok",
+      gen_ai_provider_name: "sim-b",
+    }),
+    "2",
+  );
+  assert.equal(
+    count(m, "gen_ai_server_time_to_first_token_seconds", { gen_ai_request_model: MODEL }),
+    "1",
+    "one streamed request",
+  );
+  const overhead = "sovra_gateway_overhead_seconds";
+  assert.equal(count(m, overhead, { endpoint: "chat", stream: "false" }), "1");
+  assert.equal(count(m, overhead, { endpoint: "chat", stream: "true" }), "1");
+  const attempts = "gen_ai_client_operation_duration_seconds";
+  assert.equal(count(m, attempts, { gen_ai_provider_name: "sim-b" }), "2");
+  assert.equal(
+    count(m, attempts, { gen_ai_request_model: "primary+fail-503", error_type: "unavailable" }),
+    "2",
+  );
 
-    const input = { gen_ai_provider_name: "sim-b", gen_ai_token_type: "input" };
-    assert.equal(count(m, "gen_ai_client_token_usage", input), "2");
-    assert.ok(sum(m, "gen_ai_client_token_usage", input) > 0);
-    const billed = find(samples(m, "sovra_billed_micro_eur_total"), { requested_model: MODEL });
-    const rows = await h.store.listRequests(h.org, 10);
-    const cost = rows.reduce((sum, r) => sum + r.cost_micro_eur, 0);
-    assert.ok(cost > 0);
-    assert.equal(Number(billed?.value), cost, "micro-EUR billed = the request log's sum");
+  const input = { gen_ai_provider_name: "sim-b", gen_ai_token_type: "input" };
+  assert.equal(count(m, "gen_ai_client_token_usage", input), "2");
+  assert.ok(sum(m, "gen_ai_client_token_usage", input) > 0);
+  const billed = find(samples(m, "sovra_billed_micro_eur_total"), { requested_model: MODEL });
+  const rows = await h.store.listRequests(h.org, 10);
+  const cost = rows.reduce((sum, r) => sum + r.cost_micro_eur, 0);
+  assert.ok(cost > 0);
+  assert.equal(Number(billed?.value), cost, "micro-EUR billed = the request log's sum");
 
-    assert.ok(Number(count(m, "sovra_commit_batch_size", {})) >= 1);
-    assert.ok(sum(m, "sovra_commit_batch_size", {}) >= 5, "5 rate increments + settles");
-    assert.equal(
-      count(m, "sovra_commit_duration_seconds", {}),
-      count(m, "sovra_commit_batch_size", {}),
-    );
-    assert.equal(samples(m, "sovra_open_streams")[0]?.value, "0");
-    assert.equal(samples(m, "sovra_transcription_slots_in_use")[0]?.value, "0");
-    assert.equal(m.get("sovra_event_loop_delay_seconds")?.type, "HISTOGRAM");
-    assert.equal(samples(m, "sovra_gate_fail_open_total")[0]?.value, "0");
+  assert.ok(Number(count(m, "sovra_commit_batch_size", {})) >= 1);
+  assert.ok(sum(m, "sovra_commit_batch_size", {}) >= 5, "5 rate increments + settles");
+  assert.equal(
+    count(m, "sovra_commit_duration_seconds", {}),
+    count(m, "sovra_commit_batch_size", {}),
+  );
+  assert.equal(samples(m, "sovra_open_streams")[0]?.value, "0");
+  assert.equal(samples(m, "sovra_transcription_slots_in_use")[0]?.value, "0");
+  assert.equal(m.get("sovra_event_loop_delay_seconds")?.type, "HISTOGRAM");
+  assert.equal(samples(m, "sovra_gate_fail_open_total")[0]?.value, "0");
 
-    // Bounded cardinality: no key id, org id or request id in any label value.
-    const text = await (await fetch(`http://127.0.0.1:${h.gateway.metricsPort}/metrics`)).text();
-    for (const secret of [h.keyId, h.org, "req_"]) assert.ok(!text.includes(secret), secret);
-  } finally {
-    await h.close();
-  }
+  // Bounded cardinality: no key id, org id or request id in any label value.
+  const text = await (await fetch(`http://127.0.0.1:${h.gateway.metricsPort}/metrics`)).text();
+  for (const secret of [h.keyId, h.org, "req_"]) assert.ok(!text.includes(secret), secret);
 });
 
 Deno.test("GET /metrics — a stream in flight is an open stream; a 402 is counted", async () => {
-  const h = await startHarness({
+  await using h = await startHarness({
     models: [chatModel(MODEL, "slow+slow-200+chunks-5")],
     env: { SOVRA_METRICS_PORT: "0" },
     credits: 1,
   });
-  try {
-    const response = await h.post("/v1/chat/completions", {
-      model: MODEL,
-      messages: [{ role: "user", content: "Hi" }],
-      stream: true,
-    });
-    assert.equal(response.status, 200);
-    const reader = response.body!.getReader();
-    await reader.read();
-    const during = await scrape(h);
-    assert.equal(samples(during, "sovra_open_streams")[0]?.value, "1");
-    while (!(await reader.read()).done) { /* drain */ }
-    await h.flushed();
-    // The stream spent the 1 micro-EUR of credit: the next request is refused with 402.
-    const refused = await h.post("/v1/chat/completions", {
-      model: MODEL,
-      messages: [{ role: "user", content: "Hi" }],
-    });
-    assert.equal(refused.status, 402);
-    await refused.body?.cancel();
-    const after = await scrape(h);
-    assert.equal(samples(after, "sovra_open_streams")[0]?.value, "0");
-    assert.equal(
-      find(samples(after, "sovra_gate_refusals_total"), { reason: "insufficient_credits" })?.value,
-      "1",
-    );
-  } finally {
-    await h.close();
-  }
+  const response = await h.post("/v1/chat/completions", {
+    model: MODEL,
+    messages: [{ role: "user", content: "Hi" }],
+    stream: true,
+  });
+  assert.equal(response.status, 200);
+  const reader = response.body!.getReader();
+  await reader.read();
+  const during = await scrape(h);
+  assert.equal(samples(during, "sovra_open_streams")[0]?.value, "1");
+  while (!(await reader.read()).done) { /* drain */ }
+  await h.flushed();
+  // The stream spent the 1 micro-EUR of credit: the next request is refused with 402.
+  const refused = await h.post("/v1/chat/completions", {
+    model: MODEL,
+    messages: [{ role: "user", content: "Hi" }],
+  });
+  assert.equal(refused.status, 402);
+  await refused.body?.cancel();
+  const after = await scrape(h);
+  assert.equal(samples(after, "sovra_open_streams")[0]?.value, "0");
+  assert.equal(
+    find(samples(after, "sovra_gate_refusals_total"), { reason: "insufficient_credits" })?.value,
+    "1",
+  );
 });

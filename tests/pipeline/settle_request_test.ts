@@ -4,7 +4,7 @@
  * Settler on a real Deno KV store.
  */
 import assert from "node:assert/strict";
-import { createKvStore } from "../../src/state/kv/kv_store.ts";
+import { openTestStore } from "../helpers/kv.ts";
 import { Settler } from "../../src/billing/settle.ts";
 import { UnsentTally } from "../../src/limits/unsent_tally.ts";
 import { createLogger } from "../../src/log.ts";
@@ -47,7 +47,7 @@ function routeOf(m: Model): ResolvedRoute {
 
 /** A real KV store, a real Settler and the log lines, released at the end of the scope. */
 async function settling() {
-  const store = createKvStore(await Deno.openKv(":memory:"));
+  const store = await openTestStore();
   const lines: Record<string, unknown>[] = [];
   const log = createLogger("info", (line) => lines.push(JSON.parse(line)));
   const settler = new Settler(store, log, new UnsentTally());
@@ -67,7 +67,7 @@ async function settling() {
     },
     async [Symbol.asyncDispose]() {
       await settler.idle();
-      await store.close();
+      await store[Symbol.asyncDispose]();
     },
   };
 }

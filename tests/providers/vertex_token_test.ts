@@ -47,42 +47,34 @@ const request: ChatRequest = {
 const call = (route: ResolvedRoute) => ({ route, signal: new AbortController().signal });
 
 Deno.test("createVertexAnthropicAdapter — token cached, refreshed once on 401, refreshed near expiry", async () => {
-  const sim = await startVertexSimulator();
+  await using sim = await startVertexSimulator();
   let now = Date.now();
   const adapter = createVertexAnthropicAdapter({
     env: (n) => (n === "SA" ? sim.serviceAccountJson : undefined),
     now: () => now,
   });
-  try {
-    await adapter.chat(request, call(routeFor(sim)));
-    await adapter.chat(request, call(routeFor(sim)));
-    assert.equal(sim.tokensIssued, 1);
-    sim.revokeTokens();
-    const result = await adapter.chat(request, call(routeFor(sim)));
-    assert.ok(result.content);
-    assert.equal(sim.tokensIssued, 2);
-    now += 3599_000 - 30_000; // inside the refresh margin before expiry
-    await adapter.chat(request, call(routeFor(sim)));
-    assert.equal(sim.tokensIssued, 3);
-  } finally {
-    await sim.close();
-  }
+  await adapter.chat(request, call(routeFor(sim)));
+  await adapter.chat(request, call(routeFor(sim)));
+  assert.equal(sim.tokensIssued, 1);
+  sim.revokeTokens();
+  const result = await adapter.chat(request, call(routeFor(sim)));
+  assert.ok(result.content);
+  assert.equal(sim.tokensIssued, 2);
+  now += 3599_000 - 30_000; // inside the refresh margin before expiry
+  await adapter.chat(request, call(routeFor(sim)));
+  assert.equal(sim.tokensIssued, 3);
 });
 
 Deno.test("createVertexAnthropicAdapter — a persistent 401 fails as auth after one refresh", async () => {
-  const sim = await startVertexSimulator();
+  await using sim = await startVertexSimulator();
   const adapter = createVertexAnthropicAdapter({ env: () => sim.serviceAccountJson });
-  try {
-    await assert.rejects(adapter.chat(request, call(routeFor(sim, "claude-x+fail-401"))), (e) => {
-      assert.ok(e instanceof UpstreamFailure);
-      assert.equal(e.kind, "auth");
-      return true;
-    });
-    assert.equal(sim.requests.length, 2);
-    assert.equal(sim.tokensIssued, 2);
-  } finally {
-    await sim.close();
-  }
+  await assert.rejects(adapter.chat(request, call(routeFor(sim, "claude-x+fail-401"))), (e) => {
+    assert.ok(e instanceof UpstreamFailure);
+    assert.equal(e.kind, "auth");
+    return true;
+  });
+  assert.equal(sim.requests.length, 2);
+  assert.equal(sim.tokensIssued, 2);
 });
 
 Deno.test("createVertexAnthropicAdapter — a foreign key or wrong audience is refused by the token endpoint", async () => {

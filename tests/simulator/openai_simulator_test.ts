@@ -19,13 +19,9 @@ async function withSimulator(
   fn: (sim: OpenAISimulator, client: OpenAI) => Promise<void>,
   options: OpenAISimulatorOptions = {},
 ): Promise<void> {
-  const sim = await startOpenAISimulator(options);
+  await using sim = await startOpenAISimulator(options);
   const client = new OpenAI({ baseURL: sim.url, apiKey: options.apiKey ?? "x", maxRetries: 0 });
-  try {
-    await fn(sim, client);
-  } finally {
-    await sim.close();
-  }
+  await fn(sim, client);
 }
 
 const user = (content: string) => ({ role: "user" as const, content });

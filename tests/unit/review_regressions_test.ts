@@ -27,28 +27,24 @@ Deno.test("GroupCommitter — one write over a KV limit fails alone; its batch m
 });
 
 Deno.test("createTokenSource — one waiter's abort does not fail the shared grant for others", async () => {
-  const sim = await startVertexSimulator();
-  try {
-    const source = createTokenSource({
-      serviceAccountJson: sim.serviceAccountJson,
-      envName: "SA",
-      tokenUrl: sim.tokenUrl,
-      fetch,
-      now: Date.now,
-    });
-    const first = new AbortController();
-    const a = source.token(first.signal);
-    const b = source.token(new AbortController().signal);
-    first.abort(new Error("client left"));
-    await assert.rejects(a);
-    assert.match(await b, /\S+/);
-  } finally {
-    await sim.close();
-  }
+  await using sim = await startVertexSimulator();
+  const source = createTokenSource({
+    serviceAccountJson: sim.serviceAccountJson,
+    envName: "SA",
+    tokenUrl: sim.tokenUrl,
+    fetch,
+    now: Date.now,
+  });
+  const first = new AbortController();
+  const a = source.token(first.signal);
+  const b = source.token(new AbortController().signal);
+  first.abort(new Error("client left"));
+  await assert.rejects(a);
+  assert.match(await b, /\S+/);
 });
 
 Deno.test("end-user id — over 256 characters is refused on every JSON endpoint", async () => {
-  const h = await startHarness({
+  await using h = await startHarness({
     models: [
       chatModel("acme/chat", "sim-chat"),
       {
@@ -64,28 +60,24 @@ Deno.test("end-user id — over 256 characters is refused on every JSON endpoint
       },
     ],
   });
-  try {
-    const user = "u".repeat(257);
-    const bodies: Array<[string, unknown]> = [
-      ["/v1/chat/completions", {
-        model: "acme/chat",
-        messages: [{ role: "user", content: "x" }],
-        user,
-      }],
-      ["/v1/responses", { model: "acme/chat", input: "x", user }],
-      ["/v1/embeddings", { model: "acme/embed", input: "x", user }],
-      ["/v1/audio/speech", { model: "acme/tts", input: "x", voice: "alloy", user }],
-    ];
-    for (const [path, body] of bodies) {
-      const res = await h.post(path, body);
-      assert.equal(res.status, 400, path);
-      const error = (await res.json()).error;
-      assert.equal(error.param, "user", path);
-    }
-    assert.equal(h.sim.requests.length, 0);
-  } finally {
-    await h.close();
+  const user = "u".repeat(257);
+  const bodies: Array<[string, unknown]> = [
+    ["/v1/chat/completions", {
+      model: "acme/chat",
+      messages: [{ role: "user", content: "x" }],
+      user,
+    }],
+    ["/v1/responses", { model: "acme/chat", input: "x", user }],
+    ["/v1/embeddings", { model: "acme/embed", input: "x", user }],
+    ["/v1/audio/speech", { model: "acme/tts", input: "x", voice: "alloy", user }],
+  ];
+  for (const [path, body] of bodies) {
+    const res = await h.post(path, body);
+    assert.equal(res.status, 400, path);
+    const error = (await res.json()).error;
+    assert.equal(error.param, "user", path);
   }
+  assert.equal(h.sim.requests.length, 0);
 });
 
 Deno.test("filterParameters — n > 1 is forwarded on openai routes, dropped and named on rebuilding ones", async () => {

@@ -33,6 +33,7 @@ export interface BedrockSimulator {
   requests: BedrockRecordedRequest[];
   reset(): void;
   close(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 const codec = new EventStreamCodec(toUtf8, fromUtf8);
@@ -128,6 +129,10 @@ export function startBedrockSimulator(credentials: SimCredentials): BedrockSimul
     close: async () => {
       closing.abort();
       await server.shutdown();
+    },
+    /** `await using sim = await start…()` closes it at the end of the scope. */
+    [Symbol.asyncDispose](this: { close(): Promise<void> }) {
+      return this.close();
     },
   };
 }

@@ -52,6 +52,7 @@ export interface OpenAISimulator {
   requests: RecordedRequest[];
   reset(): void;
   close(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 export interface OpenAISimulatorOptions {
@@ -168,6 +169,10 @@ export async function startOpenAISimulator(
         await server.shutdown();
       })();
       return closed;
+    },
+    /** `await using sim = await start…()` closes it at the end of the scope. */
+    [Symbol.asyncDispose](this: { close(): Promise<void> }) {
+      return this.close();
     },
   };
 }

@@ -38,6 +38,7 @@ export interface VertexSimulator {
   revokeTokens(): void;
   reset(): void;
   close(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 const PATH =
@@ -148,6 +149,10 @@ export async function startVertexSimulator(): Promise<VertexSimulator> {
     close: async () => {
       closing.abort();
       await server.shutdown();
+    },
+    /** `await using sim = await start…()` closes it at the end of the scope. */
+    [Symbol.asyncDispose](this: { close(): Promise<void> }) {
+      return this.close();
     },
   };
 }
