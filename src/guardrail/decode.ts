@@ -40,7 +40,11 @@ export function decodeViews(
   // `raw`, lower-cased, or a longer one): nothing to decode. Else, with the same positions,
   // runs start no earlier than the line where it saw the first.
   const at = anchors.encodedRunAt;
-  const from = at === -1 ? -1 : aligned ? raw.lastIndexOf("\n", at) + 1 : 0;
+  const from = at === -1
+    ? -1
+    : aligned
+    ? raw.lastIndexOf("\n", at) + 1
+    : rawLineOf(raw, normalized, at);
   for (const run of from === -1 ? [] : encodedRuns(raw, from)) {
     if (budget <= 0) break;
     const hex = /^(?:[0-9a-fA-F]{2}[\s:]?)+$/.test(run);
@@ -98,6 +102,18 @@ export function encodedRuns(raw: string, from = 0): string[] {
     start = -1;
   }
   return runs;
+}
+
+/**
+ * The start of the line of `raw` that holds the text pass's first run candidate, found by its
+ * (ASCII, lower-cased) characters; 0 when they are not in `raw` as such (normalisation made
+ * them). Normalisation keeps the order of ASCII characters, so no run of `raw` starts on an
+ * earlier line than the first occurrence of the candidate.
+ */
+function rawLineOf(raw: string, normalized: string, at: number): number {
+  const probe = normalized.slice(Math.max(0, at - MIN_ENCODED_RUN + 1), at + 1);
+  const found = raw.toLowerCase().indexOf(probe);
+  return found === -1 ? 0 : raw.lastIndexOf("\n", found) + 1;
 }
 
 function near(raw: string, index: number): string {

@@ -61,27 +61,16 @@ export function textPass(text: string, weights: Int8Array | null): TextPass {
   let c4 = 32, c3 = 32, c2 = 32, c1 = 32;
   let k4 = 0, k3 = 0, k2 = 0, k1 = 0, kp = 0;
   let base64 = 0;
-  let hex = 0;
-  let separated = 0;
+  let hexPairs = 0;
   let encodedRunAt = -1;
   let blockSum = 0;
   let block = 0;
   for (let i = 0; i < length + 4; i++) {
     const c0 = i < length ? text.charCodeAt(i) : 32;
     const k0 = c0 < 128 ? CLASS[c0]! : 0;
-    if (encodedRunAt === -1) {
-      // Runs of base64 characters, and of hex digits with single spaces or colons between
-      // (a superset of the runs decode.ts decodes; it looks at them itself). Branch-free:
-      // character classes alternate too irregularly for a branch predictor.
-      const isHex = (k0 >> 2) & 1;
-      const isSeparator = (k0 >> 3) & 1;
-      base64 = (base64 + 1) * ((k0 >> 1) & 1);
-      hex = (hex + isHex) * (isHex | (isSeparator & (separated ^ 1)));
-      separated = isSeparator & (separated ^ 1);
-      if ((base64 >= minRun ? 1 : 0) + (2 * hex >= minRun ? 1 : 0) !== 0 && i < length) {
-        encodedRunAt = i;
-      }
-    }
+    // Runs of base64 characters (hex pairs with separators: at word starts, below).
+    base64 = (k0 & 2) !== 0 ? base64 + 1 : 0;
+    if (base64 === minRun && encodedRunAt === -1) encodedRunAt = i;
     const s = i - 4;
     if (s >= 0) {
       let h = Math.imul(basis ^ c4, prime);
@@ -108,9 +97,17 @@ export function textPass(text: string, weights: Int8Array | null): TextPass {
       // "aim"); stems of four or five letters match as prefixes ("ignor" in "ignoriere").
       if ((k4 & 1) !== 0 && (kp & 1) === 0 && (k3 & 1) !== 0) {
         let key: number;
-        if ((k2 & 1) === 0) key = keyOf(h2, 2);
-        else if ((k1 & 1) === 0) key = keyOf(h3, 3);
-        else {
+        if ((k2 & 1) === 0) {
+          key = keyOf(h2, 2);
+          // Hex pairs with single spaces or colons between ("de ad be ef"): a superset of the
+          // runs decode.ts decodes.
+          hexPairs = (k4 & k3 & 4) !== 0 && (k2 & 8) !== 0 ? hexPairs + 1 : 0;
+          if (3 * hexPairs >= minRun && encodedRunAt === -1) encodedRunAt = s;
+        } else if ((k1 & 1) === 0) {
+          key = keyOf(h3, 3);
+          hexPairs = 0;
+        } else {
+          hexPairs = 0;
           key = keyOf(h4, 4);
           for (
             let t = (key >>> 3) & mask, k = keys[t]!;
