@@ -1,6 +1,6 @@
 /** Composition root: read config, start the gateway (store, catalog, adapters, server). */
 import { loadConfig, unknownSovraVariables } from "./src/config.ts";
-import { startGateway } from "./src/gateway.ts";
+import { startGatewayWorkers } from "./src/workers/pool.ts";
 import { createLogger } from "./src/log.ts";
 import { startDashboardBeside } from "./src/dashboard/server.ts";
 import { describeBindError } from "./src/http/port_in_use.ts";
@@ -14,7 +14,8 @@ try {
       name,
     });
   }
-  const gateway = await startGateway(config, { log, signals: true });
+  // SOVRA_WORKERS isolates serve the API on one port; the primary one also everything else.
+  const gateway = await startGatewayWorkers(Deno.env.toObject(), { log, signals: true });
   // Graceful shutdown: drain (readiness first), flush settles, close the store, exit 0. The
   // handlers are in place before "sovra listening" is logged, so no early SIGTERM kills.
   let stopping = false;
@@ -34,6 +35,7 @@ try {
   Deno.addSignalListener("SIGINT", stop);
   log.info("sovra listening", {
     url: gateway.url,
+    workers: gateway.workers,
     catalog: config.catalogDir,
     ...(config.databaseUrl ? { state: "postgres" } : { kv: config.kvPath }),
   });

@@ -70,6 +70,11 @@ export interface Config {
   routerExplorationPercent: number;
   /** Smart router: milliseconds a routing policy may be cached (≤ 30 s: edits bite in 30 s). */
   routerPolicyCacheMs: number;
+  /**
+   * Isolates serving the request API on one port (`reusePort`), each with its own gate
+   * snapshot (src/workers/). Default: the machine's cores.
+   */
+  workers: number;
   /** Reads an upstream credential by the env var name the catalog gives. */
   secret: (name: string) => string | undefined;
 }
@@ -163,6 +168,7 @@ export function configFromEnv(env: Record<string, string>): Config {
     allowLocalUpstreams: env.SOVRA_ALLOW_LOCAL_UPSTREAMS === "true",
     routerExplorationPercent,
     routerPolicyCacheMs,
+    workers: integer(env, "SOVRA_WORKERS", navigator.hardwareConcurrency || 1, 1),
     secret: (name) => env[name],
   };
 }

@@ -25,6 +25,8 @@ export interface Gateway {
   port: number;
   /** Port of the `/metrics` server, when `SOVRA_METRICS_PORT` is set. */
   metricsPort: number | undefined;
+  /** Requests this isolate's API server has been handed (tests of `SOVRA_WORKERS`). */
+  readonly served: number;
   /**
    * Graceful shutdown (SIGTERM/SIGINT): unready, stop accepting, let requests and streams end
    * up to `SOVRA_DRAIN_MS`, cut what is left (billed), flush settles, close the store.
@@ -46,6 +48,12 @@ export interface Gateway {
 export interface GatewayOptions extends ComposeOptions {
   /** Handle SIGHUP (the real process only). */
   signals?: boolean;
+  /**
+   * One of `SOVRA_WORKERS` isolates (src/workers/): the API port is shared (`SO_REUSEPORT`),
+   * the connection ceiling is this isolate's share, and only the primary (`index` 0) runs
+   * the background jobs (retention cleanup) and the `/metrics` listener.
+   */
+  worker?: { index: number; count: number };
 }
 
 /** One HTTP server for one app. */
@@ -57,20 +65,30 @@ export interface Served {
 
 /** Listens on `host:port`; a port in use names the variable that sets it (`portVariable`). */
 export function serve(
-  handler: (request: Request) => Response | Promise<Response>,
+  handler: (
+    request: Request,
+    info: Deno.ServeHandlerInfo<Deno.NetAddr>,
+  ) => Response | Promise<Response>,
   options: {
     port: number;
     host: string;
     portVariable: string;
     /** Connection limits (connection_guard.ts); without them a plain Deno.serve. */
     guard?: { limits: GuardLimits; log: Logger };
+    /** Share the port with the other `SOVRA_WORKERS` isolates (`SO_REUSEPORT`, Linux). */
+    reusePort?: boolean;
   },
 ): Served {
   let server: { addr: Deno.NetAddr; shutdown(): Promise<void> };
+  const listen = {
+    port: options.port,
+    hostname: options.host,
+    ...(options.reusePort ? { reusePort: true } : {}),
+  };
   try {
     server = options.guard
-      ? serveGuarded({ port: options.port, hostname: options.host, ...options.guard }, handler)
-      : Deno.serve({ port: options.port, hostname: options.host, onListen: () => {} }, handler);
+      ? serveGuarded({ ...listen, ...options.guard }, handler)
+      : Deno.serve({ ...listen, onListen: () => {} }, handler);
   } catch (error) {
     throw describeBindError(error, options.portVariable, options.host, options.port);
   }
@@ -113,14 +131,24 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   warnMissing();
   let api: Served | undefined;
   let metrics: Served | undefined;
+  const worker = options.worker;
+  const primary = worker === undefined || worker.index === 0;
+  const app = createApp(deps);
+  let handed = 0;
   try {
-    api = serve(createApp(deps).fetch, {
+    api = serve((request, info) => {
+      handed++;
+      return app.fetch(request, info);
+    }, {
       port: config.port,
       host: config.host,
       portVariable: "SOVRA_PORT",
-      ...guardOf(config, log, 1),
+      ...(worker !== undefined && worker.count > 1 ? { reusePort: true } : {}),
+      // The ceiling (and the open-file limit it derives from) is the process's: each isolate
+      // takes its share.
+      ...guardOf(config, log, 1 / (worker?.count ?? 1)),
     });
-    if (config.metricsPort !== undefined) {
+    if (config.metricsPort !== undefined && primary) {
       metrics = serve(metricsHandler(deps.telemetry), {
         port: config.metricsPort,
         host: config.host,
@@ -134,8 +162,17 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     throw error;
   }
   const served = api;
-  const cleanup = startRetentionCleanup(store, config.retentionDays, log);
-  const recovery = startAdmissionRecovery(store, deps.instance, config.instanceLeaseMs, log);
+  // Background jobs run once per process, in the primary isolate. Every isolate is an instance
+  // of its own (its admissions, its lease), so each renews its lease; the primary alone settles
+  // what stopped instances left.
+  const cleanup = primary ? startRetentionCleanup(store, config.retentionDays, log) : { stop() {} };
+  const recovery = startAdmissionRecovery(
+    store,
+    deps.instance,
+    config.instanceLeaseMs,
+    log,
+    primary,
+  );
   await recovery.started;
 
   const onHup = () => void catalog.reload().then((ok) => ok && warnMissing());
@@ -146,6 +183,9 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     port: served.port,
     url: served.url,
     metricsPort: metrics?.port,
+    get served() {
+      return handed;
+    },
     async drain() {
       if (options.signals) Deno.removeSignalListener("SIGHUP", onHup);
       const result = await drain({

@@ -20,6 +20,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["http", "compose_deps"],
   ["app"],
   ["gateway"],
+  ["workers"],
 ];
 
 const SRC = new URL("../src/", import.meta.url);

@@ -15,6 +15,7 @@ import { runPaced } from "./paced_load.ts";
 import { runClosed } from "./closed_load.ts";
 import { chatRequest } from "./workload.ts";
 import { summariseProfile } from "./profile_summary.ts";
+import { countEvents, runSpread } from "./spread_streams.ts";
 
 Deno.test("percentile — nearest rank on sorted samples", () => {
   const sorted = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
@@ -268,4 +269,55 @@ Deno.test("runClosed — counts every completed request and the failures", async
     assert.ok(result.requests > 0);
     assert.equal(result.errors, Math.floor(result.requests / 5));
   });
+});
+
+Deno.test("countEvents — counts `data:` at line starts, across reads", () => {
+  const enc = (s: string) => new TextEncoder().encode(s);
+  assert.deepEqual(countEvents(enc('data: {"a":1}\n\ndata: [DONE]\n\n'), true), [2, true]);
+  assert.deepEqual(countEvents(enc('data: {"x":"data: no"}\n'), true), [1, true]);
+  const [first, atStart] = countEvents(enc("data: 1\n"), true);
+  assert.deepEqual([first, atStart], [1, true]);
+  assert.deepEqual(countEvents(enc("data: 2\n\n"), atStart), [1, true]);
+  assert.deepEqual(countEvents(enc("data: 3"), false), [0, false]);
+});
+
+Deno.test("runSpread — counts events and completed streams inside the window", async () => {
+  const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, async (req) => {
+    await req.text();
+    const body = new ReadableStream<Uint8Array>({
+      async start(controller) {
+        for (let i = 0; i < 3; i++) {
+          controller.enqueue(new TextEncoder().encode(`data: {"i":${i}}\n\n`));
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        controller.enqueue(new TextEncoder().encode("data: [DONE]\n\n"));
+        controller.close();
+      },
+    });
+    return new Response(body, { headers: { "content-type": "text/event-stream" } });
+  });
+  try {
+    const spec = chatRequest({
+      base: `http://127.0.0.1:${server.addr.port}`,
+      key: "k",
+      catalog: false,
+    }, { stream: true });
+    let started = false;
+    let ended: unknown;
+    const result = await runSpread(spec, {
+      streams: 4,
+      rampSeconds: 0.1,
+      durationSeconds: 0.5,
+      onStart: () => started = true,
+      onEnd: (r) => ended = r,
+    });
+    assert.ok(started);
+    assert.deepEqual(ended, result);
+    assert.equal(result.errors, 0);
+    assert.ok(result.completed > 0, JSON.stringify(result));
+    // Every stream has 4 events; those cut by the window's edges count partly.
+    assert.ok(result.chunks >= result.completed * 3, JSON.stringify(result));
+  } finally {
+    await server.shutdown();
+  }
 });

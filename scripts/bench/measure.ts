@@ -5,8 +5,9 @@
  */
 import type { ClosedResult } from "./closed_load.ts";
 import type { PacedResult } from "./paced_load.ts";
-import { type BenchProcess, readMemory, spawnDeno } from "./processes.ts";
-import type { OpenStreamsResult } from "./report.ts";
+import { type BenchProcess, readCpuSeconds, readMemory, spawnDeno } from "./processes.ts";
+import type { OpenStreamsResult, SpreadTargetResult } from "./report.ts";
+import type { SpreadResult } from "./spread_streams.ts";
 import { runWrk } from "./wrk.ts";
 import type { RequestSpec } from "./workload.ts";
 
@@ -107,6 +108,43 @@ export async function openStreams(
   } finally {
     sampling = false;
     await sampler;
+    await child.stop();
+  }
+}
+
+/**
+ * Keeps `streams` spread-out streams open through `proxy` (spread_streams.ts) and reads the
+ * proxy's CPU time (every thread) at the start and the end of the measured window.
+ */
+export async function spreadStreams(
+  layout: Layout,
+  proxy: BenchProcess,
+  spec: RequestSpec,
+  options: { streams: number; rampSeconds: number; durationSeconds: number },
+): Promise<SpreadTargetResult> {
+  const child = await spawnDeno("spread_streams", `${layout.scriptDir}/spread_streams.ts`, [
+    "--spec",
+    JSON.stringify(spec),
+    "--streams",
+    String(options.streams),
+    "--ramp",
+    String(options.rampSeconds),
+    "--duration",
+    String(options.durationSeconds),
+  ], { cpu: layout.loadCpu, config: layout.config });
+  try {
+    const cpuBefore = await readCpuSeconds(proxy.pid);
+    const doneLine = await child.nextLine();
+    const cpuAfter = await readCpuSeconds(proxy.pid);
+    if (doneLine === undefined) throw new Error("spread_streams ended without a result");
+    const result = JSON.parse(doneLine) as SpreadResult;
+    const cpuSeconds = cpuAfter - cpuBefore;
+    return {
+      ...result,
+      proxyCpuSeconds: cpuSeconds,
+      proxyCpuUsPerChunk: result.chunks > 0 ? cpuSeconds * 1e6 / result.chunks : NaN,
+    };
+  } finally {
     await child.stop();
   }
 }

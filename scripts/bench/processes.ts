@@ -18,12 +18,16 @@ export interface BenchProcess {
 
 const STDERR_KEEP = 4000;
 
-/** Starts `deno run -A <script> <args>` pinned to `cpu`; resolves once it printed a line. */
+/**
+ * Starts `deno run -A <script> <args>` pinned to `cpu` (a core, or a `taskset` list such as
+ * `0-1` for every core: children inherit the runner's own pinning otherwise); resolves once
+ * it printed a line.
+ */
 export async function spawnDeno(
   name: string,
   script: string,
   args: string[],
-  options: { cpu: number; config: string; v8Flags?: string[]; denoFlags?: string[] },
+  options: { cpu: number | string; config: string; v8Flags?: string[]; denoFlags?: string[] },
 ): Promise<BenchProcess> {
   const child = new Deno.Command("taskset", {
     args: [

@@ -30,6 +30,18 @@ export interface OpenStreamsResult {
   whileOpenKb: number;
 }
 
+/** The spread-out streaming scenario (spread_streams.ts) for one target. */
+export interface SpreadTargetResult {
+  streams: number;
+  chunks: number;
+  completed: number;
+  errors: number;
+  seconds: number;
+  /** CPU time (user + system, every thread) of the proxy in the window. */
+  proxyCpuSeconds: number;
+  proxyCpuUsPerChunk: number;
+}
+
 export interface BenchResults {
   date: string;
   machine: { nproc: number; cpu: string; kernel: string; loadAverage: string };
@@ -52,6 +64,17 @@ export interface BenchResults {
   peers: Partial<
     Record<PeerName, { version?: string; skipped?: string; failed?: Record<string, string> }>
   >;
+  /**
+   * Many concurrent streams with chunks 20 ms apart: CPU per streamed chunk (absent when
+   * `--spread-streams 0`).
+   */
+  spread?: {
+    streams: number;
+    gapMs: number;
+    targets: Partial<Record<"bare-proxy" | "sovra" | "sovra-unguarded", SpreadTargetResult>>;
+  };
+  /** `SOVRA_WORKERS` 1 and 2, both unpinned: non-stream closed-loop throughput. */
+  workers?: Partial<Record<1 | 2, ClosedResult>>;
   /** Sovra's VmHWM after the throughput and latency runs, KiB. */
   sovraPeakKb: number | undefined;
   openStreams: Partial<Record<"sovra" | "sovra-unguarded" | "bare-proxy", OpenStreamsResult>>;
@@ -65,6 +88,8 @@ export interface Check {
 }
 
 export const LIMITS = {
+  /** SOVRA_WORKERS=2 ÷ one isolate, unpinned (issue 15). */
+  minWorkersScaling: 1.7,
   addedP50Ms: 1,
   addedP99Ms: 3,
   addedTtfbMs: 1,
@@ -145,6 +170,17 @@ export function checks(results: BenchResults): Check[] {
     }
   }
   out.push(...peerChecks(results));
+  const one = results.workers?.[1];
+  const two = results.workers?.[2];
+  if (one && two) {
+    const ratio = two.requestsPerSecond / one.requestsPerSecond;
+    out.push({
+      name: "non-stream: SOVRA_WORKERS=2 ÷ 1 req/s, unpinned",
+      measured: `${fmt(ratio)}×`,
+      target: `≥ ${LIMITS.minWorkersScaling}×`,
+      pass: ratio >= LIMITS.minWorkersScaling && two.errors === 0,
+    });
+  }
   const streams = results.openStreams.sovra;
   if (streams) {
     out.push({
@@ -246,6 +282,30 @@ function renderPeers(results: BenchResults, lines: string[]): void {
   }
 }
 
+function renderSpread(results: BenchResults, lines: string[]): void {
+  const spread = results.spread;
+  if (!spread) return;
+  const bare = spread.targets["bare-proxy"];
+  lines.push(
+    "",
+    `Spread-out streams: ${int(spread.streams)} concurrent streams, ${spread.gapMs} ms between ` +
+      "chunks (50 content chunks each, a finished stream replaced at once); proxy CPU (every " +
+      "thread) per SSE event the clients received:",
+    "",
+    "| Target | events/s | streams completed | errors | proxy CPU | CPU per event | ÷ bare proxy |",
+    "|---|--:|--:|--:|--:|--:|--:|",
+  );
+  for (const [name, r] of Object.entries(spread.targets)) {
+    const ratio = bare && name !== "bare-proxy"
+      ? `${fmt(r.proxyCpuUsPerChunk / bare.proxyCpuUsPerChunk)}×`
+      : "–";
+    lines.push(
+      `| ${name} | ${int(r.chunks / r.seconds)} | ${int(r.completed)} | ${r.errors} | ` +
+        `${fmt(r.proxyCpuSeconds)} s | ${fmt(r.proxyCpuUsPerChunk, 1)} µs | ${ratio} |`,
+    );
+  }
+}
+
 export function renderMarkdown(results: BenchResults): string {
   const s = results.settings;
   const lines: string[] = [];
@@ -297,6 +357,20 @@ export function renderMarkdown(results: BenchResults): string {
     }
   }
   renderPeers(results, lines);
+  renderSpread(results, lines);
+  if (results.workers) {
+    lines.push(
+      "",
+      `\`SOVRA_WORKERS\` (fresh processes, unpinned: every core, shared with the load ` +
+        "generator and the simulator), non-stream closed loop:",
+      "",
+      `| SOVRA_WORKERS | req/s (${s.connections} conn) | errors |`,
+      "|--:|--:|--:|",
+    );
+    for (const [count, r] of Object.entries(results.workers)) {
+      lines.push(`| ${count} | ${int(r.requestsPerSecond)} | ${r.errors} |`);
+    }
+  }
   lines.push("", "| Memory | RSS |", "|---|--:|");
   if (results.sovraPeakKb !== undefined) {
     lines.push(

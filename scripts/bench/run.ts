@@ -14,9 +14,11 @@
  *   --slow-rate 100 (paced rate of the slow-upstream scenario)
  *   --no-write --json <file> --doc <file (default docs/performance.md)>
  *   --peers (also Portkey's gateway and the LiteLLM proxy, installed into the run's temp dir)
+ *   --spread-streams 500 --spread-seconds 10 (concurrent streams with chunks 20 ms apart; 0: off)
+ *   --no-workers (skip the SOVRA_WORKERS=2 vs 1 row, both unpinned)
  */
 import { parseArgs } from "node:util";
-import { closedLoop, type Layout, openStreams, pacedLoop } from "./measure.ts";
+import { closedLoop, type Layout, openStreams, pacedLoop, spreadStreams } from "./measure.ts";
 import { type BenchProcess, readCpuSeconds, readMemory, spawnDeno } from "./processes.ts";
 import type { LatencySummary } from "./latency_stats.ts";
 import { LOOP_DELAY_SIGNAL } from "./loop_delay.ts";
@@ -34,6 +36,7 @@ import {
   PEER_SCENARIOS,
   type ScenarioName,
   SCENARIOS,
+  SPREAD_GAP_MS,
   type TargetName,
   TARGETS,
 } from "./workload.ts";
@@ -41,7 +44,7 @@ import { ensureLoadTools } from "./tools.ts";
 import { type PgCluster, startPostgres } from "../postgres_cluster.ts";
 import { PEERS, startPeer } from "./peers.ts";
 
-const RUN_LIMIT_MS = 8 * 60_000;
+const RUN_LIMIT_MS = 10 * 60_000;
 /** Installing and measuring the peers (a pip install of LiteLLM alone takes a minute or two). */
 const PEERS_LIMIT_MS = 8 * 60_000;
 const { values } = parseArgs({
@@ -55,11 +58,14 @@ const { values } = parseArgs({
     connections: { type: "string", default: "32" },
     streams: { type: "string", default: "1000" },
     state: { type: "string", default: "kv" },
+    "spread-streams": { type: "string", default: "500" },
+    "spread-seconds": { type: "string", default: "10" },
     kv: { type: "string" },
     "cpu-prof": { type: "string" },
     scenarios: { type: "string", default: SCENARIOS.join(",") },
     "no-write": { type: "boolean", default: false },
     peers: { type: "boolean", default: false },
+    "no-workers": { type: "boolean", default: false },
     json: { type: "string" },
     doc: { type: "string" },
   },
@@ -76,6 +82,8 @@ const rate = num("rate", values.rate);
 const slowRate = num("slow-rate", values["slow-rate"]);
 const connections = num("connections", values.connections);
 const streamCount = num("streams", values.streams);
+const spreadCount = num("spread-streams", values["spread-streams"]);
+const spreadSeconds = num("spread-seconds", values["spread-seconds"]);
 const scenarios = values.scenarios.split(",").filter((s): s is ScenarioName =>
   (SCENARIOS as readonly string[]).includes(s)
 );
@@ -110,7 +118,11 @@ const watchdog = setTimeout(async () => {
 }, runLimitMs);
 
 try {
-  const tools = await ensureLoadTools({ pinCpu: layout.loadCpu, streams: streamCount, log });
+  const tools = await ensureLoadTools({
+    pinCpu: layout.loadCpu,
+    streams: Math.max(streamCount, spreadCount),
+    log,
+  });
   const cpu = (await Deno.readTextFile("/proc/cpuinfo")).match(/^model name\s*:\s*(.+)$/m)?.[1];
   const results: BenchResults = {
     date: new Date().toISOString().slice(0, 16).replace("T", " ") + " UTC",
@@ -158,7 +170,7 @@ try {
       cpu: layout.proxyCpu,
       config: layout.config,
     });
-  const startSovra = async (profile: boolean, guard = "on") => {
+  const startSovra = async (profile: boolean, guard = "on", workers?: number) => {
     const proxy = await spawnDeno(
       guard === "on" ? "sovra" : "sovra-unguarded",
       `${layout.scriptDir}/sovra_server.ts`,
@@ -169,9 +181,11 @@ try {
         guard,
         ...(values.kv === undefined ? [] : ["--kv", values.kv]),
         ...(cluster ? ["--database-url", await cluster.database()] : []),
+        ...(workers === undefined ? [] : ["--workers", String(workers)]),
       ],
       {
-        cpu: layout.proxyCpu,
+        // The workers row runs unpinned: every core.
+        cpu: workers === undefined ? layout.proxyCpu : `0-${navigator.hardwareConcurrency - 1}`,
         config: layout.config,
         ...(profile && profDir !== undefined
           ? { denoFlags: ["--cpu-prof", `--cpu-prof-dir=${profDir}`] }
@@ -310,8 +324,47 @@ try {
       };
     }
   }
+  if (spreadCount > 0) {
+    results.spread = { streams: spreadCount, gapMs: SPREAD_GAP_MS, targets: {} };
+    for (const name of ["bare-proxy", "sovra", "sovra-unguarded"] as const) {
+      log(`${name}: ${spreadCount} spread-out streams for ${spreadSeconds} s`);
+      const spec = chatRequest(endpoints[name]!, { stream: true, model: "spread" });
+      await smokeTest(spec, `spread ${name}`);
+      const r = await spreadStreams(layout, processes[name]!, spec, {
+        streams: spreadCount,
+        rampSeconds: 2,
+        durationSeconds: spreadSeconds,
+      });
+      log(
+        `${name}: ${Math.round(r.chunks / r.seconds)} events/s, ` +
+          `${r.proxyCpuUsPerChunk.toFixed(1)} µs CPU per event, ${r.errors} errors`,
+      );
+      results.spread.targets[name] = r;
+    }
+  }
   results.sovraPeakKb = (await readMemory(sovra.pid)).hwmKb;
   for (const peer of peerTargets) await processes[peer]?.stop();
+
+  // SOVRA_WORKERS=2 against one isolate, both unpinned, fresh processes, non-stream closed loop.
+  if (!values["no-workers"]) {
+    results.workers = {};
+    for (const count of [1, 2] as const) {
+      const proxy = await startSovra(false, "on", count);
+      children.push(proxy);
+      const spec = chatRequest(
+        { base: String(proxy.hello.url), key: String(proxy.hello.key), catalog: true },
+        { stream: false },
+      );
+      await smokeTest(spec, `workers ${count}`);
+      log(`sovra SOVRA_WORKERS=${count} unpinned: warm-up ${warmupSeconds} s, ${closedSeconds} s`);
+      const options = { tool: tools.closed, connections, durationSeconds: warmupSeconds };
+      if (warmupSeconds > 0) await closedLoop(layout, spec, options);
+      const closed = await closedLoop(layout, spec, { ...options, durationSeconds: closedSeconds });
+      log(`sovra SOVRA_WORKERS=${count}: ${Math.round(closed.requestsPerSecond)} req/s`);
+      results.workers[count] = closed;
+      await proxy.stop();
+    }
+  }
 
   // Memory per open stream is measured on fresh processes: what a long run leaves in the
   // heap is reported above as the peak and would blur the per-stream cost.

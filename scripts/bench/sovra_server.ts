@@ -5,14 +5,13 @@
  * file in the temp dir), an org with plenty of credit and a key with a huge rpm.
  *
  *   deno run -A scripts/bench/sovra_server.ts --upstream http://127.0.0.1:PORT/v1 [--kv PATH|:memory:]
- *     [--database-url postgres://…] [--guard on|off]
+ *     [--database-url postgres://…] [--guard on|off] [--workers N (SOVRA_WORKERS, default 1)]
  *
  * Prints one JSON line on stdout: `{"url", "key", "pid", "state", "models"}`. Stops on SIGTERM/SIGINT
  * and removes what it created. SIGUSR1 prints the event-loop delay since the last one (loop_delay.ts).
  */
 import { parseArgs } from "node:util";
-import { configFromEnv } from "../../src/config.ts";
-import { startGateway } from "../../src/gateway.ts";
+import { startGatewayWorkers } from "../../src/workers/pool.ts";
 import { createLogger } from "../../src/log.ts";
 import { runAdminCommand } from "../../src/admin/commands.ts";
 import { BENCH_MODELS, ROUTER_POLICY, ROUTER_POOL_EXTRA } from "./workload.ts";
@@ -26,6 +25,7 @@ const { values } = parseArgs({
     "database-url": { type: "string" },
     port: { type: "string", default: "0" },
     guard: { type: "string", default: "on" },
+    workers: { type: "string", default: "1" },
   },
 });
 if (values.upstream === undefined) {
@@ -62,7 +62,7 @@ const models = {
 await Deno.writeTextFile(`${catalogDir}/providers.json`, JSON.stringify(providers));
 await Deno.writeTextFile(`${catalogDir}/models.json`, JSON.stringify(models));
 
-const config = configFromEnv({
+const gateway = await startGatewayWorkers({
   SOVRA_PORT: values.port,
   SOVRA_KV: values.kv ?? `${tempDir}/sovra.kv`,
   ...(values["database-url"] === undefined ? {} : {
@@ -72,9 +72,9 @@ const config = configFromEnv({
   SOVRA_CATALOG: catalogDir,
   SOVRA_LOG: "warn",
   SOVRA_CONNECTION_GUARD: values.guard,
+  SOVRA_WORKERS: values.workers,
   [UPSTREAM_KEY_ENV]: "bench-upstream-secret",
-});
-const gateway = await startGateway(config, { log: createLogger("warn") });
+}, { log: createLogger("warn") });
 const admin = async (command: string[], flags: Record<string, string>) => {
   const result = await runAdminCommand(gateway.deps.store, {
     command,

@@ -38,7 +38,8 @@ export const SLOW_UPSTREAM = "bench+slow-1000+chunks-5";
 /** 50 ms to the response and its first chunk, then 50 ms between chunks (time to first byte). */
 export const TTFB_UPSTREAM = "bench+slow-50+chunks-3";
 /** Chunks spread out as production streams arrive: 20 ms apart, 50 of them (~1 s a stream). */
-export const SPREAD_UPSTREAM = "bench+slow-20+chunks-50";
+export const SPREAD_GAP_MS = 20;
+export const SPREAD_UPSTREAM = `bench+slow-${SPREAD_GAP_MS}+chunks-50`;
 
 export const BENCH_MODELS = {
   chat: { id: "bench/chat", upstream: CHAT_UPSTREAM },

@@ -109,11 +109,22 @@ function refusalStatus(chunk: Uint8Array): number | undefined {
 }
 
 export function serveGuarded(
-  options: { hostname: string; port: number; limits: GuardLimits; log: Logger },
+  options: {
+    hostname: string;
+    port: number;
+    limits: GuardLimits;
+    log: Logger;
+    /** `SO_REUSEPORT`: other isolates (`SOVRA_WORKERS`) listen on the same port. */
+    reusePort?: boolean;
+  },
   handler: Handler,
 ): GuardedServer {
   const { limits, log } = options;
-  const listener = Deno.listen({ hostname: options.hostname, port: options.port });
+  const listener = Deno.listen({
+    hostname: options.hostname,
+    port: options.port,
+    ...(options.reusePort ? { reusePort: true } : {}),
+  });
   const byInnerPort = new Map<number, ConnState>();
   const states = new Set<ConnState>();
   let closing = false;

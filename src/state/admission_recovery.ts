@@ -18,6 +18,8 @@ export function startAdmissionRecovery(
   instance: string,
   leaseMs: number,
   log: Logger,
+  /** Also settle stopped instances' records (false: a `SOVRA_WORKERS` isolate, lease only). */
+  settleOthers = true,
 ): AdmissionRecovery {
   let running: Promise<void> = Promise.resolve();
   let ticks = 0;
@@ -26,7 +28,7 @@ export function startAdmissionRecovery(
       log.warn("instance lease renewal failed", { reason: errorMessage(error) })
     );
   const recover = () =>
-    store.recoverAdmissions(instance, Date.now()).then(
+    !settleOthers ? Promise.resolve() : store.recoverAdmissions(instance, Date.now()).then(
       (settled) => {
         if (settled > 0) {
           log.warn("settled requests admitted by a stopped instance (estimated)", { settled });

@@ -34,8 +34,9 @@ export function startMain(
       ? ["-c", `ulimit -n ${options.fdLimit} && exec "$0" "$@"`, Deno.execPath(), ...deno]
       : deno,
     cwd: REPO_ROOT,
-    // The dashboard starts beside the gateway: a free port unless the test picks one.
-    env: { NO_COLOR: "1", SOVRA_DASHBOARD_PORT: "0", ...env },
+    // The dashboard starts beside the gateway: a free port unless the test picks one. One
+    // API isolate unless the test asks for more (per-isolate ceilings, tests/workers/).
+    env: { NO_COLOR: "1", SOVRA_DASHBOARD_PORT: "0", SOVRA_WORKERS: "1", ...env },
     stdin: "null",
     stdout: "null",
     stderr: "piped",
@@ -104,8 +105,9 @@ export async function runMainToEnd(
   const output = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "main.ts"],
     cwd: REPO_ROOT,
-    // The dashboard starts beside the gateway: a free port unless the test picks one.
-    env: { NO_COLOR: "1", SOVRA_DASHBOARD_PORT: "0", ...env },
+    // The dashboard starts beside the gateway: a free port unless the test picks one. One
+    // API isolate unless the test asks for more (per-isolate ceilings, tests/workers/).
+    env: { NO_COLOR: "1", SOVRA_DASHBOARD_PORT: "0", SOVRA_WORKERS: "1", ...env },
     stdin: "null",
     stdout: "null",
     stderr: "piped",

@@ -1,0 +1,53 @@
+/**
+ * One `SOVRA_WORKERS` isolate (a Web Worker of the gateway process): its own dependencies
+ * (store connection, catalog, key and gate caches) and its own API listener on the shared
+ * port. No background jobs: the primary isolate runs those. Driven by messages from
+ * `pool.ts` (start, reload, served, drain, close); every answer carries the request's `id`.
+ */
+import { configFromEnv } from "../config.ts";
+import { type Gateway, startGateway } from "../gateway.ts";
+import { createLogger, errorMessage } from "../log.ts";
+import type { WorkerReply, WorkerRequest } from "./messages.ts";
+
+const scope = self as unknown as {
+  onmessage: ((event: MessageEvent<WorkerRequest>) => void) | null;
+  postMessage(message: WorkerReply): void;
+};
+let gateway: Gateway | undefined;
+
+async function handle(message: WorkerRequest): Promise<WorkerReply> {
+  switch (message.type) {
+    case "start": {
+      const config = configFromEnv(message.env);
+      gateway = await startGateway(config, {
+        log: createLogger(config.logLevel),
+        worker: { index: message.index, count: message.count },
+      });
+      return { id: message.id, type: "started", port: gateway.port };
+    }
+    case "reload":
+      return { id: message.id, type: "reloaded", ok: (await gateway?.reloadCatalog()) ?? false };
+    case "served":
+      return { id: message.id, type: "served", served: gateway?.served ?? 0 };
+    case "drain": {
+      const result = await gateway?.drain();
+      return {
+        id: message.id,
+        type: "drained",
+        cut: result?.cut ?? 0,
+        clean: result?.clean ?? true,
+      };
+    }
+    case "close":
+      await gateway?.close();
+      return { id: message.id, type: "closed" };
+  }
+}
+
+scope.onmessage = (event) => {
+  const message = event.data;
+  handle(message).then(
+    (reply) => scope.postMessage(reply),
+    (error) => scope.postMessage({ id: message.id, type: "failed", reason: errorMessage(error) }),
+  );
+};

@@ -1,0 +1,20 @@
+/** What the primary isolate and a `SOVRA_WORKERS` isolate say to each other (pool.ts). */
+
+export type WorkerRequest =
+  | {
+    id: number;
+    type: "start";
+    /** The environment the configuration is read from, with `SOVRA_PORT` the shared port. */
+    env: Record<string, string>;
+    index: number;
+    count: number;
+  }
+  | { id: number; type: "reload" | "served" | "drain" | "close" };
+
+export type WorkerReply =
+  | { id: number; type: "started"; port: number }
+  | { id: number; type: "reloaded"; ok: boolean }
+  | { id: number; type: "served"; served: number }
+  | { id: number; type: "drained"; cut: number; clean: boolean }
+  | { id: number; type: "closed" }
+  | { id: number; type: "failed"; reason: string };
