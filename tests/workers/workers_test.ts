@@ -11,6 +11,7 @@ import { openKvStore } from "../../src/state/kv/kv_store.ts";
 import { runAdminCommand } from "../../src/admin/commands.ts";
 import { effectiveWorkers, startGatewayWorkers } from "../../src/workers/pool.ts";
 import { configFromEnv } from "../../src/config.ts";
+import { startAdmissionRecovery } from "../../src/state/admission_recovery.ts";
 import { createLogger } from "../../src/log.ts";
 import { startProcessGateway } from "../hardening/process_gateway.ts";
 import { logRecord } from "../contract/process_support.ts";
@@ -151,5 +152,33 @@ Deno.test("main.ts with SOVRA_WORKERS=2 — serves through both isolates, reload
     assert.equal((await gw.main.status).code, 0);
   } finally {
     await gw.close();
+  }
+});
+
+Deno.test("admission recovery in a worker isolate — renews its own lease, leaves settling others to the primary", async () => {
+  const store = await openKvStore(":memory:");
+  try {
+    const calls = { renew: 0, recover: 0 };
+    const counted = {
+      renewLease: (instance: string, expiresAt: number) => {
+        calls.renew++;
+        return store.renewLease(instance, expiresAt);
+      },
+      recoverAdmissions: (self: string, now: number) => {
+        calls.recover++;
+        return store.recoverAdmissions(self, now);
+      },
+    } as unknown as Parameters<typeof startAdmissionRecovery>[0];
+    const log = createLogger("error");
+    const worker = startAdmissionRecovery(counted, "inst_worker", 60_000, log, false);
+    await worker.started;
+    await worker.stop();
+    assert.deepEqual(calls, { renew: 1, recover: 0 });
+    const primary = startAdmissionRecovery(counted, "inst_primary", 60_000, log);
+    await primary.started;
+    await primary.stop();
+    assert.deepEqual(calls, { renew: 2, recover: 1 });
+  } finally {
+    await store.close();
   }
 });
