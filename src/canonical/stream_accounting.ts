@@ -1,8 +1,12 @@
 /**
  * What a stream produced, kept while it passes through, for billing: the reported usage,
  * or the generated text to estimate from when the provider reported none or the client left.
+ * A chunk forwarded without parsing (stream pass-through) is kept as it is and decoded only
+ * when the text is asked for; the chunks that carry usage or a finish reason are always
+ * parsed on the way, so `usage` and `finishReason` are known without decoding.
  */
 import type { ChatStreamEvent, FinishReason } from "./chat.ts";
+import type { ForwardedChunk, PassthroughItem } from "./forwarded_chunk.ts";
 import { mergeUsage, type Usage } from "./usage.ts";
 
 export class StreamAccounting {
@@ -10,37 +14,68 @@ export class StreamAccounting {
   finishReason: FinishReason | undefined;
   /** The upstream's own finish reason beside `other` (one no mapper knows). */
   rawFinishReason: string | undefined;
-  /** Events seen; 0 means the stream never started. */
+  /** Events (or forwarded chunks) seen; 0 means the stream never started. */
   events = 0;
-  #generated: string[] = [];
+  /** Generated text in order; forwarded chunks stand for theirs until it is asked for. */
+  #generated: (string | ForwardedChunk)[] = [];
 
-  observe(event: ChatStreamEvent): void {
+  observe(item: PassthroughItem): void {
+    if (item.type === "forwarded") {
+      if (!item.decoded) {
+        this.events++;
+        this.#generated.push(item);
+        return;
+      }
+      for (const event of item.events()) this.observe(event);
+      return;
+    }
     this.events++;
-    switch (event.type) {
+    switch (item.type) {
       case "text-delta":
       case "reasoning-delta":
-        this.#generated.push(event.text);
+        this.#generated.push(item.text);
         break;
       case "tool-call-delta":
-        if (event.name) this.#generated.push(event.name);
-        this.#generated.push(event.arguments);
+        if (item.name) this.#generated.push(item.name);
+        this.#generated.push(item.arguments);
         break;
       case "usage":
-        this.usage = mergeUsage(this.usage, event.usage);
+        this.usage = mergeUsage(this.usage, item.usage);
         break;
       case "finish":
-        this.finishReason = event.reason;
-        this.rawFinishReason = event.raw;
+        this.finishReason = item.reason;
+        this.rawFinishReason = item.raw;
         break;
       case "reasoning-detail":
         break;
       default:
-        event satisfies never;
+        item satisfies never;
     }
   }
 
   /** Everything generated so far, for a tokenizer estimate. */
   generatedText(): string {
-    return this.#generated.join("");
+    let text = "";
+    for (const part of this.#generated) {
+      if (typeof part === "string") {
+        text += part;
+        continue;
+      }
+      for (const event of part.events()) text += generatedBy(event);
+    }
+    return text;
+  }
+}
+
+/** The text an event adds to the estimate (as `observe` counts it). */
+function generatedBy(event: ChatStreamEvent): string {
+  switch (event.type) {
+    case "text-delta":
+    case "reasoning-delta":
+      return event.text;
+    case "tool-call-delta":
+      return (event.name || "") + event.arguments;
+    default:
+      return "";
   }
 }

@@ -4,6 +4,7 @@
  * for streams, live route metrics, and settling (billing + metadata) at the end.
  */
 import type { ChatRequest, ChatResult, ChatStreamEvent } from "../canonical/chat.ts";
+import type { PassthroughItem } from "../canonical/forwarded_chunk.ts";
 import type { Model } from "../catalog/schema.ts";
 import type { ProviderAdapter } from "../providers/adapter.ts";
 import type { ResolvedRoute } from "../catalog/resolved_route.ts";
@@ -176,13 +177,13 @@ export async function completeChat(
   return { result, served };
 }
 
-export interface OpenChatStream {
+export interface OpenChatStream<E extends PassthroughItem = ChatStreamEvent> {
   served: Served;
   /**
    * The next batch of canonical events (one upstream read); waiting on the upstream is
    * guarded by the idle watchdog.
    */
-  read(): Promise<ReadableStreamReadResult<ChatStreamEvent[]>>;
+  read(): Promise<ReadableStreamReadResult<E[]>>;
   /** Client left: abort the upstream. */
   cancel(reason?: unknown): void;
   accounting: StreamAccounting;
@@ -199,19 +200,39 @@ function abortReason(error: unknown, upstream: AbortController): unknown {
   return !(error instanceof UpstreamFailure) && reason instanceof UpstreamFailure ? reason : error;
 }
 
+export interface OpenChatStreamOptions {
+  /**
+   * Asks for the stream pass-through where the route's adapter has one (a chat client in the
+   * route's dialect that needs nothing changed but the chunks' head; the caller decides that).
+   * Not with a routing policy: its tool-call pinning reads every event.
+   */
+  passthrough?: boolean;
+}
+
 /** Opens a stream; resolves after the first event, so a failure before it can fall back. */
+export function openChatStream(
+  ctx: ChatCallContext,
+  request: ChatRequest,
+): Promise<OpenChatStream>;
+export function openChatStream(
+  ctx: ChatCallContext,
+  request: ChatRequest,
+  options: OpenChatStreamOptions,
+): Promise<OpenChatStream<PassthroughItem>>;
 export async function openChatStream(
   ctx: ChatCallContext,
   request: ChatRequest,
-): Promise<OpenChatStream> {
+  options: OpenChatStreamOptions = {},
+): Promise<OpenChatStream<PassthroughItem>> {
   const { deps } = ctx;
   const plan = planChat(ctx, request);
   admitChat(ctx, request, plan);
+  const passthrough = options.passthrough === true && plan.routing === undefined;
   const started = performance.now();
   const last: LastFailure = { served: undefined };
   let success: RouteSuccess<{
-    reader: ReadableStreamDefaultReader<ChatStreamEvent[]>;
-    first: ReadableStreamReadResult<ChatStreamEvent[]>;
+    reader: ReadableStreamDefaultReader<PassthroughItem[]>;
+    first: ReadableStreamReadResult<PassthroughItem[]>;
     watchdog: IdleWatchdog;
     upstream: AbortController;
   }>;
@@ -224,8 +245,12 @@ export async function openChatStream(
         () => upstream.abort(new UpstreamFailure("unavailable", "The provider went silent.")),
       );
       try {
-        const stream = await watchdog.guard(
-          adapterFor(deps, route).chatStream(candidate.request, { route, signal: upstream.signal }),
+        const adapter = adapterFor(deps, route);
+        const call = { route, signal: upstream.signal };
+        const stream: ReadableStream<PassthroughItem[]> = await watchdog.guard(
+          passthrough && adapter.chatPassthrough
+            ? adapter.chatPassthrough(candidate.request, call)
+            : adapter.chatStream(candidate.request, call),
         );
         const reader = stream.getReader();
         const first = await watchdog.guard(reader.read());
@@ -253,7 +278,7 @@ export async function openChatStream(
   const accounting = new StreamAccounting();
   const metricsKey = RouteMetrics.key(route.providerId, route.route.upstream_model);
   const ttft = performance.now() - started;
-  let pendingFirst: ReadableStreamReadResult<ChatStreamEvent[]> | undefined = first;
+  let pendingFirst: ReadableStreamReadResult<PassthroughItem[]> | undefined = first;
   let finished = false;
   const served: Served = {
     route,
@@ -272,7 +297,7 @@ export async function openChatStream(
     served,
     accounting,
     async read() {
-      let result: ReadableStreamReadResult<ChatStreamEvent[]>;
+      let result: ReadableStreamReadResult<PassthroughItem[]>;
       if (pendingFirst) {
         result = pendingFirst;
         pendingFirst = undefined;

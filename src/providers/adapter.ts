@@ -10,6 +10,7 @@
 import type { ChatRequest, ChatResult, ChatStreamEvent } from "../canonical/chat.ts";
 import type { ResolvedRoute } from "../catalog/resolved_route.ts";
 import type { Usage } from "../canonical/usage.ts";
+import type { PassthroughItem } from "../canonical/forwarded_chunk.ts";
 
 export interface UpstreamCall {
   route: ResolvedRoute;
@@ -66,6 +67,15 @@ export interface ProviderAdapter {
    * pull-based: the upstream is read no further ahead than its consumer.
    */
   chatStream(request: ChatRequest, call: UpstreamCall): Promise<ReadableStream<ChatStreamEvent[]>>;
+  /**
+   * `chatStream` for a chat-completions client in this adapter's own dialect that needs nothing
+   * changed but the chunks' head: chunks that need no change reach the client as the upstream
+   * sent them (`ForwardedChunk`), the rest as canonical events. Only the `openai` dialect has it.
+   */
+  chatPassthrough?(
+    request: ChatRequest,
+    call: UpstreamCall,
+  ): Promise<ReadableStream<PassthroughItem[]>>;
   embeddings?(request: EmbeddingsRequest, call: UpstreamCall): Promise<EmbeddingsResult>;
   transcription?(request: TranscriptionRequest, call: UpstreamCall): Promise<TranscriptionResult>;
   speech?(request: SpeechRequest, call: UpstreamCall): Promise<SpeechResult>;

@@ -13,14 +13,14 @@
 import type { ChatStreamEvent } from "../canonical/chat.ts";
 import { UpstreamFailure } from "./upstream_failure.ts";
 
-export interface StreamDecoder {
+export interface StreamDecoder<E = ChatStreamEvent> {
   /**
    * Events completed by this chunk of bytes. The chunk's buffer is reused by the next read:
    * a decoder that keeps bytes across calls keeps a copy.
    */
-  push(chunk: Uint8Array): Iterable<ChatStreamEvent>;
+  push(chunk: Uint8Array): Iterable<E>;
   /** The body ended: last events, or a throw when the answer is incomplete. */
-  end(): Iterable<ChatStreamEvent>;
+  end(): Iterable<E>;
   /**
    * True once the upstream sent a complete, well-formed event, even one that maps to no
    * canonical event (OpenAI's first chunk announces only the role). Decoders without it wait
@@ -68,16 +68,16 @@ function asFailure(error: unknown, signal: AbortSignal): unknown {
   return new UpstreamFailure("unavailable", "The provider's stream broke off.", { cause: error });
 }
 
-export function eventBatches(
+export function eventBatches<E = ChatStreamEvent>(
   body: ReadableStream<Uint8Array>,
   signal: AbortSignal,
-  decoder: StreamDecoder,
-): ReadableStream<ChatStreamEvent[]> {
+  decoder: StreamDecoder<E>,
+): ReadableStream<E[]> {
   const reader = chunkReader(body);
   let failure: unknown;
   let ended = false;
   let announced = false;
-  return new ReadableStream<ChatStreamEvent[]>({
+  return new ReadableStream<E[]>({
     async pull(controller) {
       for (;;) {
         if (failure !== undefined) throw failure;
@@ -85,7 +85,7 @@ export function eventBatches(
           controller.close();
           return;
         }
-        const batch: ChatStreamEvent[] = [];
+        const batch: E[] = [];
         try {
           const chunk = await reader.read();
           if (chunk === undefined) {

@@ -1,9 +1,10 @@
 /**
  * Canonical events → chat-completion SSE (`data: <chunk>` … `data: [DONE]`). A batch of events
  * (one upstream read) becomes one write. Reasoning is dropped here when the client asked
- * `exclude`.
+ * `exclude`. A forwarded upstream chunk (stream pass-through) goes out as it came behind this
+ * stream's own head (`id`, `object`, `created`, `model`).
  */
-import type { ChatStreamEvent } from "../../canonical/chat.ts";
+import type { PassthroughItem } from "../../canonical/forwarded_chunk.ts";
 import { isUsageComplete, mergeUsage, type Usage } from "../../canonical/usage.ts";
 import { type ChatEncodeContext, encodeUsage } from "./encode_response.ts";
 
@@ -11,17 +12,20 @@ const encoder = new TextEncoder();
 const DONE = "data: [DONE]\n\n";
 
 export class ChatChunkEncoder {
+  /** `{"id":…,"object":"chat.completion.chunk","created":…,"model":…` (no closing brace). */
+  readonly #head: string;
   readonly #prefix: string;
   /** Choices whose first chunk (with `role`) went out. */
   #started = new Set<number>();
   #usage: Usage | undefined;
 
   constructor(private readonly ctx: ChatEncodeContext) {
-    this.#prefix = `{"id":${
+    this.#head = `{"id":${
       JSON.stringify(ctx.id)
     },"object":"chat.completion.chunk","created":${ctx.created},"model":${
       JSON.stringify(ctx.model)
-    },"choices":[{"index":`;
+    }`;
+    this.#prefix = `${this.#head},"choices":[{"index":`;
   }
 
   #chunk(
@@ -48,15 +52,21 @@ export class ChatChunkEncoder {
   }
 
   /** The bytes for a batch of events (one upstream read), or undefined when there are none. */
-  encodeBatch(events: readonly ChatStreamEvent[]): Uint8Array | undefined {
+  encodeBatch(events: readonly PassthroughItem[]): Uint8Array | undefined {
     let text = "";
     for (const event of events) text += this.encode(event) ?? "";
     return text === "" ? undefined : encoder.encode(text);
   }
 
   /** The SSE text for one event, or undefined when the event produces none. */
-  encode(event: ChatStreamEvent): string | undefined {
+  encode(event: PassthroughItem): string | undefined {
     switch (event.type) {
+      case "forwarded": {
+        // Forwarded chunks are choice 0's (its only choice) and carry no role: the role chunk
+        // goes first when no chunk did yet.
+        const role = this.#started.has(0) ? "" : this.#chunk({ content: "" });
+        return `${role}data: ${this.#head}${event.rest}\n\n`;
+      }
       case "text-delta":
         return this.#chunk({ content: event.text }, event.choice);
       case "reasoning-delta":

@@ -1,4 +1,7 @@
-/** `POST /v1/chat/completions`: JSON answer or an SSE stream. */
+/**
+ * `POST /v1/chat/completions`: JSON answer or an SSE stream (`dialects/chat/stream_body.ts`;
+ * the stream pass-through where `dialects/chat/passthrough.ts` allows it).
+ */
 import type { Context } from "hono";
 import type { AppDeps } from "../../deps.ts";
 import { type AppEnv, callerOf } from "../context.ts";
@@ -11,8 +14,8 @@ import { ChatChunkEncoder } from "../../dialects/chat/encode_stream.ts";
 import { type ChatCallContext, completeChat, openChatStream } from "../../pipeline/chat_call.ts";
 import { answerModel, routedHeaders, servedHeaders } from "../served_headers.ts";
 import { prefetchRouterPins, resolveChatTarget } from "../chat_target.ts";
-import { loggableReason } from "../../providers/upstream_failure.ts";
-import type { ChatStreamEvent } from "../../canonical/chat.ts";
+import { chatStreamBody } from "../../dialects/chat/stream_body.ts";
+import { wantsPassthrough } from "../../dialects/chat/passthrough.ts";
 
 export function chatCompletionsHandler(deps: AppDeps) {
   return async (c: Context<AppEnv>) => {
@@ -51,59 +54,13 @@ export function chatCompletionsHandler(deps: AppDeps) {
       });
     }
 
-    const open = await openChatStream(ctx, request);
-    const encoder = new ChatChunkEncoder({ ...encodeCtx, model: answerModel(open.served) });
-    let clientLeft = false;
-    let first = true;
-    const body$ = new ReadableStream<Uint8Array>({
-      async pull(controller) {
-        for (;;) {
-          let next: ReadableStreamReadResult<ChatStreamEvent[]>;
-          try {
-            next = await open.read();
-          } catch (error) {
-            if (clientLeft || c.req.raw.signal.aborted) {
-              // The client left: its disconnect aborted the upstream read. Billed as cancelled.
-              open.finish("cancelled");
-              controller.close();
-              return;
-            }
-            // After the first byte a failure is a dropped connection: no error body. Deno prints
-            // the reason a body stream errors with, verbatim, so it is our JSON log line.
-            open.finish("failed");
-            controller.error(JSON.stringify({
-              time: new Date().toISOString(),
-              level: "warn",
-              msg: "stream dropped after an upstream failure",
-              request_id: state.requestId,
-              provider: open.served.route.providerId,
-              reason: loggableReason(error),
-            }));
-            return;
-          }
-          if (next.done) {
-            controller.enqueue(encoder.end());
-            controller.close();
-            open.finish("completed");
-            return;
-          }
-          // One upstream read → one write to the client. The upstream started without a
-          // token yet (an empty first batch): the role chunk goes out now, as the first byte.
-          const bytes = encoder.encodeBatch(next.value) ??
-            (first ? encoder.start() : undefined);
-          first = false;
-          if (bytes) {
-            controller.enqueue(bytes);
-            return;
-          }
-        }
-      },
-      cancel(reason) {
-        clientLeft = true;
-        open.cancel(reason);
-        open.finish("cancelled");
-      },
-    }, { highWaterMark: 0 });
+    const open = await openChatStream(ctx, request, { passthrough: wantsPassthrough(request) });
+    const body$ = chatStreamBody(open, {
+      encoder: new ChatChunkEncoder({ ...encodeCtx, model: answerModel(open.served) }),
+      clientSignal: c.req.raw.signal,
+      requestId: state.requestId,
+      provider: open.served.route.providerId,
+    });
     return new Response(body$, {
       headers: {
         "content-type": "text/event-stream; charset=utf-8",

@@ -5,6 +5,7 @@ import { UpstreamFailure } from "../upstream_failure.ts";
 import { convertRequest } from "./convert_request.ts";
 import { convertResponse } from "./convert_response.ts";
 import { openaiSseDecoder } from "./convert_stream.ts";
+import { openaiPassthroughDecoder } from "./passthrough_decoder.ts";
 import { eventBatches } from "../event_batches.ts";
 import { authHeaders, endpointUrl, sendUpstream } from "./http.ts";
 import { WireChatCompletion } from "./wire.ts";
@@ -27,6 +28,16 @@ export function createOpenAIAdapter(deps: OpenAIAdapterDeps): ProviderAdapter {
       body: JSON.stringify(body),
     });
 
+  const postStream = async (call: UpstreamCall, request: ChatRequest) => {
+    const response = await postChat(
+      call,
+      convertRequest({ ...request, stream: true }, call.route),
+      "text/event-stream",
+    );
+    if (!response.body) throw new UpstreamFailure("unavailable", "The provider sent no stream.");
+    return response.body;
+  };
+
   return {
     async chat(request: ChatRequest, call: UpstreamCall) {
       const response = await postChat(
@@ -38,13 +49,13 @@ export function createOpenAIAdapter(deps: OpenAIAdapterDeps): ProviderAdapter {
     },
 
     async chatStream(request: ChatRequest, call: UpstreamCall) {
-      const response = await postChat(
-        call,
-        convertRequest({ ...request, stream: true }, call.route),
-        "text/event-stream",
-      );
-      if (!response.body) throw new UpstreamFailure("unavailable", "The provider sent no stream.");
-      return eventBatches(response.body, call.signal, openaiSseDecoder());
+      const body = await postStream(call, request);
+      return eventBatches(body, call.signal, openaiSseDecoder());
+    },
+
+    async chatPassthrough(request: ChatRequest, call: UpstreamCall) {
+      const body = await postStream(call, request);
+      return eventBatches(body, call.signal, openaiPassthroughDecoder());
     },
 
     embeddings: (request, call) => openaiEmbeddings(request, call, http),

@@ -10,7 +10,7 @@ import { convertUsage } from "./convert_usage.ts";
 
 type Json = Record<string, unknown>;
 
-const isObject = (v: unknown): v is Json =>
+export const isObject = (v: unknown): v is Json =>
   typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** The canonical events of one parsed chunk. */
@@ -87,8 +87,23 @@ function convertChoiceDelta(choice: Json, out: ChatStreamEvent[]): void {
 
 /** The `openai` dialect's SSE as a StreamDecoder: data-only events ending with `[DONE]`. */
 export function openaiSseDecoder(): StreamDecoder {
+  return openaiSseEvents((data, out) => {
+    const chunk = parseChunk(data);
+    if (isObject(chunk)) convertChunk(chunk, out);
+  });
+}
+
+/** One event's data → the items it stands for (throws an UpstreamFailure to end the stream). */
+export type OpenAIEventHandler<E> = (data: string, out: E[]) => void;
+
+/**
+ * The SSE framing of the `openai` dialect around a per-event handler: events after `[DONE]`
+ * are ignored, a handler's throw ends the stream after the items decoded before it, and a
+ * body that ends without `[DONE]` is incomplete.
+ */
+export function openaiSseEvents<E>(handle: OpenAIEventHandler<E>): StreamDecoder<E> {
   const text = new TextDecoder();
-  let events: ChatStreamEvent[] = [];
+  let items: E[] = [];
   let done = false;
   let started = false;
   let failure: unknown;
@@ -99,24 +114,17 @@ export function openaiSseDecoder(): StreamDecoder {
         done = true;
         return;
       }
-      let chunk: unknown;
       try {
-        chunk = JSON.parse(message.data);
-      } catch {
-        failure = new UpstreamFailure("unavailable", "The provider sent a malformed stream chunk.");
-        return;
-      }
-      try {
-        if (isObject(chunk)) convertChunk(chunk, events);
+        handle(message.data, items);
         started = true;
       } catch (error) {
         failure = error;
       }
     },
   });
-  const take = (): ChatStreamEvent[] => {
-    const out = events;
-    events = [];
+  const take = (): E[] => {
+    const out = items;
+    items = [];
     return out;
   };
   return {
@@ -125,7 +133,7 @@ export function openaiSseDecoder(): StreamDecoder {
       parser.feed(text.decode(chunk, { stream: true }));
       const out = take();
       if (failure !== undefined) {
-        // Events before the failure go out; the failure ends the stream on the next read.
+        // Items before the failure go out; the failure ends the stream on the next read.
         const error = failure;
         return (function* () {
           yield* out;
@@ -142,4 +150,13 @@ export function openaiSseDecoder(): StreamDecoder {
       return [];
     },
   };
+}
+
+/** An event's JSON; a malformed one ends the stream. */
+export function parseChunk(data: string): unknown {
+  try {
+    return JSON.parse(data);
+  } catch {
+    throw new UpstreamFailure("unavailable", "The provider sent a malformed stream chunk.");
+  }
 }
