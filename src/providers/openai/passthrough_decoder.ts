@@ -20,10 +20,10 @@
  */
 import type { ChatStreamEvent } from "../../canonical/chat.ts";
 import type { ForwardedChunk, PassthroughItem } from "../../canonical/forwarded_chunk.ts";
-import { normalizeFinishReason } from "../../canonical/finish_reason.ts";
 import { validReasoningDetails } from "../../canonical/reasoning_detail_schema.ts";
 import type { StreamDecoder } from "../event_batches.ts";
 import { convertChunk, isObject, openaiSseEvents, parseChunk } from "./convert_stream.ts";
+import { mapOpenAIFinishReason } from "./map_finish_reason.ts";
 
 const CHUNK_OBJECT = "chat.completion.chunk";
 const HEAD_KEYS = ["id", "object", "created", "model"];
@@ -208,7 +208,9 @@ export function forwardable(chunk: Record<string, unknown>, rest: string): boole
     if (!isObject(choice) || (choice.index !== undefined && choice.index !== 0)) return false;
     const finish = choice.finish_reason;
     if (finish !== undefined && finish !== null) {
-      if (typeof finish !== "string" || normalizeFinishReason(finish) !== finish) return false;
+      if (typeof finish !== "string" || mapOpenAIFinishReason(finish).unified !== finish) {
+        return false;
+      }
     }
     const delta = choice.delta;
     if (delta === undefined || delta === null) continue;
