@@ -2,12 +2,16 @@
  * What a stream produced, kept while it passes through, for billing: the reported usage,
  * or the generated text to estimate from when the provider reported none or the client left.
  * A chunk forwarded without parsing (stream pass-through) is kept as it is and decoded only
- * when the text is asked for; the chunks that carry usage or a finish reason are always
+ * when the text is asked for, or once the kept chunks pass `KEPT_CHUNK_CHARS` (a long stream
+ * then holds text, not whole chunks); the chunks that carry usage or a finish reason are always
  * parsed on the way, so `usage` and `finishReason` are known without decoding.
  */
 import type { ChatStreamEvent, FinishReason } from "./chat.ts";
 import type { ForwardedChunk, PassthroughItem } from "./forwarded_chunk.ts";
 import { mergeUsage, type Usage } from "./usage.ts";
+
+/** Characters of undecoded forwarded chunks a stream keeps before decoding them to text. */
+export const KEPT_CHUNK_CHARS = 32 * 1024;
 
 export class StreamAccounting {
   usage: Usage | undefined;
@@ -18,12 +22,17 @@ export class StreamAccounting {
   events = 0;
   /** Generated text in order; forwarded chunks stand for theirs until it is asked for. */
   #generated: (string | ForwardedChunk)[] = [];
+  /** Characters of the undecoded chunks in `#generated` from `#keptFrom` on. */
+  #keptChars = 0;
+  #keptFrom = 0;
 
   observe(item: PassthroughItem): void {
     if (item.type === "forwarded") {
       if (!item.decoded) {
         this.events++;
         this.#generated.push(item);
+        this.#keptChars += item.rest.length;
+        if (this.#keptChars > KEPT_CHUNK_CHARS) this.#decodeKept();
         return;
       }
       for (const event of item.events()) this.observe(event);
@@ -53,6 +62,16 @@ export class StreamAccounting {
     }
   }
 
+  /** Replaces the kept chunks by their text. */
+  #decodeKept(): void {
+    for (let i = this.#keptFrom; i < this.#generated.length; i++) {
+      const part = this.#generated[i]!;
+      if (typeof part !== "string") this.#generated[i] = textOf(part);
+    }
+    this.#keptFrom = this.#generated.length;
+    this.#keptChars = 0;
+  }
+
   /** Everything generated so far, for a tokenizer estimate. */
   generatedText(): string {
     let text = "";
@@ -61,10 +80,16 @@ export class StreamAccounting {
         text += part;
         continue;
       }
-      for (const event of part.events()) text += generatedBy(event);
+      text += textOf(part);
     }
     return text;
   }
+}
+
+function textOf(chunk: ForwardedChunk): string {
+  let text = "";
+  for (const event of chunk.events()) text += generatedBy(event);
+  return text;
 }
 
 /** The text an event adds to the estimate (as `observe` counts it). */

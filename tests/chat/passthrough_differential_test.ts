@@ -18,7 +18,7 @@ import assert from "node:assert/strict";
 import { createParser } from "eventsource-parser";
 import type { ChatStreamEvent } from "../../src/canonical/chat.ts";
 import type { PassthroughItem } from "../../src/canonical/forwarded_chunk.ts";
-import { StreamAccounting } from "../../src/canonical/stream_accounting.ts";
+import { KEPT_CHUNK_CHARS, StreamAccounting } from "../../src/canonical/stream_accounting.ts";
 import { eventBatches, type StreamDecoder } from "../../src/providers/event_batches.ts";
 import { openaiSseDecoder } from "../../src/providers/openai/convert_stream.ts";
 import { openaiPassthroughDecoder } from "../../src/providers/openai/passthrough_decoder.ts";
@@ -336,4 +336,34 @@ Deno.test("stream pass-through — the chunks that must change are not forwarded
   );
   assert.ok(!openai.text.includes("gpt-4o-2024-08-06"));
   assert.ok(!openai.text.includes('"audio_tokens"'), "usage is re-encoded and sent last");
+});
+
+Deno.test("stream pass-through — a long stream without usage: forwarded chunks beyond the kept limit are decoded to text, the bill is the same", async () => {
+  const sim = await startOpenAISimulator({});
+  try {
+    const res = await fetch(`${sim.url}/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        model: "m+no-usage+chunks-800",
+        stream: true,
+        messages: [{ role: "user", content: "Tell me a long story." }],
+      }),
+    });
+    const text = await res.text();
+    assert.ok(text.length > 3 * KEPT_CHUNK_CHARS, `a stream of ${text.length} characters`);
+    const bytes = new TextEncoder().encode(text);
+    const [ordinary, fast] = [await run("ordinary", [bytes]), await run("passthrough", [bytes])];
+    assert.ok(fast.forwarded > 700);
+    assert.deepEqual(clientEvents(fast.text), clientEvents(ordinary.text));
+    const bill = await settled(fast.accounting);
+    assert.equal(bill.usage.estimated, true);
+    assert.deepEqual(bill, await settled(ordinary.accounting));
+    for (let i = 1; i <= bytes.length; i += 4099) {
+      const prefix = bytes.subarray(0, i);
+      assert.deepEqual(billingAfter("passthrough", prefix), billingAfter("ordinary", prefix));
+    }
+  } finally {
+    await sim.close();
+  }
 });
