@@ -26,6 +26,6 @@ export function settleRefusals(settler: Pick<Settler, "settle">): (refusal: Refu
       estimated: false,
       ...(refusal.guardrail === undefined ? {} : { guardrail: refusal.guardrail }),
       ...(refusal.policyRefusal === undefined ? {} : { policyRefusal: refusal.policyRefusal }),
-    });
+    }, refusal.trace);
   };
 }

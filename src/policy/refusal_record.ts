@@ -10,6 +10,7 @@
  */
 import type { GatewayError } from "../errors.ts";
 import type { GuardrailNote, RequestNotes } from "./request_notes.ts";
+import type { RequestTrace } from "../telemetry/telemetry.ts";
 
 export type RefusalEndpoint = "chat" | "responses" | "embeddings" | "transcriptions" | "speech";
 
@@ -27,6 +28,8 @@ export interface Refusal {
   guardrail?: GuardrailNote;
   /** The organization policy's reasons, as the 403 names them. */
   policyRefusal?: string;
+  /** The request's telemetry record: its settle counts the request (the gate then does not). */
+  trace?: RequestTrace;
 }
 
 /** Receives every refusal (the composition root settles it as a zero-cost record). */
@@ -42,6 +45,7 @@ export interface RefusedRequest {
     org: string;
     keyId: string;
     notes?: RequestNotes;
+    trace?: RequestTrace;
   };
   model: { id: string };
 }
@@ -65,5 +69,6 @@ export function refusalOf(
     stream: request.stream === true,
     ...(guardrail !== undefined && error.code !== "policy_forbids_model" ? { guardrail } : {}),
     ...(details.policyRefusal === undefined ? {} : { policyRefusal: details.policyRefusal }),
+    ...(input.caller.trace === undefined ? {} : { trace: input.caller.trace }),
   };
 }
