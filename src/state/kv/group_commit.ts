@@ -4,8 +4,9 @@
  * Every caller's promise resolves only once its own mutations are durable, so nothing is
  * acknowledged that could be lost. Each commit costs ~45 µs of main-thread time and ~0.5 ms
  * on the KV thread whatever its size, so under load commits start at most every
- * `minIntervalMs`: the writes of that interval share one commit. No client waits for these
- * writes (settles and rate increments happen after or beside the answer).
+ * `minIntervalMs`: the writes of that interval share one commit. Settles happen after the
+ * answer; the one write an answer waits for is a request's rate increment with its admission
+ * record (issue 17), issued before the upstream call so the wait overlaps it.
  */
 import type { CommitObserver } from "../store.ts";
 import { delay, withLockRetry } from "../lock_retry.ts";
