@@ -9,7 +9,8 @@
  * record (issue 17), issued before the upstream call so the wait overlaps it.
  */
 import type { CommitObserver } from "../store.ts";
-import { delay, withLockRetry } from "../lock_retry.ts";
+import { withLockRetry } from "../lock_retry.ts";
+import { CommitPacer } from "../commit_pacer.ts";
 
 export type Mutation =
   | { type: "sum"; key: Deno.KvKey; value: bigint }
@@ -39,6 +40,7 @@ export class GroupCommitter {
   #running = false;
   #closed = false;
   #idle: Array<() => void> = [];
+  #pacer = new CommitPacer();
 
   constructor(
     private readonly kv: Deno.Kv,
@@ -52,8 +54,15 @@ export class GroupCommitter {
    * synchronously when the commit carrying them is handed to the KV handle: the handle is
    * serial, so every read issued after that moment sees them.
    */
-  write(mutations: Mutation[], approxBytes: number, onSent?: () => void): Promise<void> {
+  write(
+    mutations: Mutation[],
+    approxBytes: number,
+    onSent?: () => void,
+    /** An answer waits for this write: commit without waiting for the interval. */
+    urgent = false,
+  ): Promise<void> {
     if (this.#closed) return Promise.reject(new Error("The store is closed."));
+    if (urgent) this.#pacer.hurry();
     return new Promise<void>((resolve, reject) => {
       this.#queue.push({ mutations, bytes: approxBytes, onSent, resolve, reject });
       if (!this.#running) {
@@ -79,7 +88,7 @@ export class GroupCommitter {
     let capped = false;
     while (this.#queue.length > 0) {
       const wait = lastStart + this.minIntervalMs - performance.now();
-      if (wait > 0 && !capped) await delay(wait);
+      await this.#pacer.pause(capped ? 0 : wait);
       lastStart = performance.now();
       const batch = this.#take();
       capped = this.#queue.length > 0;

@@ -36,7 +36,8 @@ export function kvMeteringStore(kv: Deno.Kv, writer: GroupCommitter): MeteringSt
           value: admission,
         });
       }
-      return writer.write(mutations, admission ? 900 : 64, onSent);
+      // An answer waits for an admission record: it does not wait for the commit interval.
+      return writer.write(mutations, admission ? 900 : 64, onSent, admission !== undefined);
     },
     settle(record, onSent) {
       return writer.write(

@@ -14,6 +14,7 @@ import { isTransient, type RateIncrement, writeBatch } from "./settle_sql.ts";
 import type { SettleSpill } from "./settle_spill.ts";
 import type { CommitObserver } from "../store.ts";
 import { delay } from "../lock_retry.ts";
+import { CommitPacer } from "../commit_pacer.ts";
 import { errorMessage, type Logger } from "../../log.ts";
 
 type Item =
@@ -41,6 +42,7 @@ export class PgCommitter {
   #running = false;
   #closed = false;
   #idle: Array<() => void> = [];
+  #pacer = new CommitPacer();
   readonly health: CommitHealth = { reachable: true, lastError: undefined };
 
   constructor(
@@ -53,6 +55,8 @@ export class PgCommitter {
 
   write(item: Item, onSent?: () => void): Promise<void> {
     if (this.#closed) return Promise.reject(new Error("The store is closed."));
+    // An answer waits for an admission record: it does not wait for the commit interval.
+    if (item.kind === "rate" && item.admission) this.#pacer.hurry();
     return new Promise<void>((resolve, reject) => {
       this.#queue.push({ item, onSent, resolve, reject });
       if (!this.#running) {
@@ -75,8 +79,7 @@ export class PgCommitter {
   async #drain(): Promise<void> {
     let lastStart = -Infinity;
     while (this.#queue.length > 0) {
-      const wait = lastStart + this.minIntervalMs - performance.now();
-      if (wait > 0) await delay(wait);
+      await this.#pacer.pause(lastStart + this.minIntervalMs - performance.now());
       lastStart = performance.now();
       const batch = this.#queue.splice(0, MAX_BATCH);
       await this.#commit(batch);
