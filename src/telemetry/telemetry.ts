@@ -6,6 +6,7 @@
  * key id or an end-user id.
  */
 import type { RequestRecord } from "../state/records.ts";
+import { AggregatorRegistry } from "prom-client";
 import { GatewayMetrics } from "./prometheus.ts";
 import { type AttemptRoute, failureKind, type RequestSpan, Tracing } from "./tracing.ts";
 import { EventLoopProbe } from "./event_loop_probe.ts";
@@ -225,9 +226,26 @@ export class Telemetry {
     this.metrics.failOpen.collect = read;
   }
 
-  /** The Prometheus text exposition. */
-  exposition(): Promise<string> {
-    return this.metrics.registry.metrics();
+  /**
+   * The other `SOVRA_WORKERS` isolates' metrics (`getMetricsAsJSON` of each), set by the
+   * primary isolate so one scrape covers the whole process.
+   */
+  others: (() => Promise<unknown[][]>) | undefined;
+
+  /** This isolate's metrics as JSON (what the primary isolate aggregates). */
+  metricsJson(): Promise<unknown[]> {
+    return this.metrics.registry.getMetricsAsJSON();
+  }
+
+  /**
+   * The Prometheus text exposition: this isolate's, summed with the other isolates' (counters,
+   * histogram buckets and gauges add up: prom-client's cluster aggregation).
+   */
+  async exposition(): Promise<string> {
+    if (this.others === undefined) return this.metrics.registry.metrics();
+    const all = [await this.metricsJson(), ...(await this.others())];
+    return AggregatorRegistry.aggregate(all as Parameters<typeof AggregatorRegistry.aggregate>[0])
+      .metrics();
   }
 
   get contentType(): string {

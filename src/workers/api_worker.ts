@@ -2,7 +2,7 @@
  * One `SOVRA_WORKERS` isolate (a Web Worker of the gateway process): its own dependencies
  * (store connection, catalog, key and gate caches) and its own API listener on the shared
  * port. No background jobs: the primary isolate runs those. Driven by messages from
- * `pool.ts` (start, reload, served, drain, close); every answer carries the request's `id`.
+ * `pool.ts` (start, reload, served, metrics, drain, close); every answer carries the request's `id`.
  */
 import { configFromEnv } from "../config.ts";
 import { type Gateway, startGateway } from "../gateway.ts";
@@ -27,6 +27,12 @@ async function handle(message: WorkerRequest): Promise<WorkerReply> {
     }
     case "reload":
       return { id: message.id, type: "reloaded", ok: (await gateway?.reloadCatalog()) ?? false };
+    case "metrics":
+      return {
+        id: message.id,
+        type: "metrics",
+        json: (await gateway?.deps.telemetry.metricsJson()) ?? [],
+      };
     case "served":
       return { id: message.id, type: "served", served: gateway?.served ?? 0 };
     case "drain": {

@@ -9,12 +9,14 @@ export type WorkerRequest =
     index: number;
     count: number;
   }
-  | { id: number; type: "reload" | "served" | "drain" | "close" };
+  | { id: number; type: "reload" | "served" | "metrics" | "drain" | "close" };
 
 export type WorkerReply =
   | { id: number; type: "started"; port: number }
   | { id: number; type: "reloaded"; ok: boolean }
   | { id: number; type: "served"; served: number }
+  /** `getMetricsAsJSON()` of the isolate's registry, for the primary's `/metrics`. */
+  | { id: number; type: "metrics"; json: unknown[] }
   | { id: number; type: "drained"; cut: number; clean: boolean }
   | { id: number; type: "closed" }
   | { id: number; type: "failed"; reason: string };

@@ -1,8 +1,8 @@
 /**
  * `SOVRA_WORKERS`: the request API served by that many isolates of one process on one port.
  * The primary isolate (this one) runs the full gateway: the background jobs (retention
- * cleanup, the spill replay of its store, start-up migrations), `/metrics` and the dashboard
- * beside it. Each further isolate is a Web Worker (`api_worker.ts`) with its own store
+ * cleanup, the spill replay of its store, start-up migrations), `/metrics` (summed over every
+ * isolate) and the dashboard beside it. Each further isolate is a Web Worker (`api_worker.ts`) with its own store
  * connection, catalog and gate snapshot, listening on the same port with `SO_REUSEPORT`, so
  * the kernel spreads connections across them (Linux; elsewhere the extra listeners fail to
  * bind and the start stops). Between isolates the rate and credit bounds are those between
@@ -126,6 +126,11 @@ export async function startGatewayWorkers(
     throw error;
   }
   if (count > 1) log.info("api served by worker isolates", { workers: count });
+  // One `/metrics` scrape (the primary's listener) covers every isolate.
+  if (handles.length > 0) {
+    primary.deps.telemetry.others = () =>
+      Promise.all(handles.map((h) => h.ask({ type: "metrics" }, "metrics").then((r) => r.json)));
+  }
 
   const reloadAll = async () => {
     const results = await Promise.all([

@@ -5,6 +5,7 @@
  * organization's balance falls by exactly the sum of their costs.
  */
 import assert from "node:assert/strict";
+import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { chatModel, SIM_KEY, writeCatalog } from "../helpers/harness.ts";
 import { startOpenAISimulator } from "../../scripts/simulator/openai/mod.ts";
 import { openKvStore } from "../../src/state/kv/kv_store.ts";
@@ -46,6 +47,7 @@ Deno.test("SOVRA_WORKERS=2 — requests are served by both isolates and billed e
     SOVRA_CATALOG: `${dir}/catalog`,
     SOVRA_LOG: "error",
     SOVRA_WORKERS: "2",
+    SOVRA_METRICS_PORT: "0",
     SIM_KEY,
   }, { log: createLogger("error") });
   let closed = false;
@@ -76,6 +78,22 @@ Deno.test("SOVRA_WORKERS=2 — requests are served by both isolates and billed e
     assert.equal(served.length, 2);
     assert.equal(served[0]! + served[1]!, REQUESTS);
     assert.ok(served.every((n) => n > 0), `served per isolate: ${served.join(", ")}`);
+    // One scrape of the primary's /metrics counts every isolate's requests (a stream's metrics
+    // are taken at its settle, just after its last byte: scrape again for a few seconds at most).
+    const requestsTotal = async () => {
+      const scrape = await fetch(`http://127.0.0.1:${gateway.metricsPort}/metrics`);
+      const families = parsePrometheusTextFormat(await scrape.text()) as Array<
+        { name: string; metrics: Array<{ value?: string }> }
+      >;
+      const requests = families.find((f) => f.name === "sovra_requests_total");
+      return (requests?.metrics ?? []).reduce((sum, m) => sum + Number(m.value ?? 0), 0);
+    };
+    let total = await requestsTotal();
+    for (let i = 0; i < 50 && total < REQUESTS; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      total = await requestsTotal();
+    }
+    assert.equal(total, REQUESTS, "sovra_requests_total summed over both isolates");
     // Drain: every isolate flushes its settles and closes its store connection.
     await gateway.drain();
     closed = true;
