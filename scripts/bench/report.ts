@@ -267,8 +267,11 @@ function renderPeers(results: BenchResults, lines: string[]): void {
     const sovra = targets?.sovra;
     if (!sovra) continue;
     for (const [peer, r] of peersIn(targets)) {
+      // A peer that served nothing (0 req/s) has no ratio.
       const ratio = (a: number | undefined, b: number | undefined) =>
-        a === undefined || b === undefined ? "–" : `${fmt(a / b)}×`;
+        a === undefined || b === undefined || !Number.isFinite(a / b) || b === 0
+          ? "–"
+          : `${fmt(a / b)}×`;
       lines.push(
         `| ${scenario} | ${peer} | ${r.closed ? int(r.closed.requestsPerSecond) : "–"} | ` +
           `${ratio(sovra.closed?.requestsPerSecond, r.closed?.requestsPerSecond)} | ` +
