@@ -19,6 +19,7 @@ export interface ScriptedUpstream {
   /** JSON bodies received, in order. */
   bodies: Json[];
   close(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 /** Answers every POST with `answer(body)`; records the JSON bodies. */
@@ -41,6 +42,7 @@ export function startScriptedUpstream(
     url: `http://127.0.0.1:${server.addr.port}/v1`,
     bodies,
     close: () => server.shutdown(),
+    [Symbol.asyncDispose]: () => server.shutdown(),
   };
 }
 
@@ -50,19 +52,13 @@ export async function withScripted(
   fn: (h: Harness, up: ScriptedUpstream) => Promise<void>,
   options: { models?: TestModel[]; extra?: Partial<HarnessOptions> } = {},
 ): Promise<void> {
-  const up = startScriptedUpstream(answer);
-  let h: Harness | undefined;
-  try {
-    h = await startHarness({
-      models: options.models ?? [scriptModel("audit/chat")],
-      providers: { script: { dialect: "openai", base_url: up.url, api_key_env: "SIM_KEY" } },
-      ...options.extra,
-    });
-    await fn(h, up);
-  } finally {
-    await h?.close();
-    await up.close();
-  }
+  await using up = startScriptedUpstream(answer);
+  await using h = await startHarness({
+    models: options.models ?? [scriptModel("audit/chat")],
+    providers: { script: { dialect: "openai", base_url: up.url, api_key_env: "SIM_KEY" } },
+    ...options.extra,
+  });
+  await fn(h, up);
 }
 
 /** A chat model whose single route is the scripted upstream. */

@@ -13,8 +13,8 @@ async function withHarness(
   fn: (h: Harness, p: Platforms) => Promise<void>,
   options: { rpm?: number; credits?: number } = {},
 ): Promise<void> {
-  const p = await startPlatforms();
-  const h = await startHarness({
+  await using p = await startPlatforms();
+  await using h = await startHarness({
     models: [
       chatModel("mistral/mistral-large-2411", "sim-chat"),
       {
@@ -29,12 +29,7 @@ async function withHarness(
     env: p.env,
     ...options,
   });
-  try {
-    await fn(h, p);
-  } finally {
-    await h.close();
-    await p.close();
-  }
+  await fn(h, p);
 }
 
 function requestIdOf(response: Response): string {

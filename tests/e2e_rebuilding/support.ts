@@ -21,15 +21,9 @@ export async function withPlatforms(
   fn: (h: Harness, p: Platforms) => Promise<void>,
   env: Record<string, string> = {},
 ): Promise<void> {
-  const p = await startPlatforms();
-  let h: Harness | undefined;
-  try {
-    h = await startHarness({ models, providers: p.providers, env: { ...p.env, ...env } });
-    await fn(h, p);
-  } finally {
-    await h?.close();
-    await p.close();
-  }
+  await using p = await startPlatforms();
+  await using h = await startHarness({ models, providers: p.providers, env: { ...p.env, ...env } });
+  await fn(h, p);
 }
 
 const rowMarks = new WeakMap<Harness, number>();

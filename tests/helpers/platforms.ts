@@ -41,6 +41,7 @@ export interface Platforms {
   /** Clears what both simulators recorded. */
   reset(): void;
   close(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 export async function startPlatforms(): Promise<Platforms> {
@@ -104,6 +105,9 @@ export async function startPlatforms(): Promise<Platforms> {
     close: async () => {
       await bedrock.close();
       await vertex.close();
+    },
+    async [Symbol.asyncDispose](this: { close(): Promise<void> }) {
+      await this.close();
     },
   };
 }
