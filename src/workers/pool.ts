@@ -13,6 +13,7 @@ import { type Gateway, type GatewayOptions, startGateway } from "../gateway.ts";
 import type { DrainResult } from "../lifecycle/drain.ts";
 import type { Logger } from "../log.ts";
 import type { WorkerReply, WorkerRequest } from "./messages.ts";
+import { adoptOrphanedSpills } from "./spill_handover.ts";
 
 export interface WorkerGateway extends Gateway {
   /** Isolates serving the API (1: the primary alone). */
@@ -89,6 +90,8 @@ export async function startGatewayWorkers(
       workers: config.workers,
     });
   }
+  // Spill files of isolates this start does not have go to the primary's (it replays them).
+  if (config.databaseUrl !== undefined) await adoptOrphanedSpills(config.spillPath, count, log);
   const primary = await startGateway(config, {
     ...options,
     signals: false,
