@@ -9,6 +9,8 @@
  *   no model served is not counted, and the failed attempts before a fallback are not in the
  *   metadata (only their count).
  * - Error: 429 or 5xx, the upstream's trouble; other 4xx are the client's and do not count.
+ * - A request no provider was called for (refused by the organization's policy) or whose
+ *   gateway died before it ended (status 0, recovered) is not counted.
  * - Latency: the median and the 95th percentile (nearest rank) of the successful requests'
  *   `latency_ms` (the whole request, streamed answers included).
  */
@@ -51,6 +53,9 @@ export function summarize(rows: readonly RequestRecord[]): Record<string, LiveMo
   const byModel = new Map<string, { requests: number; errors: number; latencies: number[] }>();
   for (const r of rows) {
     if (r.endpoint !== "chat" && r.endpoint !== "responses") continue;
+    // Refused before any provider (organization policy), or ended with its gateway (status 0,
+    // recovered from its admission record): nothing the model did.
+    if (r.provider === null || r.status === 0) continue;
     const model = r.requested_model.startsWith(ROUTER_PREFIX) ? r.served_model : r.requested_model;
     if (!model) continue;
     const entry = byModel.get(model) ?? { requests: 0, errors: 0, latencies: [] };
