@@ -69,6 +69,21 @@ Deno.test("settle batch — replaying the same settles never bills twice", async
   }
 });
 
+Deno.test("instance leases — a recovery pass drops leases long ended (no row per process start forever)", async () => {
+  const store = await openPgStore(await cluster.database(), { spillPath: undefined });
+  try {
+    const now = Date.now();
+    await store.renewLease("inst_gone", now - 3_600_000);
+    await store.renewLease("inst_just_ended", now - 1_000);
+    await store.renewLease("inst_live", now + 60_000);
+    await store.recoverAdmissions("inst_self", now);
+    const rows = await store.sql<{ id: string }[]>`select id from sovra_instances order by id`;
+    assert.deepEqual(rows.map((r) => r.id), ["inst_just_ended", "inst_live"]);
+  } finally {
+    await store.close();
+  }
+});
+
 Deno.test("retention — a second instance skips while one holds the cleanup lock", async () => {
   const url = await cluster.database();
   const store = await openPgStore(url, { spillPath: undefined });

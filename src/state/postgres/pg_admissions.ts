@@ -11,6 +11,9 @@ import type { AdmissionStore } from "../admission_store.ts";
 import type { RequestRecord } from "../records.ts";
 import { writeBatch } from "./settle_sql.ts";
 
+/** How long after its end a lease row is kept (like the KV lease key's grace). */
+const LEASE_KEPT_MS = 10 * 60_000;
+
 export function pgAdmissionStore(sql: Db): AdmissionStore {
   return {
     async renewLease(instance, expiresAt) {
@@ -20,6 +23,12 @@ export function pgAdmissionStore(sql: Db): AdmissionStore {
     },
     async recoverAdmissions(self, now) {
       return await sql.begin(async (tx) => {
+        // A lease long ended has no admissions left (settled below, or in an earlier pass): its
+        // row goes, so the table does not keep a row for every process ever started.
+        await tx`
+          delete from sovra_instances i
+          where i.lease_until_ms < ${now - LEASE_KEPT_MS} and i.id <> ${self}
+            and not exists (select 1 from sovra_admissions a where a.instance = i.id)`;
         const rows = await tx<{ record: RequestRecord }[]>`
           delete from sovra_admissions a
           where a.instance <> ${self} and not exists (
