@@ -22,6 +22,12 @@ import type { RouterPinStore } from "../state/router_pin_store.ts";
 
 export const TOOL_PIN_MS = 3_600_000;
 const MAX_PINS = 50_000;
+/**
+ * The continued tool-call ids the prefetch reads from the shared store, first ones first. The
+ * ids come from the client (a 2 MiB body holds thousands); the model's own calls come first in
+ * the assistant turn it sends back, and any one of them finds the pin.
+ */
+export const MAX_PREFETCHED_CALLS = 32;
 
 interface Pin {
   model: string;
@@ -77,7 +83,8 @@ export class RouterPins {
     request: Pick<ChatRequest, "messages" | "user">,
   ): Promise<void> {
     if (!this.#shared) return;
-    const keys = continuedCalls(request).map((id) => toolKey(org, policy.id, id));
+    const keys = continuedCalls(request).slice(0, MAX_PREFETCHED_CALLS)
+      .map((id) => toolKey(org, policy.id, id));
     if (policy.sticky_seconds && request.user) keys.push(userKey(org, policy.id, request.user));
     const missing = keys.filter((k) => this.#get(k) === undefined);
     if (missing.length === 0) return;
