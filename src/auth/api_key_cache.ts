@@ -17,6 +17,8 @@ interface Cached {
 
 export class ApiKeyAuthenticator {
   #cache = new Map<string, Cached>();
+  /** Bumped by every `forget`: a lookup that overlapped one may have read a revoked key's row. */
+  #forgets = 0;
 
   constructor(
     private readonly store: Pick<Store, "findApiKeyByHash">,
@@ -28,6 +30,7 @@ export class ApiKeyAuthenticator {
 
   /** Drops a key from the cache (told of its revocation): its next request looks it up. */
   forget(keyId: string): void {
+    this.#forgets++;
     for (const [key, cached] of this.#cache) {
       if (cached.record.id === keyId) this.#cache.delete(key);
     }
@@ -45,6 +48,7 @@ export class ApiKeyAuthenticator {
     const cached = this.#cache.get(key);
     if (cached && cached.expires > now) return cached.record.revoked ? undefined : cached.record;
     let record: ApiKeyRecord | undefined;
+    const forgets = this.#forgets;
     try {
       record = await this.store.findApiKeyByHash(hashApiKey(key));
     } catch (error) {
@@ -59,7 +63,9 @@ export class ApiKeyAuthenticator {
       return undefined;
     }
     if (this.#cache.size > 100_000) this.#cache.clear();
-    this.#cache.set(key, { record, expires: now + this.ttlMs });
+    // A revocation told while this lookup ran may be newer than what it read: not cached.
+    if (forgets === this.#forgets) this.#cache.set(key, { record, expires: now + this.ttlMs });
+    else this.#cache.delete(key);
     return record.revoked ? undefined : record;
   }
 }
