@@ -83,10 +83,11 @@ export async function callNonChat<T>(
     settleFailure(ctx.deps, settlementOf(ctx, lastTried), error, ctx.clientSignal);
     throw error;
   }
+  // The estimate is handed over unawaited: settleRequest writes the row even when it fails.
   settleRequest(ctx.deps, {
     ...settlementOf(ctx, served),
     status: 200,
-    consumed: await consumed(served.value),
+    consumed: Promise.resolve().then(() => consumed(served.value)),
   });
   // No answer before the admission record is durable (a crash from here on is still billed).
   await ctx.caller.admission?.durable();
