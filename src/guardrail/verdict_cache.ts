@@ -2,18 +2,21 @@
  * Verdicts of texts already scanned, so a chat's history, resent on every turn, is not scanned
  * again: a bounded LRU keyed by a 64-bit hash (two 32-bit multiplicative hashes over the
  * text's characters, two at a time, and its length) of the model version, channel and text.
- * Holds no text.
+ * Both halves start from a random seed drawn per cache (crypto.getRandomValues), so two texts
+ * sharing a key cannot be built offline to slip an injection past a cached "pass" (review item
+ * 6); the hash is still not a MAC. Holds no text.
  */
 import type { Channel, TextVerdict } from "./scan_text.ts";
 
 export class VerdictCache {
   #entries = new Map<string, TextVerdict>();
+  readonly #seed = crypto.getRandomValues(new Uint32Array(2));
 
   constructor(private readonly capacity = 4096) {}
 
   key(version: string, channel: Channel, text: string): string {
-    let a = 0x811c9dc5 | 0;
-    let b = 0x01000193 ^ text.length;
+    let a = (0x811c9dc5 ^ this.#seed[0]!) | 0;
+    let b = 0x01000193 ^ this.#seed[1]! ^ text.length;
     const length = text.length;
     // Two characters (16 bits each) per step: half the multiplications.
     let i = 0;
