@@ -5,10 +5,13 @@
  * Bodies are read into one reused buffer (BYOB) where the body allows it: a default reader
  * allocates 64 KiB per read, which dominates the memory of many open streams.
  * Any failure becomes an UpstreamFailure (an abort by the caller's signal keeps its reason);
- * events decoded before a failure still go out first. When the upstream's first event maps to
- * no canonical event (a role-only chunk) an empty batch goes out at once: the answer has
- * started, and the client gets its first byte when the upstream's arrives, not with the first
- * token (which a slow model sends much later).
+ * events decoded before a failure still go out first. The signal's abort cancels the body
+ * here: once `fetch` has answered, Deno's own link from the signal to the body goes with the
+ * unreachable Response at the next garbage collection, and an abort no longer stops the body
+ * (a drain's cut or an idle cut then waits on a stream that goes on). When the upstream's
+ * first event maps to no canonical event (a role-only chunk) an empty batch goes out at once:
+ * the answer has started, and the client gets its first byte when the upstream's arrives, not
+ * with the first token (which a slow model sends much later).
  */
 import type { ChatStreamEvent } from "../canonical/chat.ts";
 import { UpstreamFailure } from "./upstream_failure.ts";
@@ -77,17 +80,27 @@ export function eventBatches<E = ChatStreamEvent>(
   let failure: unknown;
   let ended = false;
   let announced = false;
+  // A pending read ends at once (done); the check after it turns that into the abort.
+  const onAbort = () => reader.cancel(signal.reason).catch(() => {});
+  const forget = () => signal.removeEventListener("abort", onAbort);
+  if (signal.aborted) onAbort();
+  else signal.addEventListener("abort", onAbort, { once: true });
   return new ReadableStream<E[]>({
     async pull(controller) {
       for (;;) {
-        if (failure !== undefined) throw failure;
+        if (failure !== undefined) {
+          forget();
+          throw failure;
+        }
         if (ended) {
+          forget();
           controller.close();
           return;
         }
         const batch: E[] = [];
         try {
           const chunk = await reader.read();
+          if (signal.aborted) throw signal.reason;
           if (chunk === undefined) {
             ended = true;
             for (const event of decoder.end()) batch.push(event);
@@ -106,6 +119,7 @@ export function eventBatches<E = ChatStreamEvent>(
       }
     },
     cancel(reason) {
+      forget();
       return reader.cancel(reason);
     },
   }, { highWaterMark: 0 });
