@@ -27,6 +27,9 @@ export interface StartedPeer {
 
 export type PeerOutcome = { ok: StartedPeer } | { skipped: string };
 
+/** Node preload forcing a peer's listener onto 127.0.0.1 (Portkey's start script has no host option). */
+export const LOOPBACK_PRELOAD = new URL("./loopback_listen.mjs", import.meta.url).href;
+
 const STDERR_KEEP = 4000;
 const START_TIMEOUT_MS = 90_000;
 
@@ -144,6 +147,7 @@ async function startPortkey(
   if (failed !== undefined) return { skipped: `install failed (${failed})` };
   const port = freePort();
   const started = await startPinned("portkey", "node", [
+    `--import=${LOOPBACK_PRELOAD}`,
     `${prefix}/node_modules/@portkey-ai/gateway/build/start-server.js`,
     `--port=${port}`,
     "--headless",
