@@ -7,7 +7,8 @@ import { REVOCATION_CHANNEL, type RevocationListener } from "./pg_revocations.ts
 import type { ApiKeyStore } from "../store.ts";
 import type { ApiKeyRecord } from "../records.ts";
 
-interface KeyRow {
+/** A `sovra_api_keys` row as postgres.js reads it. */
+export interface KeyRow {
   id: string;
   org_id: string;
   name: string | null;
@@ -63,7 +64,7 @@ export function pgApiKeyStore(sql: Db, revocations: RevocationListener): ApiKeyS
   };
 }
 
-function keyRecord(row: KeyRow): ApiKeyRecord {
+export function keyRecord(row: KeyRow): ApiKeyRecord {
   return {
     id: row.id,
     org: row.org_id,

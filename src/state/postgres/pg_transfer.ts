@@ -6,6 +6,7 @@ import type { RoutingPolicyRecord } from "../routing_policy_store.ts";
 
 type Tx = TransactionSql<{ bigint: bigint }>;
 import type { RequestRecord } from "../records.ts";
+import { keyRecord, type KeyRow } from "./pg_api_keys.ts";
 import type { KeyPolicy, OrgPolicy, PolicyAuditEntry } from "../policy_store.ts";
 import {
   apiKeyRecord,
@@ -60,34 +61,9 @@ export async function* exportPg(sql: Db): AsyncIterable<StateLine> {
     }
   }
   for await (
-    const rows of sql<
-      {
-        id: string;
-        org_id: string;
-        name: string | null;
-        rpm: number;
-        hash: string;
-        prefix: string;
-        created: Date;
-        revoked: boolean;
-        revoked_at: Date | null;
-      }[]
-    >`select * from sovra_api_keys order by id`.cursor(BATCH)
+    const rows of sql<KeyRow[]>`select * from sovra_api_keys order by id`.cursor(BATCH)
   ) {
-    for (const r of rows) {
-      yield {
-        type: "api_key",
-        id: r.id,
-        org: r.org_id,
-        name: r.name,
-        rpm: r.rpm,
-        hash: r.hash,
-        prefix: r.prefix,
-        created: r.created.toISOString(),
-        revoked: r.revoked,
-        revoked_at: r.revoked_at ? r.revoked_at.toISOString() : null,
-      };
-    }
+    for (const r of rows) yield { type: "api_key", ...keyRecord(r) };
   }
   for await (
     const rows of sql<{ record: RequestRecord }[]>`
