@@ -135,7 +135,19 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const primary = worker === undefined || worker.index === 0;
   const app = createApp(deps);
   let handed = 0;
+  // Every isolate is an instance of its own (its admissions, its lease), so each renews its
+  // lease; the primary alone settles what stopped instances left. The lease is committed before
+  // the API accepts, so no other instance's recovery pass can take this one for dead while it
+  // serves its first requests (review item 5).
+  const recovery = startAdmissionRecovery(
+    store,
+    deps.instance,
+    config.instanceLeaseMs,
+    log,
+    primary,
+  );
   try {
+    await recovery.leased;
     api = serve((request, info) => {
       handed++;
       return app.fetch(request, info);
@@ -158,21 +170,13 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     }
   } catch (error) {
     await api?.shutdown();
+    await recovery.stop();
     await closeDependencies(deps).catch(() => {});
     throw error;
   }
   const served = api;
-  // Background jobs run once per process, in the primary isolate. Every isolate is an instance
-  // of its own (its admissions, its lease), so each renews its lease; the primary alone settles
-  // what stopped instances left.
+  // Background jobs run once per process, in the primary isolate.
   const cleanup = primary ? startRetentionCleanup(store, config.retentionDays, log) : { stop() {} };
-  const recovery = startAdmissionRecovery(
-    store,
-    deps.instance,
-    config.instanceLeaseMs,
-    log,
-    primary,
-  );
   await recovery.started;
 
   const onHup = () => void catalog.reload().then((ok) => ok && warnMissing());

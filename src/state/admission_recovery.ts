@@ -3,11 +3,18 @@
  * records left by processes whose lease ran out (issue 17 item 3): once at start, then every
  * `leaseMs`. A process killed with requests in flight is thus billed by the next process to
  * start, or by any live one, within about two leases.
+ *
+ * Renewals and recovery passes run on chains of their own: a long or stuck recovery pass never
+ * delays a renewal (a delayed renewal lets another instance judge this live one dead and settle
+ * its requests a second time on KV). `leased` resolves after the first renewal, so the gateway
+ * can commit its lease before it accepts a request.
  */
 import type { AdmissionStore } from "./admission_store.ts";
 import { errorMessage, type Logger } from "../log.ts";
 
 export interface AdmissionRecovery {
+  /** Resolves after the first lease renewal (committed, or failed and logged). */
+  readonly leased: Promise<void>;
   /** Resolves after the first lease renewal and recovery pass (start). */
   readonly started: Promise<void>;
   stop(): Promise<void>;
@@ -21,8 +28,6 @@ export function startAdmissionRecovery(
   /** Also settle stopped instances' records (false: a `SOVRA_WORKERS` isolate, lease only). */
   settleOthers = true,
 ): AdmissionRecovery {
-  let running: Promise<void> = Promise.resolve();
-  let ticks = 0;
   const renew = () =>
     store.renewLease(instance, Date.now() + leaseMs).catch((error) =>
       log.warn("instance lease renewal failed", { reason: errorMessage(error) })
@@ -36,20 +41,26 @@ export function startAdmissionRecovery(
       },
       (error) => log.warn("admission recovery failed", { reason: errorMessage(error) }),
     );
+  let renewing: Promise<void> = renew();
+  const leased = renewing;
+  // The first pass only once this instance's own lease is committed.
+  let recovering: Promise<void> = leased.then(recover);
+  const started = recovering;
+  let ticks = 0;
   const tick = () => {
     ticks++;
-    running = running.then(() => ticks % 3 === 0 ? renew().then(recover) : renew());
+    renewing = renewing.then(renew);
+    if (ticks % 3 === 0) recovering = recovering.then(recover);
   };
-  running = renew().then(recover);
-  const started = running;
   const timer = setInterval(tick, Math.max(1, Math.floor(leaseMs / 3)));
   // Housekeeping must not keep the process (or a test) alive.
   (timer as unknown as { unref?: () => void }).unref?.();
   return {
+    leased,
     started,
     async stop() {
       clearInterval(timer);
-      await running;
+      await Promise.all([renewing, recovering]);
     },
   };
 }
