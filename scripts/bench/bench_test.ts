@@ -155,9 +155,15 @@ function sampleResults(
 }
 
 Deno.test("checks — PASS within the limits, MISS outside them", () => {
-  const good = checks(sampleResults(1.2, 10_000, 120 * 1024));
+  const good = checks(sampleResults(0.9, 12_000, 120 * 1024));
   assert.equal(good.length, 5);
   assert.ok(good.every((c) => c.pass), JSON.stringify(good));
+  // Issue 15's non-stream limits are tighter: added p50 ≤ 0.5 ms and ≥ 60 % of the bare proxy.
+  const near = checks(sampleResults(1.2, 10_000, 120 * 1024));
+  assert.deepEqual(near.map((c) => [c.target, c.pass]).filter(([, pass]) => !pass), [
+    ["≤ 0.5 ms", false],
+    ["≥ 60 %", false],
+  ]);
   const bad = checks(sampleResults(2.0, 8_000, 200 * 1024, 2.5));
   // added p50, added p99, loop delay p99, ÷ bare proxy, open-stream RSS
   assert.deepEqual(bad.map((c) => c.pass), [false, true, false, false, false]);
