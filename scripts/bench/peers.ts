@@ -10,7 +10,7 @@
  *   compromised), one uvicorn worker, a wildcard `openai/*` route to the simulator.
  */
 import type { BenchProcess } from "./processes.ts";
-import { commandOutput } from "./processes.ts";
+import { commandOutput, watchExit } from "./processes.ts";
 import type { Endpoint } from "./workload.ts";
 
 export type PeerName = "portkey" | "litellm";
@@ -81,27 +81,9 @@ async function startPinned(
   };
   void keep(child.stdout).catch(() => {});
   void keep(child.stderr).catch(() => {});
-  let exited = false;
-  const status = child.status.then((s) => {
-    exited = true;
-    return s;
-  });
-  const stop = async () => {
-    if (!exited) {
-      try {
-        child.kill("SIGTERM");
-      } catch { /* already gone */ }
-      const timer = setTimeout(() => {
-        try {
-          if (!exited) child.kill("SIGKILL");
-        } catch { /* already gone */ }
-      }, 5_000);
-      await status;
-      clearTimeout(timer);
-    }
-  };
+  const { exited, stop } = watchExit(child);
   const deadline = Date.now() + START_TIMEOUT_MS;
-  while (Date.now() < deadline && !exited) {
+  while (Date.now() < deadline && !exited()) {
     try {
       const res = await fetch(options.readyUrl, { signal: AbortSignal.timeout(2_000) });
       await res.body?.cancel();

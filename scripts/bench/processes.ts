@@ -73,11 +73,8 @@ export async function spawnDeno(
     }
   };
 
-  let exited = false;
-  const status = child.status.then((s) => {
-    exited = true;
-    return s;
-  });
+  const exit = watchExit(child);
+  const status = exit.status;
   let startTimer: ReturnType<typeof setTimeout> | undefined;
   const first = await Promise.race([
     nextLine(),
@@ -88,18 +85,7 @@ export async function spawnDeno(
   ]);
   clearTimeout(startTimer);
   const stop = async () => {
-    if (!exited) {
-      try {
-        child.kill("SIGTERM");
-      } catch { /* already gone */ }
-      const timer = setTimeout(() => {
-        try {
-          if (!exited) child.kill("SIGKILL");
-        } catch { /* already gone */ }
-      }, 5_000);
-      await status;
-      clearTimeout(timer);
-    }
+    await exit.stop();
     await lines.cancel().catch(() => {});
   };
   if (first === undefined) {
@@ -114,6 +100,33 @@ export async function spawnDeno(
     stderrTail: () => stderr,
     stop,
   };
+}
+
+/** A child's exit, watched: whether it has exited, and a stop (SIGTERM, SIGKILL after 5 s). */
+export function watchExit(child: Deno.ChildProcess): {
+  status: Promise<Deno.CommandStatus>;
+  exited: () => boolean;
+  stop: () => Promise<void>;
+} {
+  let exited = false;
+  const status = child.status.then((s) => {
+    exited = true;
+    return s;
+  });
+  const stop = async () => {
+    if (exited) return;
+    try {
+      child.kill("SIGTERM");
+    } catch { /* already gone */ }
+    const timer = setTimeout(() => {
+      try {
+        if (!exited) child.kill("SIGKILL");
+      } catch { /* already gone */ }
+    }, 5_000);
+    await status;
+    clearTimeout(timer);
+  };
+  return { status, exited: () => exited, stop };
 }
 
 export interface MemoryStatus {
