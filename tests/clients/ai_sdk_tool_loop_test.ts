@@ -11,7 +11,7 @@ import { createOpenAI } from "@ai-sdk/openai";
 import { z } from "zod";
 import type { Harness, TestModel } from "../helpers/harness.ts";
 import { platformModel, type Platforms, routeOf } from "../helpers/platforms.ts";
-import { withPlatforms } from "../e2e_rebuilding/support.ts";
+import { withPlatforms } from "../helpers/platform_suite.ts";
 
 /** The catalog's reasoning blocks of gpt-oss and magistral (reasoning is mandatory). */
 const GPT_OSS_REASONING = {

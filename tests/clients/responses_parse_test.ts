@@ -8,7 +8,7 @@ import { zodTextFormat } from "openai/helpers/zod";
 import { z } from "zod";
 import { chatModel, DEFAULT_CHAT_PARAMS } from "../helpers/harness.ts";
 import { platformModel, routeOf } from "../helpers/platforms.ts";
-import { withPlatforms } from "../e2e_rebuilding/support.ts";
+import { withPlatforms } from "../helpers/platform_suite.ts";
 
 const Weather = z.object({ city: z.string(), celsius: z.number() });
 

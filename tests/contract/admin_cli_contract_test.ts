@@ -1,11 +1,11 @@
 /**
- * Operator contract "Admin CLI", the points tests/foundation does not pin: the printed keys of
- * every command, the key shown only at creation, `requests` newest first with `--limit`, and
- * JSON errors for missing flags, unknown flags and non-numeric amounts.
+ * Operator contract "Admin CLI", the points tests/admin/admin_cli_test.ts does not pin: the printed
+ * keys of every command, the key shown only at creation, `requests` newest first with `--limit`,
+ * and JSON errors for missing flags, unknown flags and non-numeric amounts.
  */
 import assert from "node:assert/strict";
 import { chatModel, startHarness } from "../helpers/harness.ts";
-import { chatBody, jsonLines, requestRows, runAdminCli } from "../foundation/support.ts";
+import { chatBody, jsonLines, requestRows, runAdminCli } from "../helpers/api.ts";
 
 function one(stdout: string): Record<string, unknown> {
   const lines = jsonLines(stdout);

@@ -1,6 +1,6 @@
 /** Admin CLI account commands: `user create|list|remove`, as a real subprocess on a KV file. */
 import assert from "node:assert/strict";
-import { REPO_ROOT } from "../foundation/support.ts";
+import { REPO_ROOT } from "../helpers/api.ts";
 import { ApiClient, PASSWORD, startDashboardHarness } from "./support.ts";
 
 async function cli(kvPath: string, dashboardUrl: string, args: string[]) {

@@ -12,7 +12,7 @@ import { chatModel, SIM_KEY, writeCatalog } from "../helpers/harness.ts";
 import { startPostgres } from "../helpers/postgres.ts";
 import { startOpenAISimulator } from "../../scripts/simulator/openai/mod.ts";
 import { logRecord, type MainProcess, startMain } from "../contract/process_support.ts";
-import { chatBody } from "../foundation/support.ts";
+import { chatBody } from "../helpers/api.ts";
 import { openKvStore } from "../../src/state/kv/kv_store.ts";
 import { openPgStore } from "../../src/state/postgres/pg_store.ts";
 import { runAdminCommand } from "../../src/admin/commands.ts";

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { chatModel, type Harness, startHarness } from "../helpers/harness.ts";
-import { chatBody } from "../foundation/support.ts";
+import { chatBody } from "../helpers/api.ts";
 
 const PROMPT_PER_TOKEN = 10; // µEUR
 const COMPLETION_PER_TOKEN = 60; // µEUR

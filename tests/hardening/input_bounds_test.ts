@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { chatModel, startHarness } from "../helpers/harness.ts";
 import { startProcessGateway } from "./process_gateway.ts";
 import { makeWav } from "../helpers/audio.ts";
-import { audioParts, transcribe, transcriptionModel } from "../audio_http/audio_http_support.ts";
+import { audioParts, transcribe, transcriptionModel } from "../helpers/non_chat.ts";
 
 Deno.test("attack — a transcription user of 300 characters is refused with 400 naming 'user'", async () => {
   const h = await startHarness({ models: [transcriptionModel("acme/whisper", "sim-whisper")] });

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { chatModel } from "../helpers/harness.ts";
-import { withHarness } from "../chat/chat_helpers.ts";
+import { withHarness } from "../helpers/chat.ts";
 
 function nested(depth: number): Record<string, unknown> {
   let schema: Record<string, unknown> = { type: "string" };

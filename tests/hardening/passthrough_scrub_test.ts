@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { SIM_KEY } from "../helpers/harness.ts";
-import { withScripted } from "../audit/audit_support.ts";
+import { withScripted } from "../helpers/scripted_upstream.ts";
 
 Deno.test("attack — a provider 4xx quoting the upstream key is scrubbed; code null becomes a string", () =>
   withScripted(

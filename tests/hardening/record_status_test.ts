@@ -8,8 +8,8 @@
  */
 import assert from "node:assert/strict";
 import { chatModel, type Harness, startHarness } from "../helpers/harness.ts";
-import { chatBody } from "../foundation/support.ts";
-import { embeddingModel, speechModel } from "../audio_http/audio_http_support.ts";
+import { chatBody } from "../helpers/api.ts";
+import { embeddingModel, speechModel } from "../helpers/non_chat.ts";
 import type { RequestRecord } from "../../src/state/records.ts";
 
 async function recordOf(h: Harness, id: string): Promise<RequestRecord> {

@@ -4,7 +4,7 @@
  * one organization count another's requests between two of its own.
  */
 import assert from "node:assert/strict";
-import { withHarness } from "../chat/chat_helpers.ts";
+import { withHarness } from "../helpers/chat.ts";
 
 Deno.test("attack — consecutive x-sovra-request-id values carry no counter", () =>
   withHarness({ models: [] }, async (h) => {

@@ -4,7 +4,7 @@
  * leaving a served call unbilled and unrecorded (review item 7).
  */
 import assert from "node:assert/strict";
-import { startScriptedUpstream } from "../audit/audit_support.ts";
+import { startScriptedUpstream } from "../helpers/scripted_upstream.ts";
 import { startHarness } from "../helpers/harness.ts";
 import { callNonChat } from "../../src/pipeline/non_chat_call.ts";
 import { parseEmbeddingsRequest } from "../../src/dialects/embeddings/request_schema.ts";

@@ -12,7 +12,7 @@ import {
   speechModel,
   transcribe,
   transcriptionModel,
-} from "../audio_http/audio_http_support.ts";
+} from "../helpers/non_chat.ts";
 import { makeWav } from "../helpers/audio.ts";
 import { errorBody, startPolicyHarness } from "./policy_support.ts";
 

@@ -1,6 +1,6 @@
 /** `deno task admin policy show|set` as a real process on a KV file (operator contract). */
 import assert from "node:assert/strict";
-import { REPO_ROOT } from "../foundation/support.ts";
+import { REPO_ROOT } from "../helpers/api.ts";
 
 async function admin(kv: string, ...args: string[]) {
   const out = await new Deno.Command(Deno.execPath(), {

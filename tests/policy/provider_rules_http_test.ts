@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { chatModel } from "../helpers/harness.ts";
-import { embeddingModel } from "../audio_http/audio_http_support.ts";
+import { embeddingModel } from "../helpers/non_chat.ts";
 import { errorBody, startPolicyHarness } from "./policy_support.ts";
 
 const chat = (model: string) => ({ model, messages: [{ role: "user", content: "Hi" }] });

@@ -13,7 +13,7 @@ import {
   speechModel,
   transcribe,
   transcriptionModel,
-} from "../audio_http/audio_http_support.ts";
+} from "../helpers/non_chat.ts";
 import { makeWav } from "../helpers/audio.ts";
 import {
   errorBody,

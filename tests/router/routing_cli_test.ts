@@ -1,6 +1,6 @@
 /** Admin CLI `routing create|list|show|delete` (operator contract), save-time validation. */
 import assert from "node:assert/strict";
-import { jsonLines, runAdminCli } from "../foundation/support.ts";
+import { jsonLines, runAdminCli } from "../helpers/api.ts";
 
 function one(stdout: string): Record<string, unknown> {
   const lines = jsonLines(stdout);

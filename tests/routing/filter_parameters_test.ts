@@ -58,3 +58,39 @@ Deno.test("filterParameters — `n` needs the dialect's capability: kept on open
   // n: 1 is the default everywhere: removed without a note.
   assert.deepEqual(filterParameters(chatRequest({ n: 1 }), bedrock).dropped, []);
 });
+
+Deno.test("filterParameters — n > 1 is forwarded on openai routes, dropped and named on rebuilding ones", async () => {
+  const { filterParameters } = await import("../../src/routing/filter_parameters.ts");
+  const model = {
+    id: "acme/chat",
+    kind: "chat" as const,
+    state: "active" as const,
+    sovereignty: "strict" as const,
+    pricing: {},
+    supported_parameters: ["n"],
+    routes: [{ provider: "p", upstream_model: "m" }],
+  };
+  const provider = (dialect: "openai" | "bedrock") => ({
+    dialect,
+    base_url: "http://127.0.0.1:9",
+    zdr: false,
+    unsupported_parameters: [],
+    ...(dialect === "bedrock"
+      ? { aws: { region: "eu-central-1", access_key_id_env: "A", secret_access_key_env: "B" } }
+      : {}),
+  });
+  const route = (dialect: "openai" | "bedrock") => ({
+    providerId: "p",
+    provider: provider(dialect),
+    route: { provider: "p", upstream_model: "m" },
+    dialect,
+    model,
+  });
+  const request = { model: "acme/chat", messages: [], stream: false, n: 2, extra: {} };
+  const openai = filterParameters(request, route("openai"));
+  assert.equal(openai.request.n, 2);
+  assert.deepEqual(openai.dropped, []);
+  const bedrock = filterParameters(request, route("bedrock"));
+  assert.equal(bedrock.request.n, undefined);
+  assert.deepEqual(bedrock.dropped, ["n"]);
+});

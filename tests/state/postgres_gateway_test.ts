@@ -10,7 +10,7 @@ import { MIGRATIONS } from "../../src/state/postgres/migrations.ts";
 
 const VERSIONS = MIGRATIONS.map((m) => m.version);
 const LATEST = VERSIONS[VERSIONS.length - 1]!;
-import { chatBody, jsonLines, REPO_ROOT, requestRows } from "../foundation/support.ts";
+import { chatBody, jsonLines, REPO_ROOT, requestRows } from "../helpers/api.ts";
 import { logRecord, startMain, writeMinimalCatalog } from "../contract/process_support.ts";
 
 const cluster = await startPostgres();

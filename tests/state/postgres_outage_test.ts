@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { chatModel, type Harness, startHarness } from "../helpers/harness.ts";
 import { startPostgres } from "../helpers/postgres.ts";
-import { chatBody } from "../foundation/support.ts";
+import { chatBody } from "../helpers/api.ts";
 import type { PgStore } from "../../src/state/postgres/pg_store.ts";
 import { connect } from "../../src/state/postgres/connect.ts";
 

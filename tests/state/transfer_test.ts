@@ -14,7 +14,7 @@ import type { StateTransfer } from "../../src/state/transfer.ts";
 import { kvControlPlane } from "../../src/state/kv/control_plane.ts";
 import { startPostgres } from "../helpers/postgres.ts";
 import { chatModel, startHarness } from "../helpers/harness.ts";
-import { chatBody, REPO_ROOT } from "../foundation/support.ts";
+import { chatBody, REPO_ROOT } from "../helpers/api.ts";
 
 const cluster = await startPostgres();
 
