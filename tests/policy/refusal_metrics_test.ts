@@ -17,28 +17,24 @@ function requestsTotal(exposition: string): number {
 }
 
 Deno.test("policy refusal — a 403 policy_forbids_model is one request in sovra_requests_total", async () => {
-  const h = await startPolicyHarness([
+  await using h = await startPolicyHarness([
     chatModel("acme/claude", [], {
       sovereignty: "pragmatic",
       routes: [{ provider: "prag", upstream_model: "prag-claude" }],
     }),
   ]);
-  try {
-    await h.setPolicy({ sovereignty: "strict_only" });
-    const response = await h.post("/v1/chat/completions", {
-      model: "acme/claude",
-      messages: [{ role: "user", content: "Hi" }],
-    });
-    assert.equal(response.status, 403);
-    await response.body?.cancel();
-    await h.flushed();
-    const exposition = await h.gateway.deps.telemetry.exposition();
-    assert.equal(
-      requestsTotal(exposition),
-      1,
-      exposition.split("\n").filter((l) => l.startsWith("sovra_requests_total")).join("\n"),
-    );
-  } finally {
-    await h.close();
-  }
+  await h.setPolicy({ sovereignty: "strict_only" });
+  const response = await h.post("/v1/chat/completions", {
+    model: "acme/claude",
+    messages: [{ role: "user", content: "Hi" }],
+  });
+  assert.equal(response.status, 403);
+  await response.body?.cancel();
+  await h.flushed();
+  const exposition = await h.gateway.deps.telemetry.exposition();
+  assert.equal(
+    requestsTotal(exposition),
+    1,
+    exposition.split("\n").filter((l) => l.startsWith("sovra_requests_total")).join("\n"),
+  );
 });
