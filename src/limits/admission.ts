@@ -6,8 +6,9 @@
  *   its debit is queued, or when it ends without one), so concurrent requests cannot overdraw
  *   further than one hold per instance;
  * - its rate-bucket increment, counted in memory at the gate, is written to the store here,
- *   together with its admission record (one commit: no extra write). The answer waits until
- *   that commit is durable (`durable`, overlapped with the upstream call), so a process killed
+ *   together with its admission record (one commit: no extra write). The answer's content
+ *   waits until that commit is durable (`durable`, overlapped with the upstream call; a
+ *   stream's headers and role chunk do not wait), so a process killed
  *   after answering leaves at least the admission record, settled from its estimate later.
  *   A request that never calls out writes its plain increment when it ends (`countOnce`).
  */

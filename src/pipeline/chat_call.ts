@@ -272,8 +272,10 @@ export async function openChatStream(
   }
 
   const { reader, first, watchdog, upstream } = success.value;
-  // No first byte before the admission record is durable (a crash from here on is still billed).
-  await ctx.caller.admission?.durable();
+  // No answer content before the admission record is durable (a crash from then on is still
+  // billed), but the status, headers and the role chunk of an upstream that started without a
+  // token (an empty first batch) go out at once: the commit overlaps the time to first token.
+  let admissionWrite = ctx.caller.admission?.durable();
   const route = success.route;
   const accounting = new StreamAccounting();
   const metricsKey = RouteMetrics.key(route.providerId, route.route.upstream_model);
@@ -307,6 +309,10 @@ export async function openChatStream(
         } catch (error) {
           throw abortReason(error, upstream);
         }
+      }
+      if (admissionWrite && (result.done || result.value.length > 0)) {
+        await admissionWrite;
+        admissionWrite = undefined;
       }
       if (!result.done) {
         for (const event of result.value) {
