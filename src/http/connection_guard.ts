@@ -16,6 +16,7 @@
  *   headers: an empty 4xx before any handler ran) are answered with the spec's error object.
  */
 import { errorMessage, type Logger } from "../log.ts";
+import { tickFor } from "./deadline_sweep.ts";
 
 export interface GuardLimits {
   headerTimeoutMs: number;
@@ -42,7 +43,9 @@ interface ConnState {
   inFlight: number;
   /** Client bytes arrived for a request no handler has started yet. */
   awaitingHeaders: boolean;
-  timer: ReturnType<typeof setTimeout> | undefined;
+  /** `performance.now()` at which the connection is closed for `why`; Infinity: no limit runs. */
+  deadline: number;
+  why: string;
   closed: boolean;
 }
 
@@ -132,7 +135,6 @@ export function serveGuarded(
   const close = (state: ConnState) => {
     if (state.closed) return;
     state.closed = true;
-    clearTimeout(state.timer);
     states.delete(state);
     try {
       state.client.close();
@@ -145,12 +147,31 @@ export function serveGuarded(
     }
   };
 
-  const arm = (state: ConnState, ms: number, why: string) => {
-    clearTimeout(state.timer);
-    state.timer = setTimeout(() => {
-      log.debug("connection closed", { reason: why });
+  // The header and idle limits: a deadline per connection, checked by one interval for all
+  // of them (a timer per request cost ~10 µs each; see deadline_sweep.ts). It runs while any
+  // connection is open and fires at most one tick (a tenth of the shorter limit) late.
+  const tick = tickFor(Math.min(limits.headerTimeoutMs, limits.idleTimeoutMs));
+  let sweeper: ReturnType<typeof setInterval> | undefined;
+  const sweep = () => {
+    const now = performance.now();
+    for (const state of states) {
+      if (state.deadline > now) continue;
+      log.debug("connection closed", { reason: state.why });
       close(state);
-    }, ms);
+    }
+    if (states.size === 0) stopSweeper();
+  };
+  const stopSweeper = () => {
+    if (sweeper === undefined) return;
+    clearInterval(sweeper);
+    sweeper = undefined;
+  };
+  const arm = (state: ConnState, ms: number, why: string) => {
+    state.deadline = performance.now() + ms;
+    state.why = why;
+  };
+  const disarm = (state: ConnState) => {
+    state.deadline = Infinity;
   };
 
   let inner = startInner();
@@ -165,7 +186,7 @@ export function serveGuarded(
       if (state) {
         state.inFlight++;
         state.awaitingHeaders = false;
-        clearTimeout(state.timer);
+        disarm(state);
         info.completed.finally(() => {
           state.inFlight--;
           if (state.inFlight === 0 && !state.closed) {
@@ -311,11 +332,13 @@ export function serveGuarded(
         innerPort: 0,
         inFlight: 0,
         awaitingHeaders: true,
-        timer: undefined,
+        deadline: Infinity,
+        why: "",
         closed: false,
       };
       states.add(state);
       arm(state, limits.headerTimeoutMs, "header timeout");
+      sweeper ??= setInterval(sweep, tick);
       void relay(state, inner.addr.port);
     }
   })();
@@ -333,6 +356,7 @@ export function serveGuarded(
       for (const state of [...states]) if (state.inFlight === 0) close(state);
       await inner.shutdown();
       for (const state of [...states]) close(state);
+      stopSweeper();
     },
   };
 }
