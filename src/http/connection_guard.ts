@@ -17,6 +17,7 @@
  */
 import { errorMessage, type Logger } from "../log.ts";
 import { tickFor } from "./deadline_sweep.ts";
+import { RelayBuffer } from "./relay_buffer.ts";
 
 export interface GuardLimits {
   headerTimeoutMs: number;
@@ -89,11 +90,12 @@ export function defaultMaxConnections(): number {
 }
 
 /**
- * Per direction and connection. Open streams hold two of these each for their whole life
- * (64 KiB made 1,000 open streams cost 128 MiB of buffers); an SSE event or a chat request
- * fits in one read, and large uploads just take more reads.
+ * The relay's read buffers, per direction and connection (relay_buffer.ts): a pending read
+ * holds a small one, so an open stream that waits for its next event holds 2 × 2 KiB instead
+ * of 2 × 16 KiB; a read that fills it switches to the large one for bulk transfers.
  */
-const RELAY_BUFFER_BYTES = 16 * 1024;
+const RELAY_SMALL_BYTES = 2 * 1024;
+const RELAY_LARGE_BYTES = 16 * 1024;
 
 function noDelay(conn: Deno.Conn) {
   try {
@@ -244,11 +246,13 @@ export function serveGuarded(
   }
 
   async function clientToServer(state: ConnState) {
-    const buffer = new Uint8Array(RELAY_BUFFER_BYTES);
+    const buffers = new RelayBuffer(RELAY_SMALL_BYTES, RELAY_LARGE_BYTES);
     const innerConn = state.inner!;
     for (;;) {
+      const buffer = buffers.next();
       const n = await state.client.read(buffer);
       if (n === null) break;
+      buffers.filled(n);
       if (state.inFlight === 0 && !state.awaitingHeaders) {
         state.awaitingHeaders = true;
         arm(state, limits.headerTimeoutMs, "header timeout");
@@ -261,11 +265,13 @@ export function serveGuarded(
   }
 
   async function serverToClient(state: ConnState) {
-    const buffer = new Uint8Array(RELAY_BUFFER_BYTES);
+    const buffers = new RelayBuffer(RELAY_SMALL_BYTES, RELAY_LARGE_BYTES);
     const innerConn = state.inner!;
     for (;;) {
+      const buffer = buffers.next();
       const n = await innerConn.read(buffer);
       if (n === null) break;
+      buffers.filled(n);
       let chunk: Uint8Array<ArrayBufferLike> = buffer.subarray(0, n);
       if (state.inFlight === 0 && state.awaitingHeaders) {
         // No handler ran for these bytes: the server refused them at the HTTP layer.
