@@ -30,31 +30,27 @@ async function adminCli(env: Record<string, string>, args: string[]) {
 
 Deno.test("postgres gateway — requests billed exactly, metadata listed, /healthz names the backend", async () => {
   const url = await cluster.database();
-  const h = await startHarness({
+  await using h = await startHarness({
     models: [chatModel("acme/chat", "sim-chat")],
     env: { SOVRA_DATABASE_URL: url, SOVRA_SPILL_PATH: `${spillDir}/a.jsonl` },
     credits: 1_000_000,
   });
-  try {
-    for (let i = 0; i < 5; i++) {
-      const res = await h.post("/v1/chat/completions", chatBody("acme/chat"));
-      assert.equal(res.status, 200, await res.clone().text());
-      await res.body?.cancel();
-    }
-    const rows = await requestRows(h, 5);
-    assert.equal(rows.length, 5);
-    const cost = rows.reduce((sum, r) => sum + r.cost_micro_eur, 0);
-    assert.ok(cost > 0);
-    const org = await h.admin(["org", "show"], { org: h.org });
-    assert.equal(org.balance_micro_eur, 1_000_000 - cost);
-    const health = await (await fetch(`${h.url}/healthz`)).json();
-    assert.deepEqual(health, {
-      status: "ok",
-      state: { backend: "postgres", reachable: true, spilled_settles: 0 },
-    });
-  } finally {
-    await h.close();
+  for (let i = 0; i < 5; i++) {
+    const res = await h.post("/v1/chat/completions", chatBody("acme/chat"));
+    assert.equal(res.status, 200, await res.clone().text());
+    await res.body?.cancel();
   }
+  const rows = await requestRows(h, 5);
+  assert.equal(rows.length, 5);
+  const cost = rows.reduce((sum, r) => sum + r.cost_micro_eur, 0);
+  assert.ok(cost > 0);
+  const org = await h.admin(["org", "show"], { org: h.org });
+  assert.equal(org.balance_micro_eur, 1_000_000 - cost);
+  const health = await (await fetch(`${h.url}/healthz`)).json();
+  assert.deepEqual(health, {
+    status: "ok",
+    state: { backend: "postgres", reachable: true, spilled_settles: 0 },
+  });
 });
 
 Deno.test("postgres admin CLI — migrate, then the contract's commands on the database", async () => {

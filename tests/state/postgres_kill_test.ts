@@ -16,6 +16,7 @@ import { logRecord, type MainProcess, startMain } from "../contract/process_supp
 import { chatBody } from "../helpers/api.ts";
 import { openPgStore, type PgStore } from "../../src/state/postgres/pg_store.ts";
 import { runAdminCommand } from "../../src/admin/commands.ts";
+import { closing } from "../helpers/dispose.ts";
 
 function chat(url: string, key: string): Promise<number> {
   return fetch(`${url}/v1/chat/completions`, {
@@ -159,19 +160,15 @@ Deno.test("postgres kill -9 — no acknowledged debit lost, none doubled", async
     });
     await kill();
     await cluster.resume();
-    const again = await openPgStore(url, { spillPath: undefined });
-    try {
-      await start();
-      const after = await until("the spilled settles replayed", async () => {
-        const n = await consistent(again, org);
-        return n >= before + 12 ? n : undefined;
-      });
-      assert.equal(after, before + 12);
-      await main!.stop();
-      await assert.rejects(() => Deno.stat(`${dir}/spill.jsonl`), Deno.errors.NotFound);
-    } finally {
-      await again.close();
-    }
+    await using again = closing(await openPgStore(url, { spillPath: undefined }));
+    await start();
+    const after = await until("the spilled settles replayed", async () => {
+      const n = await consistent(again, org);
+      return n >= before + 12 ? n : undefined;
+    });
+    assert.equal(after, before + 12);
+    await main!.stop();
+    await assert.rejects(() => Deno.stat(`${dir}/spill.jsonl`), Deno.errors.NotFound);
   } finally {
     await main?.stop();
     await store.close().catch(() => {});

@@ -14,6 +14,7 @@ import { MIGRATIONS } from "../../src/state/postgres/migrations.ts";
 import { buildRequestRecord } from "../../src/billing/settle.ts";
 import { timeOrderedId } from "../../src/ids.ts";
 import { silentLogger } from "../../src/log.ts";
+import { closing } from "../helpers/dispose.ts";
 
 const cluster = await startPostgres();
 
@@ -54,34 +55,30 @@ Deno.test("migrations — five instances starting together apply each migration 
 });
 
 Deno.test("settle batch — replaying the same settles never bills twice", async () => {
-  const store = await openPgStore(await cluster.database(), { spillPath: undefined });
-  try {
-    await store.createOrg({ id: "org_a", name: "A", created: new Date().toISOString() }, 1_000n);
-    const records = [record("org_a"), record("org_a")];
-    assert.equal(await writeBatch(store.sql, records, []), 2);
-    assert.equal(await writeBatch(store.sql, records, []), 0);
-    assert.equal(await writeBatch(store.sql, [...records, record("org_a")], []), 1);
-    const org = await store.getOrg("org_a");
-    assert.equal(org?.spent_micro_eur, 300);
-    assert.equal((await store.dailyUsage("org_a", records[0]!.created.slice(0, 10))).requests, 3);
-  } finally {
-    await store.close();
-  }
+  await using store = closing(
+    await openPgStore(await cluster.database(), { spillPath: undefined }),
+  );
+  await store.createOrg({ id: "org_a", name: "A", created: new Date().toISOString() }, 1_000n);
+  const records = [record("org_a"), record("org_a")];
+  assert.equal(await writeBatch(store.sql, records, []), 2);
+  assert.equal(await writeBatch(store.sql, records, []), 0);
+  assert.equal(await writeBatch(store.sql, [...records, record("org_a")], []), 1);
+  const org = await store.getOrg("org_a");
+  assert.equal(org?.spent_micro_eur, 300);
+  assert.equal((await store.dailyUsage("org_a", records[0]!.created.slice(0, 10))).requests, 3);
 });
 
 Deno.test("instance leases — a recovery pass drops leases long ended (no row per process start forever)", async () => {
-  const store = await openPgStore(await cluster.database(), { spillPath: undefined });
-  try {
-    const now = Date.now();
-    await store.renewLease("inst_gone", now - 3_600_000);
-    await store.renewLease("inst_just_ended", now - 1_000);
-    await store.renewLease("inst_live", now + 60_000);
-    await store.recoverAdmissions("inst_self", now);
-    const rows = await store.sql<{ id: string }[]>`select id from sovra_instances order by id`;
-    assert.deepEqual(rows.map((r) => r.id), ["inst_just_ended", "inst_live"]);
-  } finally {
-    await store.close();
-  }
+  await using store = closing(
+    await openPgStore(await cluster.database(), { spillPath: undefined }),
+  );
+  const now = Date.now();
+  await store.renewLease("inst_gone", now - 3_600_000);
+  await store.renewLease("inst_just_ended", now - 1_000);
+  await store.renewLease("inst_live", now + 60_000);
+  await store.recoverAdmissions("inst_self", now);
+  const rows = await store.sql<{ id: string }[]>`select id from sovra_instances order by id`;
+  assert.deepEqual(rows.map((r) => r.id), ["inst_just_ended", "inst_live"]);
 });
 
 Deno.test("retention — a second instance skips while one holds the cleanup lock", async () => {

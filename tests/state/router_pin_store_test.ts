@@ -8,6 +8,7 @@ import type { RouterPinStore } from "../../src/state/router_pin_store.ts";
 import { openKvStore } from "../../src/state/kv/kv_store.ts";
 import { openPgStore } from "../../src/state/postgres/pg_store.ts";
 import { startPostgres } from "../helpers/postgres.ts";
+import { closing } from "../helpers/dispose.ts";
 
 export async function routerPinContract(pins: RouterPinStore): Promise<void> {
   const now = Date.now();
@@ -58,25 +59,15 @@ export async function routerPinContract(pins: RouterPinStore): Promise<void> {
 }
 
 Deno.test("router-pin area — Deno KV keeps the contract", async () => {
-  const store = await openKvStore(":memory:");
-  try {
-    assert.ok(store.routerPins);
-    await routerPinContract(store.routerPins);
-  } finally {
-    await store.close();
-  }
+  await using store = closing(await openKvStore(":memory:"));
+  assert.ok(store.routerPins);
+  await routerPinContract(store.routerPins);
 });
 
 Deno.test("router-pin area — PostgreSQL keeps the contract", async () => {
-  const cluster = await startPostgres();
-  try {
-    const store = await openPgStore(await cluster.database(), { spillPath: undefined });
-    try {
-      await routerPinContract(store.routerPins);
-    } finally {
-      await store.close();
-    }
-  } finally {
-    await cluster.stop();
-  }
+  await using cluster = await startPostgres();
+  await using store = closing(
+    await openPgStore(await cluster.database(), { spillPath: undefined }),
+  );
+  await routerPinContract(store.routerPins);
 });

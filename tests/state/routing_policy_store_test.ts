@@ -10,6 +10,7 @@ import type {
 import { openKvStore } from "../../src/state/kv/kv_store.ts";
 import { openPgStore } from "../../src/state/postgres/pg_store.ts";
 import { startPostgres } from "../helpers/postgres.ts";
+import { closing } from "../helpers/dispose.ts";
 
 function record(org: string, id: string, extra: Partial<RoutingPolicyRecord> = {}) {
   return {
@@ -53,39 +54,29 @@ export async function routingPolicyContract(area: RoutingPolicyStore): Promise<v
 }
 
 Deno.test("routing-policy area — Deno KV keeps the contract", async () => {
-  const store = await openKvStore(":memory:");
-  try {
-    assert.ok(store.routingPolicies);
-    await routingPolicyContract(store.routingPolicies);
-  } finally {
-    await store.close();
-  }
+  await using store = closing(await openKvStore(":memory:"));
+  assert.ok(store.routingPolicies);
+  await routingPolicyContract(store.routingPolicies);
 });
 
 Deno.test("routing-policy area — PostgreSQL keeps the contract", async () => {
-  const cluster = await startPostgres();
-  try {
-    const store = await openPgStore(await cluster.database(), { spillPath: undefined });
-    try {
-      await routingPolicyContract(store.routingPolicies);
-      // Read back field for field, in the order written (json, not jsonb).
-      const written = {
-        org: "org_o",
-        id: "order",
-        name: "Order kept",
-        pool: ["z/last", "a/first"],
-        strategy: "metrics" as const,
-        threshold: 7,
-        created: "2026-11-24T05:00:00.000Z",
-        updated: "2026-11-24T05:00:00.000Z",
-      };
-      await store.routingPolicies.putRoutingPolicy(written);
-      const read = await store.routingPolicies.getRoutingPolicy("org_o", "order");
-      assert.equal(JSON.stringify(read), JSON.stringify(written));
-    } finally {
-      await store.close();
-    }
-  } finally {
-    await cluster.stop();
-  }
+  await using cluster = await startPostgres();
+  await using store = closing(
+    await openPgStore(await cluster.database(), { spillPath: undefined }),
+  );
+  await routingPolicyContract(store.routingPolicies);
+  // Read back field for field, in the order written (json, not jsonb).
+  const written = {
+    org: "org_o",
+    id: "order",
+    name: "Order kept",
+    pool: ["z/last", "a/first"],
+    strategy: "metrics" as const,
+    threshold: 7,
+    created: "2026-11-24T05:00:00.000Z",
+    updated: "2026-11-24T05:00:00.000Z",
+  };
+  await store.routingPolicies.putRoutingPolicy(written);
+  const read = await store.routingPolicies.getRoutingPolicy("org_o", "order");
+  assert.equal(JSON.stringify(read), JSON.stringify(written));
 });

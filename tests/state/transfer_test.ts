@@ -15,6 +15,7 @@ import { kvControlPlane } from "../../src/state/kv/control_plane.ts";
 import { startPostgres } from "../helpers/postgres.ts";
 import { chatModel, startHarness } from "../helpers/harness.ts";
 import { chatBody, REPO_ROOT } from "../helpers/api.ts";
+import { closing } from "../helpers/dispose.ts";
 
 const cluster = await startPostgres();
 
@@ -187,35 +188,31 @@ Deno.test("export/import — KV → PostgreSQL → KV keeps every line", async (
 });
 
 Deno.test("export/import — a malformed line is refused with its number before anything is written", async () => {
-  const pg = await openPgStore(await cluster.database(), { spillPath: undefined });
-  try {
-    const header = JSON.stringify({
-      type: "sovra_export",
-      version: 1,
-      backend: "kv",
-      exported_at: "x",
-    });
-    const org = JSON.stringify({
-      type: "org",
-      id: "org_a",
-      name: "A",
-      created: new Date().toISOString(),
-    });
-    const bad = JSON.stringify({
-      type: "credits",
-      org: "org_a",
-      granted_micro_eur: -5,
-      spent_micro_eur: 0,
-    });
-    await assert.rejects(
-      () => importState(pg, [header, org, bad].join("\n")),
-      /Line 3: granted_micro_eur/,
-    );
-    await assert.rejects(() => importState(pg, org), /header/);
-    assert.equal(await pg.isEmpty(), true);
-  } finally {
-    await pg.close();
-  }
+  await using pg = closing(await openPgStore(await cluster.database(), { spillPath: undefined }));
+  const header = JSON.stringify({
+    type: "sovra_export",
+    version: 1,
+    backend: "kv",
+    exported_at: "x",
+  });
+  const org = JSON.stringify({
+    type: "org",
+    id: "org_a",
+    name: "A",
+    created: new Date().toISOString(),
+  });
+  const bad = JSON.stringify({
+    type: "credits",
+    org: "org_a",
+    granted_micro_eur: -5,
+    spent_micro_eur: 0,
+  });
+  await assert.rejects(
+    () => importState(pg, [header, org, bad].join("\n")),
+    /Line 3: granted_micro_eur/,
+  );
+  await assert.rejects(() => importState(pg, org), /header/);
+  assert.equal(await pg.isEmpty(), true);
 });
 
 Deno.test("export/import — through the CLI, a KV key then works on a PostgreSQL gateway to the cent", async () => {
