@@ -1,23 +1,35 @@
 /**
  * Verdicts of texts already scanned, so a chat's history, resent on every turn, is not scanned
- * again: a bounded LRU keyed by a 64-bit hash (two 32-bit multiplicative hashes over the
- * text's characters, two at a time, and its length) of the model version, channel and text.
- * Both halves start from a random seed drawn per cache (crypto.getRandomValues), so two texts
- * sharing a key cannot be built offline to slip an injection past a cached "pass" (review item
- * 6); the hash is still not a MAC. Holds no text.
+ * again: a bounded LRU keyed by a 53-bit hash (two 32-bit multiplicative hashes over the text's
+ * characters, two at a time, and its length, one of them cut to 21 bits) of the model version,
+ * channel and text. Both halves start from a random seed drawn per cache
+ * (crypto.getRandomValues), so two texts sharing a key cannot be built offline to slip an
+ * injection past a cached "pass" (review item 6); the hash is still not a MAC. The key is a
+ * number, not a string: nothing is built per lookup. Holds no text.
  */
 import type { Channel, TextVerdict } from "./scan_text.ts";
 
+/** 2^21: the first hash half is shifted above the second's 21 kept bits (53 bits in all). */
+const HIGH = 0x200000;
+
 export class VerdictCache {
-  #entries = new Map<string, TextVerdict>();
+  #entries = new Map<number, TextVerdict>();
   readonly #seed = crypto.getRandomValues(new Uint32Array(2));
+  #version = "";
+  #versionHash = 0;
 
   constructor(private readonly capacity = 4096) {}
 
-  key(version: string, channel: Channel, text: string): string {
-    let a = (0x811c9dc5 ^ this.#seed[0]!) | 0;
-    let b = 0x01000193 ^ this.#seed[1]! ^ text.length;
+  key(version: string, channel: Channel, text: string): number {
+    if (version !== this.#version) {
+      let h = 0x811c9dc5;
+      for (let i = 0; i < version.length; i++) h = Math.imul(h ^ version.charCodeAt(i), 0x01000193);
+      this.#version = version;
+      this.#versionHash = h;
+    }
     const length = text.length;
+    let a = (0x811c9dc5 ^ this.#seed[0]! ^ this.#versionHash) | 0;
+    let b = 0x01000193 ^ this.#seed[1]! ^ length ^ (channel === "tool" ? 0x40000000 : 0);
     // Two characters (16 bits each) per step: half the multiplications.
     let i = 0;
     for (; i + 1 < length; i += 2) {
@@ -30,10 +42,12 @@ export class VerdictCache {
       a = Math.imul(a ^ text.charCodeAt(i), 0x01000193);
       b = Math.imul(b ^ text.charCodeAt(i), 0x5bd1e995);
     }
-    return `${version}|${channel}|${(a >>> 0).toString(36)}${(b >>> 0).toString(36)}`;
+    a = Math.imul(a ^ (a >>> 15), 0x2c1b3c6d);
+    a ^= a >>> 12;
+    return (a >>> 0) * HIGH + (b >>> 11);
   }
 
-  get(key: string): TextVerdict | undefined {
+  get(key: number): TextVerdict | undefined {
     const verdict = this.#entries.get(key);
     if (verdict !== undefined) {
       this.#entries.delete(key);
@@ -42,7 +56,7 @@ export class VerdictCache {
     return verdict;
   }
 
-  set(key: string, verdict: TextVerdict): void {
+  set(key: number, verdict: TextVerdict): void {
     this.#entries.delete(key);
     this.#entries.set(key, verdict);
     if (this.#entries.size > this.capacity) {

@@ -9,9 +9,9 @@ import { VerdictCache } from "../../src/guardrail/verdict_cache.ts";
 const TEXT = "Can you summarise this article about the energy transition?";
 
 Deno.test("verdict cache — two caches key the same text differently", () => {
-  const keys = new Set<string>();
+  const keys = new Set<number>();
   for (let i = 0; i < 4; i++) keys.add(new VerdictCache().key("v1", "user", TEXT));
-  // Four 64-bit random seeds: equal keys only by a 2^-64-scale accident.
+  // Four 64-bit random seeds, 53-bit keys: equal keys only by a 2^-64-scale accident.
   assert.equal(keys.size, 4);
 });
 
