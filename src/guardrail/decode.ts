@@ -105,15 +105,25 @@ export function encodedRuns(raw: string, from = 0): string[] {
 }
 
 /**
- * The start of the line of `raw` that holds the text pass's first run candidate, found by its
- * (ASCII, lower-cased) characters; 0 when they are not in `raw` as such (normalisation made
- * them). Normalisation keeps the order of ASCII characters, so no run of `raw` starts on an
- * earlier line than the first occurrence of the candidate.
+ * The start of the line of `raw` that holds the text pass's first run candidate, by line
+ * number: normalisation neither adds nor removes line feeds (tag text is appended after the
+ * last line), so the candidate's line in `normalized` is the same line of `raw`; 0 when it lies
+ * in the appended tag text. No run of `raw` starts on an earlier line: its ASCII characters
+ * are a run of the normalised text on the same line. (Counting lines costs two `indexOf` walks;
+ * finding the candidate's characters in `raw` needed a lower-cased copy of it.)
  */
 function rawLineOf(raw: string, normalized: string, at: number): number {
-  const probe = normalized.slice(Math.max(0, at - MIN_ENCODED_RUN + 1), at + 1);
-  const found = raw.toLowerCase().indexOf(probe);
-  return found === -1 ? 0 : raw.lastIndexOf("\n", found) + 1;
+  let line = 0;
+  for (let p = normalized.indexOf("\n"); p !== -1 && p < at; p = normalized.indexOf("\n", p + 1)) {
+    line++;
+  }
+  let start = 0;
+  for (let k = 0; k < line; k++) {
+    const p = raw.indexOf("\n", start);
+    if (p === -1) return 0;
+    start = p + 1;
+  }
+  return start;
 }
 
 function near(raw: string, index: number): string {
