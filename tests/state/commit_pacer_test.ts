@@ -1,6 +1,7 @@
 /**
  * An admission record (an answer waits for it) is committed without waiting for the commit
- * interval; settles and plain rate increments still wait for it (issue 17 / issue 18).
+ * interval; settles and plain rate increments still wait for it, also after the committer went
+ * idle (issue 17 / issue 18).
  */
 import assert from "node:assert/strict";
 import { GroupCommitter } from "../../src/state/kv/group_commit.ts";
@@ -33,6 +34,28 @@ Deno.test("group commit — an urgent write skips the commit interval; others wa
     // It took the queued plain write with it.
     assert.equal(await settledWithin(plain, 5_000), true);
     assert.equal((await kv.get<Deno.KvU64>(["n", "plain"])).value?.value, 1n);
+  } finally {
+    await writer.close();
+    kv.close();
+  }
+});
+
+Deno.test("group commit — a plain write after the committer went idle waits for the rest of the interval and shares the next commit", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const commits: number[] = [];
+  const writer = new GroupCommitter(kv, INTERVAL_MS, (writes) => commits.push(writes));
+  try {
+    const sum = (n: string) => ({ type: "sum" as const, key: ["n", n], value: 1n });
+    await writer.write([sum("first")], 64);
+    // Nothing queued or in flight now: before, the next write started a commit of its own at
+    // once (a request's settle, 1 ms after its admission, cost one more commit each).
+    const settle = writer.write([sum("settle")], 64);
+    assert.equal(await settledWithin(settle, 300), false, "a plain write waits for the interval");
+    // The next urgent write takes it along: one commit for both.
+    await writer.write([sum("admission")], 64, undefined, true);
+    assert.equal(await settledWithin(settle, 5_000), true);
+    assert.deepEqual(commits, [1, 2]);
+    assert.equal((await kv.get<Deno.KvU64>(["n", "settle"])).value?.value, 1n);
   } finally {
     await writer.close();
     kv.close();

@@ -42,16 +42,18 @@ export class PgCommitter {
   #running = false;
   #closed = false;
   #idle: Array<() => void> = [];
-  #pacer = new CommitPacer();
+  readonly #pacer: CommitPacer;
   readonly health: CommitHealth = { reachable: true, lastError: undefined };
 
   constructor(
     private readonly sql: Db,
     private readonly spill: SettleSpill,
     private readonly log: Logger,
-    private readonly minIntervalMs = 0,
+    minIntervalMs = 0,
     private readonly onCommit?: CommitObserver,
-  ) {}
+  ) {
+    this.#pacer = new CommitPacer(minIntervalMs);
+  }
 
   write(item: Item, onSent?: () => void): Promise<void> {
     if (this.#closed) return Promise.reject(new Error("The store is closed."));
@@ -77,13 +79,12 @@ export class PgCommitter {
   }
 
   async #drain(): Promise<void> {
-    let lastStart = -Infinity;
     while (this.#queue.length > 0) {
-      await this.#pacer.pause(lastStart + this.minIntervalMs - performance.now());
-      lastStart = performance.now();
+      await this.#pacer.next();
+      const started = performance.now();
       const batch = this.#queue.splice(0, MAX_BATCH);
       await this.#commit(batch);
-      this.onCommit?.(batch.length, performance.now() - lastStart);
+      this.onCommit?.(batch.length, performance.now() - started);
     }
     this.#running = false;
     for (const resolve of this.#idle.splice(0)) resolve();
