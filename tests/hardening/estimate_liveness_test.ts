@@ -13,48 +13,44 @@ const MODEL = "acme/quiet";
 const LIVENESS_BOUND_MS = 3_000;
 
 Deno.test("attack — unbroken 256 KB prompts closed early: /healthz answers within seconds, each is billed", async () => {
-  const gw = await startProcessGateway({ models: [chatModel(MODEL, "up+no-usage+slow-50")] });
-  try {
-    const content = "ab".repeat(128_000);
-    await Promise.all(Array.from({ length: 4 }, async () => {
-      const res = await fetch(`${gw.url}/v1/chat/completions`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${gw.key}`, "content-type": "application/json" },
-        body: JSON.stringify({ model: MODEL, stream: true, messages: [{ role: "user", content }] }),
-      });
-      assert.equal(res.status, 200);
-      const reader = res.body!.getReader();
-      await reader.read(); // the first bytes, then leave
-      await reader.cancel();
-    }));
-    // The estimates run now; a probe must not wait for them.
-    const probes: boolean[] = [];
-    for (let i = 0; i < 5; i++) {
-      probes.push(await healthzWithin(gw.url, LIVENESS_BOUND_MS));
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    assert.deepEqual(probes, [true, true, true, true, true], "every /healthz probe answered");
+  await using gw = await startProcessGateway({ models: [chatModel(MODEL, "up+no-usage+slow-50")] });
+  const content = "ab".repeat(128_000);
+  await Promise.all(Array.from({ length: 4 }, async () => {
+    const res = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${gw.key}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: MODEL, stream: true, messages: [{ role: "user", content }] }),
+    });
+    assert.equal(res.status, 200);
+    const reader = res.body!.getReader();
+    await reader.read(); // the first bytes, then leave
+    await reader.cancel();
+  }));
+  // The estimates run now; a probe must not wait for them.
+  const probes: boolean[] = [];
+  for (let i = 0; i < 5; i++) {
+    probes.push(await healthzWithin(gw.url, LIVENESS_BOUND_MS));
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.deepEqual(probes, [true, true, true, true, true], "every /healthz probe answered");
 
-    const store = await openKvStore(gw.kvPath);
-    try {
-      const deadline = Date.now() + 20_000;
-      let rows = await store.listRequests(gw.org, 10);
-      while (rows.length < 4 && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 100));
-        rows = await store.listRequests(gw.org, 10);
-      }
-      assert.equal(rows.length, 4);
-      for (const row of rows) {
-        assert.equal(row.estimated, true);
-        // Linear, not truncated: "ab" × 128,000 is tens of thousands of tokens.
-        assert.ok((row.prompt_tokens ?? 0) > 10_000, `prompt tokens ${row.prompt_tokens}`);
-        assert.ok(row.cost_micro_eur > 0);
-      }
-    } finally {
-      await store.close();
+  const store = await openKvStore(gw.kvPath);
+  try {
+    const deadline = Date.now() + 20_000;
+    let rows = await store.listRequests(gw.org, 10);
+    while (rows.length < 4 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      rows = await store.listRequests(gw.org, 10);
+    }
+    assert.equal(rows.length, 4);
+    for (const row of rows) {
+      assert.equal(row.estimated, true);
+      // Linear, not truncated: "ab" × 128,000 is tens of thousands of tokens.
+      assert.ok((row.prompt_tokens ?? 0) > 10_000, `prompt tokens ${row.prompt_tokens}`);
+      assert.ok(row.cost_micro_eur > 0);
     }
   } finally {
-    await gw.close();
+    await store.close();
   }
 });
 

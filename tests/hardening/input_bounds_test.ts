@@ -10,30 +10,28 @@ import { makeWav } from "../helpers/audio.ts";
 import { audioParts, transcribe, transcriptionModel } from "../helpers/non_chat.ts";
 
 Deno.test("attack — a transcription user of 300 characters is refused with 400 naming 'user'", async () => {
-  const h = await startHarness({ models: [transcriptionModel("acme/whisper", "sim-whisper")] });
-  try {
-    const extra = [{ name: "user", value: "u".repeat(300) }];
-    const res = await transcribe(
-      h,
-      audioParts("acme/whisper", makeWav({ seconds: 1 }), "a.wav", extra),
-    );
-    const body = await res.json();
-    assert.equal(res.status, 400, JSON.stringify(body));
-    assert.equal(body.error.code, "invalid_request");
-    assert.equal(body.error.param, "user");
-    assert.equal(h.sim.requests.length, 0, "no provider call");
-    const ok = await transcribe(
-      h,
-      audioParts("acme/whisper", makeWav({ seconds: 1 }), "a.wav", [{
-        name: "user",
-        value: "u".repeat(256),
-      }]),
-    );
-    await ok.body?.cancel();
-    assert.equal(ok.status, 200, "256 characters pass");
-  } finally {
-    await h.close();
-  }
+  await using h = await startHarness({
+    models: [transcriptionModel("acme/whisper", "sim-whisper")],
+  });
+  const extra = [{ name: "user", value: "u".repeat(300) }];
+  const res = await transcribe(
+    h,
+    audioParts("acme/whisper", makeWav({ seconds: 1 }), "a.wav", extra),
+  );
+  const body = await res.json();
+  assert.equal(res.status, 400, JSON.stringify(body));
+  assert.equal(body.error.code, "invalid_request");
+  assert.equal(body.error.param, "user");
+  assert.equal(h.sim.requests.length, 0, "no provider call");
+  const ok = await transcribe(
+    h,
+    audioParts("acme/whisper", makeWav({ seconds: 1 }), "a.wav", [{
+      name: "user",
+      value: "u".repeat(256),
+    }]),
+  );
+  await ok.body?.cancel();
+  assert.equal(ok.status, 200, "256 characters pass");
 });
 
 Deno.test("attack — a catalog base_url other than http(s) is refused at load", async () => {
@@ -52,21 +50,17 @@ Deno.test("attack — a catalog base_url other than http(s) is refused at load",
 
 Deno.test("attack — a loopback or link-local base_url is warned about outside the demo", async () => {
   const metadata = "http://169.254.169.254/v1";
-  const gw = await startProcessGateway({ models: [chatModel("acme/chat", "up")] });
-  try {
+  {
+    await using gw = await startProcessGateway({ models: [chatModel("acme/chat", "up")] });
     const line = await gw.main.waitForLine((l) => l.includes("loopback or link-local"));
     assert.ok(line.includes("127.0.0.1"), line);
-  } finally {
-    await gw.close();
   }
-  const allowed = await startProcessGateway({
-    models: [chatModel("acme/chat", "up")],
-    env: { SOVRA_ALLOW_LOCAL_UPSTREAMS: "true" },
-  });
-  try {
+  {
+    await using allowed = await startProcessGateway({
+      models: [chatModel("acme/chat", "up")],
+      env: { SOVRA_ALLOW_LOCAL_UPSTREAMS: "true" },
+    });
     assert.ok(!allowed.main.lines.some((l) => l.includes("loopback or link-local")));
-  } finally {
-    await allowed.close();
   }
   const { localBaseUrls } = await import("../../src/catalog/base_url_check.ts");
   const found = localBaseUrls({

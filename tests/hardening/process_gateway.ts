@@ -9,7 +9,7 @@ import { logRecord, type MainProcess, startMain } from "../contract/process_supp
 import { openKvStore } from "../../src/state/kv/kv_store.ts";
 import { runAdminCommand } from "../../src/admin/commands.ts";
 
-export interface ProcessGateway {
+export interface ProcessGateway extends AsyncDisposable {
   url: string;
   key: string;
   org: string;
@@ -100,6 +100,9 @@ export async function startProcessGateway(
       await main.stop();
       await sim.close();
       await Deno.remove(dir, { recursive: true });
+    },
+    [Symbol.asyncDispose](this: { close(): Promise<void> }) {
+      return this.close();
     },
   };
 }

@@ -32,7 +32,7 @@ async function call(h: Harness, path: string, body: unknown) {
 }
 
 Deno.test("metadata status — every recorded request carries the status its client got", async () => {
-  const h = await startHarness({
+  await using h = await startHarness({
     models: [
       chatModel("acme/ok", "sim-chat"),
       chatModel("acme/bad-request", "sim-chat+fail-400"),
@@ -45,76 +45,72 @@ Deno.test("metadata status — every recorded request carries the status its cli
       speechModel("acme/tts-down", "sim-tts+fail-500"),
     ],
   });
-  try {
-    const cases: Array<[string, string, unknown, number]> = [];
-    for (const stream of [false, true]) {
-      for (
-        const [model, status] of [
-          ["acme/ok", 200],
-          ["acme/bad-request", 400],
-          ["acme/down", 502],
-          ["acme/throttled", 429],
-          ["acme/fallback", 200],
-          ["acme/drops", stream ? 200 : 502],
-        ] as const
-      ) {
-        cases.push([
-          `chat ${model}${stream ? " stream" : ""}`,
-          "/v1/chat/completions",
-          chatBody(model, "Hello there", { stream }),
-          status,
-        ]);
-        cases.push([
-          `responses ${model}${stream ? " stream" : ""}`,
-          "/v1/responses",
-          { model, input: "Hello there", stream },
-          status,
-        ]);
-      }
+  const cases: Array<[string, string, unknown, number]> = [];
+  for (const stream of [false, true]) {
+    for (
+      const [model, status] of [
+        ["acme/ok", 200],
+        ["acme/bad-request", 400],
+        ["acme/down", 502],
+        ["acme/throttled", 429],
+        ["acme/fallback", 200],
+        ["acme/drops", stream ? 200 : 502],
+      ] as const
+    ) {
+      cases.push([
+        `chat ${model}${stream ? " stream" : ""}`,
+        "/v1/chat/completions",
+        chatBody(model, "Hello there", { stream }),
+        status,
+      ]);
+      cases.push([
+        `responses ${model}${stream ? " stream" : ""}`,
+        "/v1/responses",
+        { model, input: "Hello there", stream },
+        status,
+      ]);
     }
-    cases.push([
-      "embeddings down",
-      "/v1/embeddings",
-      { model: "acme/embed-down", input: "x" },
-      502,
-    ]);
-    cases.push([
-      "speech down",
-      "/v1/audio/speech",
-      { model: "acme/tts-down", input: "Hallo", voice: "alloy" },
-      502,
-    ]);
-    for (const [name, path, body, expected] of cases) {
-      const { status, id } = await call(h, path, body);
-      // A drop before the first byte is 502; a drop after it keeps the 200 already sent.
-      assert.equal(status, expected, `${name}: the client's status`);
-      assert.equal((await recordOf(h, id)).status, status, `${name}: the record's status`);
-    }
-
-    // A client that leaves while the provider works: the gateway answers 499 (nobody reads
-    // it), and the record (a provider was reached) says 499 too.
-    const abort = new AbortController();
-    const pending = fetch(`${h.url}/v1/chat/completions`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${h.key}`, "content-type": "application/json" },
-      body: JSON.stringify(chatBody("acme/slow", "Hello")),
-      signal: abort.signal,
-    });
-    const before = (await h.store.listRequests(h.org, 1000)).length;
-    for (let i = 0; i < 500 && h.gateway.deps.gate.holds.open === 0; i++) {
-      await new Promise((r) => setTimeout(r, 10));
-    }
-    abort.abort();
-    await pending.catch(() => {});
-    let rows: RequestRecord[] = [];
-    for (let i = 0; i < 200 && rows.length <= before; i++) {
-      await h.flushed();
-      rows = await h.store.listRequests(h.org, 1000);
-      await new Promise((r) => setTimeout(r, 10));
-    }
-    assert.equal(rows.length, before + 1);
-    assert.equal(rows[0]!.status, 499);
-  } finally {
-    await h.close();
   }
+  cases.push([
+    "embeddings down",
+    "/v1/embeddings",
+    { model: "acme/embed-down", input: "x" },
+    502,
+  ]);
+  cases.push([
+    "speech down",
+    "/v1/audio/speech",
+    { model: "acme/tts-down", input: "Hallo", voice: "alloy" },
+    502,
+  ]);
+  for (const [name, path, body, expected] of cases) {
+    const { status, id } = await call(h, path, body);
+    // A drop before the first byte is 502; a drop after it keeps the 200 already sent.
+    assert.equal(status, expected, `${name}: the client's status`);
+    assert.equal((await recordOf(h, id)).status, status, `${name}: the record's status`);
+  }
+
+  // A client that leaves while the provider works: the gateway answers 499 (nobody reads
+  // it), and the record (a provider was reached) says 499 too.
+  const abort = new AbortController();
+  const pending = fetch(`${h.url}/v1/chat/completions`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${h.key}`, "content-type": "application/json" },
+    body: JSON.stringify(chatBody("acme/slow", "Hello")),
+    signal: abort.signal,
+  });
+  const before = (await h.store.listRequests(h.org, 1000)).length;
+  for (let i = 0; i < 500 && h.gateway.deps.gate.holds.open === 0; i++) {
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  abort.abort();
+  await pending.catch(() => {});
+  let rows: RequestRecord[] = [];
+  for (let i = 0; i < 200 && rows.length <= before; i++) {
+    await h.flushed();
+    rows = await h.store.listRequests(h.org, 1000);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  assert.equal(rows.length, before + 1);
+  assert.equal(rows[0]!.status, 499);
 });
