@@ -7,6 +7,9 @@
 import assert from "node:assert/strict";
 import { type Harness, type HarnessOptions, SIM_KEY, startHarness } from "./harness.ts";
 import type { RequestRecord } from "../../src/state/records.ts";
+import { isRecord, type Json } from "./json.ts";
+
+export { isRecord, type Json };
 
 export { SIM_KEY };
 
@@ -19,12 +22,6 @@ export async function withHarness(
 }
 
 export const user = (content: string) => ({ role: "user" as const, content });
-
-export type Json = Record<string, unknown>;
-
-export function isRecord(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /** The JSON bodies the simulator received on `/v1/chat/completions`, in order. */
 export function upstreamChatBodies(h: Harness): Json[] {

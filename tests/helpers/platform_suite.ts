@@ -8,12 +8,9 @@ import assert from "node:assert/strict";
 import { type Harness, startHarness, type TestModel } from "./harness.ts";
 import { type Platforms, startPlatforms } from "./platforms.ts";
 import type { RequestRecord } from "../../src/state/records.ts";
+import { isRecord, type Json } from "./json.ts";
 
-export type Json = Record<string, unknown>;
-
-export function isRecord(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+export { isRecord, type Json };
 
 /** A gateway whose catalog holds `models`, in front of the openai, Bedrock and Vertex simulators. */
 export async function withPlatforms(

@@ -11,8 +11,9 @@ import {
   startHarness,
   type TestModel,
 } from "./harness.ts";
+import { isRecord, type Json } from "./json.ts";
 
-export type Json = Record<string, unknown>;
+export { isRecord, type Json };
 
 export interface ScriptedUpstream {
   url: string;
@@ -109,8 +110,4 @@ export function dataEvents(text: string): string[] {
   const parts = text.split("\n\n");
   parts.pop();
   return parts.map((p) => p.replace(/^data: /, ""));
-}
-
-export function isRecord(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
