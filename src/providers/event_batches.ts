@@ -32,10 +32,18 @@ export interface StreamDecoder<E = ChatStreamEvent> {
   started?(): boolean;
 }
 
-const BUFFER_BYTES = 8 * 1024;
+/**
+ * A pending read holds its buffer for as long as the upstream is silent, so an open stream
+ * waiting for its next event holds the small one (2 KiB: an SSE event, or several); a read
+ * that fills it moves to the large one (8 KiB, a burst of events), and eight reads in a row
+ * that the small one would have held move back.
+ */
+export const SMALL_BUFFER_BYTES = 2 * 1024;
+export const LARGE_BUFFER_BYTES = 8 * 1024;
+const SMALL_READS_TO_SHRINK = 8;
 
 /** Reads chunks into one reused buffer when the body is a byte stream. */
-function chunkReader(body: ReadableStream<Uint8Array>) {
+export function chunkReader(body: ReadableStream<Uint8Array>) {
   let byob: ReadableStreamBYOBReader | undefined;
   try {
     byob = body.getReader({ mode: "byob" });
@@ -44,13 +52,27 @@ function chunkReader(body: ReadableStream<Uint8Array>) {
   }
   if (byob) {
     const reader = byob;
-    let buffer = new ArrayBuffer(BUFFER_BYTES);
+    let buffer = new ArrayBuffer(SMALL_BUFFER_BYTES);
+    let smallReads = 0;
     return {
       async read(): Promise<Uint8Array | undefined> {
         const { done, value } = await reader.read(new Uint8Array(buffer));
         if (done || !value) return undefined;
+        // `value` is handed out over this buffer; the next read may get a fresh one.
         buffer = value.buffer as ArrayBuffer;
+        if (buffer.byteLength < LARGE_BUFFER_BYTES) {
+          if (value.length >= buffer.byteLength) buffer = new ArrayBuffer(LARGE_BUFFER_BYTES);
+        } else if (value.length > SMALL_BUFFER_BYTES) {
+          smallReads = 0;
+        } else if (++smallReads >= SMALL_READS_TO_SHRINK) {
+          smallReads = 0;
+          buffer = new ArrayBuffer(SMALL_BUFFER_BYTES);
+        }
         return value;
+      },
+      /** The size of the buffer the next read gets (tests). */
+      get size() {
+        return buffer.byteLength;
       },
       cancel: (reason?: unknown) => reader.cancel(reason),
     };
