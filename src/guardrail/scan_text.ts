@@ -13,6 +13,7 @@ import { normalizeText } from "./normalize.ts";
 import { logitOfBlocks, type NgramModel, sigmoid } from "./ngram_model.ts";
 import { matchRules } from "./rules/index.ts";
 import { textPass } from "./text_pass.ts";
+import { Anchors } from "./rules/anchors.ts";
 
 export type Channel = "user" | "tool";
 export type Action = "pass" | "flag" | "block";
@@ -29,13 +30,19 @@ export interface TextVerdict {
 
 export const MODEL_RULE = "PI-MODEL";
 const MIN_MODEL_CHARS = 12;
+/**
+ * Reused for every text (the scan is synchronous): the text's own anchors, and those of its
+ * decoded views (scanned after everything that reads the text's own).
+ */
+const TEXT_ANCHORS = new Anchors();
+const VIEW_ANCHORS = new Anchors();
 
 export function scanText(model: NgramModel, raw: string, channel: Channel): TextVerdict {
   const { block_threshold: blockAt, flag_threshold: flagAt } = model.manifest;
   const normalized = normalizeText(raw);
   let block: string | undefined;
   let flag: string | undefined;
-  const pass = textPass(normalized.text, model.quantised);
+  const pass = textPass(normalized.text, model.quantised, TEXT_ANCHORS);
   for (const hit of matchRules(normalized.text, channel, pass.anchors)) {
     if (hit.action === "block") block ??= hit.rule.id;
     else flag ??= hit.rule.id;
@@ -49,7 +56,7 @@ export function scanText(model: NgramModel, raw: string, channel: Channel): Text
     : sigmoid(logitOfBlocks(model, pass.blocks, normalized.text.length));
   for (const view of decodeViews(raw, normalized.text, pass.anchors, normalized.ascii)) {
     const text = normalizeText(view.text).text;
-    const viewPass = textPass(text, model.quantised);
+    const viewPass = textPass(text, model.quantised, VIEW_ANCHORS);
     const hits = matchRules(text, channel, viewPass.anchors);
     if (hits.length > 0) block ??= `${hits[0]!.rule.id}/${view.encoding}`;
     if (text.length >= MIN_MODEL_CHARS) {

@@ -8,7 +8,7 @@
  * letters) are the stem keys looked up in the anchor index.
  */
 import {
-  type Anchors,
+  Anchors,
   FNV_BASIS,
   FNV_PRIME,
   INDEX,
@@ -16,7 +16,6 @@ import {
   MIN_ENCODED_RUN,
   note,
   noteMarks,
-  SLOTS,
   TABLE_MASK,
 } from "./rules/anchors.ts";
 import { BUCKET_BITS, STRIDE } from "./ngram_model.ts";
@@ -43,9 +42,16 @@ const GOLDEN = 0x9e3779b1 | 0;
 const BLOCK_SHIFT = Math.log2(STRIDE);
 if (!Number.isInteger(BLOCK_SHIFT)) throw new Error("text pass: STRIDE must be a power of two");
 
-/** `weights`: the model's int8 weights, or null when only the anchors are wanted. */
-export function textPass(text: string, weights: Int8Array | null): TextPass {
-  const anchors: Anchors = { at: new Array(SLOTS), found: [], encodedRunAt: -1 };
+/**
+ * `weights`: the model's int8 weights, or null when only the anchors are wanted; `anchors`:
+ * where to record them (reset first; a caller scanning text after text passes the same one).
+ */
+export function textPass(
+  text: string,
+  weights: Int8Array | null,
+  anchors: Anchors = new Anchors(),
+): TextPass {
+  anchors.reset();
   const length = text.length;
   const blocks = weights === null ? EMPTY : new Int32Array(Math.ceil(length / STRIDE) + 1);
   const { keys, slotsAt } = INDEX;

@@ -53,16 +53,35 @@ const STOP = new Set(
     "w z na do dla i o co to jest sa ze sie").split(" "),
 );
 
-export interface Anchors {
-  /** slot → ascending positions of its stems (at most MAX_POSITIONS), undefined if none. */
-  at: Array<number[] | undefined>;
+/**
+ * Where the text pass found each slot's stems: per slot at most MAX_POSITIONS ascending
+ * positions, in one flat typed array (no array per slot), so a pass allocates nothing for
+ * them and one object serves pass after pass (`reset`, done by the text pass, clears only the
+ * slots the previous text filled).
+ */
+export class Anchors {
+  /** slot → how many positions are recorded (a full list means there may be more). */
+  readonly count = new Uint8Array(SLOTS);
+  /** Slot s's positions are `positions[s * MAX_POSITIONS + k]`, k < count[s], ascending. */
+  readonly positions = new Int32Array(SLOTS * MAX_POSITIONS);
   /** Slots that have positions, in no particular order. */
-  found: number[];
+  readonly found: number[] = [];
   /**
    * -1 when the text holds no base64/hex run of MIN_ENCODED_RUN or more characters; else a
    * position at or after the start of the first one, on its line (runs never span lines).
    */
-  encodedRunAt: number;
+  encodedRunAt = -1;
+
+  reset(): void {
+    for (const slot of this.found) this.count[slot] = 0;
+    this.found.length = 0;
+    this.encodedRunAt = -1;
+  }
+
+  /** Slot's first recorded position (count[slot] > 0). */
+  first(slot: number): number {
+    return this.positions[slot * MAX_POSITIONS]!;
+  }
 }
 
 export interface AnchorIndex {
@@ -96,12 +115,15 @@ export function hasAlso(slot: number): boolean {
 
 /** Records `position` for `slot` (ascending; at most MAX_POSITIONS). */
 export function note(anchors: Anchors, slot: number, position: number): void {
-  const list = anchors.at[slot];
-  if (list === undefined) {
-    anchors.at[slot] = [position];
+  const { count, positions } = anchors;
+  const n = count[slot]!;
+  if (n === 0) {
+    positions[slot * MAX_POSITIONS] = position;
+    count[slot] = 1;
     anchors.found.push(slot);
-  } else if (list.length < MAX_POSITIONS && list[list.length - 1] !== position) {
-    list.push(position);
+  } else if (n < MAX_POSITIONS && positions[slot * MAX_POSITIONS + n - 1] !== position) {
+    positions[slot * MAX_POSITIONS + n] = position;
+    count[slot] = n + 1;
   }
 }
 
@@ -120,22 +142,36 @@ export function noteMarks(anchors: Anchors, text: string): void {
     marked = true;
     note(anchors, slot, 0);
   }
-  if (marked) { for (const slot of anchors.found) anchors.at[slot]!.sort((a, b) => a - b); }
+  if (!marked) return;
+  // Marks come after the stems: put every list back in ascending order (insertion sort, ≤ 32).
+  const { count, positions } = anchors;
+  for (const slot of anchors.found) {
+    const base = slot * MAX_POSITIONS;
+    const end = base + count[slot]!;
+    for (let i = base + 1; i < end; i++) {
+      const value = positions[i]!;
+      let j = i - 1;
+      for (; j >= base && positions[j]! > value; j--) positions[j + 1] = positions[j]!;
+      positions[j + 1] = value;
+    }
+  }
 }
 
 /**
  * Where decode request k first matches (the pattern tested near each of its words), or -1.
  */
 export function askPosition(anchors: Anchors, text: string, k: number): number {
-  const at = anchors.at[ASK_SLOT + k];
-  if (at === undefined) return -1;
+  const slot = ASK_SLOT + k;
+  const n = anchors.count[slot]!;
+  if (n === 0) return -1;
   const pattern = DECODE_ASKS[k]!.pattern;
-  if (at.length >= MAX_POSITIONS) {
-    const start = Math.max(0, at[0]! - 16);
+  if (n >= MAX_POSITIONS) {
+    const start = Math.max(0, anchors.first(slot) - 16);
     const match = pattern.exec(text.slice(start));
     return match === null ? -1 : start + match.index;
   }
-  for (const position of at) {
+  for (let i = 0; i < n; i++) {
+    const position = anchors.positions[slot * MAX_POSITIONS + i]!;
     const start = Math.max(0, position - 16);
     const match = pattern.exec(text.slice(start, position + 40));
     if (match !== null) return start + match.index;

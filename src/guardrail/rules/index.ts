@@ -40,20 +40,35 @@ export function matchRules(
   anchors: Anchors = textPass(text, null).anchors,
 ): RuleHit[] {
   const hits: RuleHit[] = [];
+  const { count, positions } = anchors;
   for (const slot of anchors.found) {
     if (slot % 2 === 1 || slot >= 2 * RULES.length) continue;
     const index = slot / 2;
     const rule = RULES[index]!;
-    const at = anchors.at[slot]!;
+    const n = count[slot]!;
     const reach = REACH[index]!;
-    const also = hasAlso(slot + 1) ? anchors.at[slot + 1] : undefined;
-    if (hasAlso(slot + 1) && also === undefined) continue;
+    const gated = hasAlso(slot + 1);
+    const m = gated ? count[slot + 1]! : 0;
+    if (gated && m === 0) continue;
     // Lists that overflowed (more positions than recorded) cannot rule a position out.
-    const overflow = at.length >= MAX_POSITIONS;
-    const near = also === undefined || overflow || also.length >= MAX_POSITIONS
-      ? at
-      : at.filter((p) => also.some((q) => Math.abs(q - p) <= reach));
-    if (near.length === 0) continue;
+    const overflow = n >= MAX_POSITIONS;
+    const base = slot * MAX_POSITIONS;
+    let near = 0;
+    if (!gated || overflow || m >= MAX_POSITIONS) {
+      for (let k = 0; k < n; k++) NEAR[near++] = positions[base + k]!;
+    } else {
+      const alsoBase = base + MAX_POSITIONS;
+      for (let k = 0; k < n; k++) {
+        const p = positions[base + k]!;
+        for (let j = 0; j < m; j++) {
+          if (Math.abs(positions[alsoBase + j]! - p) <= reach) {
+            NEAR[near++] = p;
+            break;
+          }
+        }
+      }
+    }
+    if (near === 0) continue;
     if (matchesNear(rule.pattern, text, near, reach, overflow)) {
       hits.push({ rule, action: channel === "tool" ? rule.tool : rule.user });
     }
@@ -62,27 +77,30 @@ export function matchRules(
   return hits;
 }
 
+/** The positions of the rule being matched that have an `also` word near (scratch). */
+const NEAR = new Int32Array(MAX_POSITIONS);
+
 /**
- * Tests `pattern` once on each stretch of the union of the windows p ± reach (one more
- * character each side, for `\b`); past an overflowed list, up to the end of the text, so decoy
- * anchor words placed before an attack cannot hide it.
+ * Tests `pattern` once on each stretch of the union of the windows p ± reach around the first
+ * `count` positions of NEAR (one more character each side, for `\b`); past an overflowed list,
+ * up to the end of the text, so decoy anchor words placed before an attack cannot hide it.
  */
 function matchesNear(
   pattern: RegExp,
   text: string,
-  at: number[],
+  count: number,
   reach: number,
   overflow: boolean,
 ): boolean {
-  let start = Math.max(0, at[0]! - reach - 1);
-  let end = Math.min(text.length, at[0]! + reach + 1);
-  for (let k = 1; k < at.length; k++) {
-    const from = at[k]! - reach - 1;
+  let start = Math.max(0, NEAR[0]! - reach - 1);
+  let end = Math.min(text.length, NEAR[0]! + reach + 1);
+  for (let k = 1; k < count; k++) {
+    const from = NEAR[k]! - reach - 1;
     if (from > end) {
       if (pattern.test(text.slice(start, end))) return true;
       start = from;
     }
-    end = Math.min(text.length, at[k]! + reach + 1);
+    end = Math.min(text.length, NEAR[k]! + reach + 1);
   }
   if (overflow) end = text.length;
   return pattern.test(text.slice(start, end));
