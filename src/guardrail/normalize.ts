@@ -113,9 +113,36 @@ function needsOf(c: number): number {
   return needs;
 }
 
+/**
+ * Every character some step below needs (NEEDS non-zero, and all from U+2100 on), as one
+ * regular expression: text without any (most European text) is only lower-cased and folded,
+ * found by a native scan instead of a loop over its characters.
+ */
+const NEEDS_ANY = needsClass();
+
+function needsClass(): RegExp {
+  const hex = (c: number) => `\\u${c.toString(16).padStart(4, "0")}`;
+  let ranges = "";
+  for (let c = 0x80; c < NEEDS.length; c++) {
+    if (NEEDS[c] === 0) continue;
+    let end = c;
+    while (end + 1 < NEEDS.length && NEEDS[end + 1] !== 0) end++;
+    ranges += end === c ? hex(c) : `${hex(c)}-${hex(end)}`;
+    c = end;
+  }
+  return new RegExp(`[${ranges}${hex(NEEDS.length)}-\\uffff]`);
+}
+
+/** Characters that FOLD changes (after lower-casing), and those that lower-case into them. */
+const FOLDABLE = /[\u00c0-\u024f\u0300-\u036f\u1e00-\u1eff]/;
+
 export function normalizeText(raw: string): NormalizedText {
   if (!NON_ASCII.test(raw)) {
     return { text: raw.toLowerCase(), zeroWidth: 0, tags: 0, mixedScriptWords: 0, ascii: true };
+  }
+  if (!NEEDS_ANY.test(raw)) {
+    const text = raw.toLowerCase();
+    return { text: foldAccents(text), zeroWidth: 0, tags: 0, mixedScriptWords: 0, ascii: false };
   }
   // One look at the characters decides which of the steps below this text needs.
   let needs = 0;
@@ -160,9 +187,11 @@ export function normalizeText(raw: string): NormalizedText {
 
 /** Every character of FOLD replaced by its folded form; one pass, no regular expression. */
 function foldAccents(text: string): string {
+  const first = text.search(FOLDABLE);
+  if (first === -1) return text;
   let out = "";
   let last = 0;
-  for (let i = 0; i < text.length; i++) {
+  for (let i = first; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c < 0xc0) continue;
     const folded = FOLD[c];
