@@ -37,15 +37,18 @@ export function decodeViews(
     views.push({ encoding: view.encoding, text });
   };
   // The text pass saw no run long enough in the normalised text (which has every run of
-  // `raw`, lower-cased, or a longer one): nothing to decode. Else, with the same positions,
-  // runs start no earlier than the line where it saw the first.
-  const at = anchors.encodedRunAt;
-  const from = at === -1
-    ? -1
-    : aligned
-    ? raw.lastIndexOf("\n", at) + 1
-    : rawLineOf(raw, normalized, at);
-  for (const run of from === -1 ? [] : encodedRuns(raw, from)) {
+  // `raw`, lower-cased, or a longer one): nothing to decode. Else runs lie on the lines from
+  // the one where it saw the first to the one where it saw the last (same positions when
+  // aligned, the same line numbers otherwise).
+  const { encodedRunAt: first, lastRunAt: last } = anchors;
+  let runs: string[] = [];
+  if (first !== -1) {
+    const [from, to] = aligned
+      ? [raw.lastIndexOf("\n", first) + 1, lineEnd(raw, last)]
+      : rawLines(raw, normalized, first, last);
+    runs = encodedRuns(raw, from, to);
+  }
+  for (const run of runs) {
     if (budget <= 0) break;
     const hex = /^(?:[0-9a-fA-F]{2}[\s:]?)+$/.test(run);
     const text = hex ? fromHex(run) : fromBase64(run);
@@ -73,12 +76,12 @@ for (const ch of "0123456789abcdefABCDEF") CLASS[ch.charCodeAt(0)] = 3;
 
 /**
  * Runs of at least 24 base64-alphabet characters (with `=` padding), or of hex pairs separated
- * by single spaces or colons, from position `from` (a line start); one pass over the text, no
- * regular expression.
+ * by single spaces or colons, from position `from` (a line start) to `to` (a line end, or the
+ * text's end); one pass over that part of the text, no regular expression.
  */
-export function encodedRuns(raw: string, from = 0): string[] {
+export function encodedRuns(raw: string, from = 0, to = raw.length): string[] {
   const runs: string[] = [];
-  const length = raw.length;
+  const length = to;
   let start = -1;
   let hexOnly = true;
   for (let i = from; i <= length; i++) {
@@ -105,25 +108,43 @@ export function encodedRuns(raw: string, from = 0): string[] {
 }
 
 /**
- * The start of the line of `raw` that holds the text pass's first run candidate, by line
- * number: normalisation neither adds nor removes line feeds (tag text is appended after the
- * last line), so the candidate's line in `normalized` is the same line of `raw`; 0 when it lies
- * in the appended tag text. No run of `raw` starts on an earlier line: its ASCII characters
- * are a run of the normalised text on the same line. (Counting lines costs two `indexOf` walks;
- * finding the candidate's characters in `raw` needed a lower-cased copy of it.)
+ * The start of the line of `raw` that holds the text pass's first run candidate and the end of
+ * the line that holds its last, by line number: normalisation neither adds nor removes line
+ * feeds (tag text is appended after the last line), so a candidate's line in `normalized` is
+ * the same line of `raw` (past raw's last line, in the appended tag text: the whole text).
+ * No run of `raw` lies on another line: its ASCII characters are a run of the normalised text
+ * on the same line.
  */
-function rawLineOf(raw: string, normalized: string, at: number): number {
-  let line = 0;
-  for (let p = normalized.indexOf("\n"); p !== -1 && p < at; p = normalized.indexOf("\n", p + 1)) {
-    line++;
-  }
+function rawLines(raw: string, normalized: string, first: number, last: number): [number, number] {
+  const firstLine = lineNumber(normalized, first);
+  const lastLine = firstLine + lineNumber(normalized, last, first);
   let start = 0;
-  for (let k = 0; k < line; k++) {
+  let line = 0;
+  for (; line < firstLine; line++) {
     const p = raw.indexOf("\n", start);
-    if (p === -1) return 0;
+    if (p === -1) return [0, raw.length];
     start = p + 1;
   }
-  return start;
+  let end = start;
+  for (; line <= lastLine; line++) {
+    const p = raw.indexOf("\n", end);
+    if (p === -1) return [start, raw.length];
+    end = p + 1;
+  }
+  return [start, end - 1];
+}
+
+/** How many line feeds `text` has from `from` to before `at`. */
+function lineNumber(text: string, at: number, from = 0): number {
+  let line = 0;
+  for (let p = text.indexOf("\n", from); p !== -1 && p < at; p = text.indexOf("\n", p + 1)) line++;
+  return line;
+}
+
+/** The position of the line feed ending the line that holds `at`, or the text's length. */
+function lineEnd(text: string, at: number): number {
+  const p = text.indexOf("\n", at);
+  return p === -1 ? text.length : p;
 }
 
 function near(raw: string, index: number): string {

@@ -69,6 +69,7 @@ export function textPass(
   let base64 = 0;
   let hexPairs = 0;
   let encodedRunAt = -1;
+  let lastRunAt = -1;
   let blockSum = 0;
   let block = 0;
   for (let i = 0; i < length + 4; i++) {
@@ -76,7 +77,10 @@ export function textPass(
     const k0 = c0 < 128 ? CLASS[c0]! : 0;
     // Runs of base64 characters (hex pairs with separators: at word starts, below).
     base64 = (k0 & 2) !== 0 ? base64 + 1 : 0;
-    if (base64 === minRun && encodedRunAt === -1) encodedRunAt = i;
+    if (base64 === minRun) {
+      if (encodedRunAt === -1) encodedRunAt = i;
+      lastRunAt = i;
+    }
     const s = i - 4;
     if (s >= 0) {
       let h = Math.imul(basis ^ c4, prime);
@@ -108,7 +112,10 @@ export function textPass(
           // Hex pairs with single spaces or colons between ("de ad be ef"): a superset of the
           // runs decode.ts decodes.
           hexPairs = (k4 & k3 & 4) !== 0 && (k2 & 8) !== 0 ? hexPairs + 1 : 0;
-          if (3 * hexPairs >= minRun && encodedRunAt === -1) encodedRunAt = s;
+          if (3 * hexPairs >= minRun) {
+            if (encodedRunAt === -1) encodedRunAt = s;
+            lastRunAt = s;
+          }
         } else if ((k1 & 1) === 0) {
           key = keyOf(h3, 3);
           hexPairs = 0;
@@ -143,6 +150,7 @@ export function textPass(
   }
   if (weights !== null && length >= 3) blocks[block] = blockSum;
   anchors.encodedRunAt = encodedRunAt;
+  anchors.lastRunAt = lastRunAt;
   noteMarks(anchors, text);
   return { anchors, blocks };
 }

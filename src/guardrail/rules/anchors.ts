@@ -71,11 +71,14 @@ export class Anchors {
    * position at or after the start of the first one, on its line (runs never span lines).
    */
   encodedRunAt = -1;
+  /** Like encodedRunAt, for the last run (-1 when there is none): no run lies past its line. */
+  lastRunAt = -1;
 
   reset(): void {
     for (const slot of this.found) this.count[slot] = 0;
     this.found.length = 0;
     this.encodedRunAt = -1;
+    this.lastRunAt = -1;
   }
 
   /** Slot's first recorded position (count[slot] > 0). */
