@@ -133,7 +133,11 @@ export function note(anchors: Anchors, slot: number, position: number): void {
 /** Adds the positions of the structural marks ("<|", "<!--"…), and those of `INDEX.always`. */
 export function noteMarks(anchors: Anchors, text: string): void {
   let marked = false;
+  // Every mark starts with one of three characters: one look for each rules most marks out.
+  const lt = text.includes("<"), bang = text.includes("!"), at0 = text.includes("@");
   for (const { mark, slots } of INDEX.marks) {
+    const lead = mark.charCodeAt(0);
+    if (lead === 60 ? !lt : lead === 33 ? !bang : lead === 64 ? !at0 : false) continue;
     let at = text.indexOf(mark);
     for (let n = 0; at !== -1 && n < MAX_POSITIONS; n++) {
       marked = true;
