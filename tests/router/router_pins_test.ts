@@ -22,96 +22,88 @@ const HARD =
   "Write a Rust function that parses a CSV file with quoted fields, then prove its complexity step by step and compare it with a regex-based approach.";
 
 Deno.test("router — a sticky end-user keeps its model; other users are routed afresh", async () => {
-  const h = await startRouterHarness();
-  try {
-    await h.admin(["routing", "create"], {
-      org: h.org,
-      id: "sticky",
-      pool: [SMALL.id, LARGE.id].join(","),
-      threshold: "6",
-      "sticky-seconds": "600",
+  await using h = await startRouterHarness();
+  await h.admin(["routing", "create"], {
+    org: h.org,
+    id: "sticky",
+    pool: [SMALL.id, LARGE.id].join(","),
+    threshold: "6",
+    "sticky-seconds": "600",
+  });
+  await h.admin(["routing", "create"], {
+    org: h.org,
+    id: "loose",
+    pool: [SMALL.id, LARGE.id].join(","),
+    threshold: "6",
+  });
+  const ask = async (model: string, content: string, user?: string) => {
+    const res = await h.post("/v1/chat/completions", {
+      model,
+      messages: [{ role: "user", content }],
+      ...(user ? { user } : {}),
     });
-    await h.admin(["routing", "create"], {
-      org: h.org,
-      id: "loose",
-      pool: [SMALL.id, LARGE.id].join(","),
-      threshold: "6",
-    });
-    const ask = async (model: string, content: string, user?: string) => {
-      const res = await h.post("/v1/chat/completions", {
-        model,
-        messages: [{ role: "user", content }],
-        ...(user ? { user } : {}),
-      });
-      assert.equal(res.status, 200);
-      await res.body?.cancel();
-      return [res.headers.get("x-sovra-routed-model"), res.headers.get("x-sovra-routing-reason")];
-    };
-    // Without stickiness the two prompts go to different models.
-    assert.equal((await ask("router/loose", EASY))[0], SMALL.id);
-    assert.equal((await ask("router/loose", HARD))[0], LARGE.id);
-    // alice starts easy: she stays on the small model for her hard prompt too.
-    assert.equal((await ask("router/sticky", EASY, "alice"))[0], SMALL.id);
-    const [model, reason] = await ask("router/sticky", HARD, "alice");
-    assert.equal(model, SMALL.id);
-    assert.match(reason!, /^sticky: end-user keeps sim\/small/);
-    // bob is routed on his own prompt; a policy without stickiness ignores users.
-    assert.equal((await ask("router/sticky", HARD, "bob"))[0], LARGE.id);
-    assert.equal((await ask("router/loose", HARD, "alice"))[0], LARGE.id);
-  } finally {
-    await h.close();
-  }
+    assert.equal(res.status, 200);
+    await res.body?.cancel();
+    return [res.headers.get("x-sovra-routed-model"), res.headers.get("x-sovra-routing-reason")];
+  };
+  // Without stickiness the two prompts go to different models.
+  assert.equal((await ask("router/loose", EASY))[0], SMALL.id);
+  assert.equal((await ask("router/loose", HARD))[0], LARGE.id);
+  // alice starts easy: she stays on the small model for her hard prompt too.
+  assert.equal((await ask("router/sticky", EASY, "alice"))[0], SMALL.id);
+  const [model, reason] = await ask("router/sticky", HARD, "alice");
+  assert.equal(model, SMALL.id);
+  assert.match(reason!, /^sticky: end-user keeps sim\/small/);
+  // bob is routed on his own prompt; a policy without stickiness ignores users.
+  assert.equal((await ask("router/sticky", HARD, "bob"))[0], LARGE.id);
+  assert.equal((await ask("router/loose", HARD, "alice"))[0], LARGE.id);
 });
 
 Deno.test("router — a tool-loop continuation stays on the model that made the calls", async () => {
-  const h = await startRouterHarness();
-  try {
-    await h.admin(["routing", "create"], {
-      org: h.org,
-      id: "agent",
-      pool: [SMALL.id, LARGE.id].join(","),
-      threshold: "10",
-    });
-    const first = await h.client.chat.completions.create({
-      model: "router/agent",
-      messages: [{ role: "user", content: EASY }],
-      tools: [TOOL] as never,
-    });
-    assert.equal(first.model, LARGE.id);
-    const calls = first.choices[0]!.message.tool_calls!;
-    assert.ok(calls.length > 0);
+  await using h = await startRouterHarness();
+  await h.admin(["routing", "create"], {
+    org: h.org,
+    id: "agent",
+    pool: [SMALL.id, LARGE.id].join(","),
+    threshold: "10",
+  });
+  const first = await h.client.chat.completions.create({
+    model: "router/agent",
+    messages: [{ role: "user", content: EASY }],
+    tools: [TOOL] as never,
+  });
+  assert.equal(first.model, LARGE.id);
+  const calls = first.choices[0]!.message.tool_calls!;
+  assert.ok(calls.length > 0);
 
-    // The policy changes: now everything would go to the small model.
-    await h.admin(["routing", "create"], {
-      org: h.org,
-      id: "agent",
-      pool: [SMALL.id, LARGE.id].join(","),
-      threshold: "1",
-    });
-    const continued = await h.post("/v1/chat/completions", {
-      model: "router/agent",
-      tools: [TOOL],
-      messages: [
-        { role: "user", content: EASY },
-        { role: "assistant", content: null, tool_calls: calls },
-        ...calls.map((c) => ({ role: "tool", tool_call_id: c.id, content: "42" })),
-      ],
-    });
-    assert.equal(continued.status, 200);
-    assert.equal(continued.headers.get("x-sovra-routed-model"), LARGE.id);
-    assert.match(
-      continued.headers.get("x-sovra-routing-reason")!,
-      /^pinned: tool-loop continuation/,
-    );
-    // A new conversation follows the new dial.
-    const fresh = await h.client.chat.completions.create({
-      model: "router/agent",
-      messages: [{ role: "user", content: EASY }],
-    });
-    assert.equal(fresh.model, SMALL.id);
-  } finally {
-    await h.close();
-  }
+  // The policy changes: now everything would go to the small model.
+  await h.admin(["routing", "create"], {
+    org: h.org,
+    id: "agent",
+    pool: [SMALL.id, LARGE.id].join(","),
+    threshold: "1",
+  });
+  const continued = await h.post("/v1/chat/completions", {
+    model: "router/agent",
+    tools: [TOOL],
+    messages: [
+      { role: "user", content: EASY },
+      { role: "assistant", content: null, tool_calls: calls },
+      ...calls.map((c) => ({ role: "tool", tool_call_id: c.id, content: "42" })),
+    ],
+  });
+  assert.equal(continued.status, 200);
+  assert.equal(continued.headers.get("x-sovra-routed-model"), LARGE.id);
+  assert.match(
+    continued.headers.get("x-sovra-routing-reason")!,
+    /^pinned: tool-loop continuation/,
+  );
+  // A new conversation follows the new dial.
+  const fresh = await h.client.chat.completions.create({
+    model: "router/agent",
+    messages: [{ role: "user", content: EASY }],
+  });
+  assert.equal(fresh.model, SMALL.id);
 });
 
 Deno.test("router — pins are shared by the instances on one state: a continuation and a sticky end-user keep their model on a second instance", async () => {

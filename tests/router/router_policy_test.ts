@@ -21,61 +21,57 @@ const PRAGMATIC = chatModel("sim/pragmatic", "pragmatic", {
 });
 
 Deno.test("router — a strict-only organization is never routed to a pragmatic pool model", async () => {
-  const h = await startRouterHarness({
+  await using h = await startRouterHarness({
     models: [PRAGMATIC],
     env: { SOVRA_KEY_CACHE_SECONDS: "1" },
   });
-  try {
-    for (const t of [1, 5, 10]) {
-      await h.admin(["routing", "create"], {
-        org: h.org,
-        id: `p${t}`,
-        pool: [PRAGMATIC.id, SMALL.id, LARGE.id].join(","),
-        threshold: String(t),
-      });
-    }
-    await h.admin(["routing", "create"], { org: h.org, id: "only", pool: PRAGMATIC.id });
-    // Before the policy: the pragmatic model (cheapest and best) serves.
-    const before = await h.post("/v1/chat/completions", {
-      model: "router/p10",
-      messages: [{ role: "user", content: "hi" }],
+  for (const t of [1, 5, 10]) {
+    await h.admin(["routing", "create"], {
+      org: h.org,
+      id: `p${t}`,
+      pool: [PRAGMATIC.id, SMALL.id, LARGE.id].join(","),
+      threshold: String(t),
     });
-    assert.equal(before.headers.get("x-sovra-routed-model"), PRAGMATIC.id);
-    await before.body?.cancel();
-
-    await h.store.putOrgPolicy(
-      h.org,
-      { ...DEFAULT_ORG_POLICY, sovereignty: "strict_only" },
-      "test",
-    );
-    await new Promise((r) => setTimeout(r, 1100)); // past the key/policy cache of this harness
-    h.sim.reset();
-    for (const t of [1, 5, 10]) {
-      for (const prompt of MIXED_PROMPTS) {
-        const res = await h.post("/v1/chat/completions", {
-          model: `router/p${t}`,
-          messages: [{ role: "user", content: prompt }],
-        });
-        assert.equal(res.status, 200);
-        assert.notEqual(res.headers.get("x-sovra-routed-model"), PRAGMATIC.id);
-        await res.body?.cancel();
-      }
-    }
-    assert.ok(!upstreamModels(h.sim.requests).includes("pragmatic"));
-    const refused = await h.post("/v1/chat/completions", {
-      model: "router/only",
-      messages: [{ role: "user", content: "hi" }],
-    });
-    assert.equal(refused.status, 403);
-    const error = (await refused.json()).error;
-    assert.equal(error.code, "policy_forbids_model");
-    // The error names the model the client asked for, the router, not the pool's first model;
-    // the reason comes from the pool's routes.
-    assert.match(error.message, /for model 'router\/only'/);
-    assert.doesNotMatch(error.message, /for model 'sim\/pragmatic'/);
-    assert.match(error.message, /strict/i);
-    assert.ok(!upstreamModels(h.sim.requests).includes("pragmatic"));
-  } finally {
-    await h.close();
   }
+  await h.admin(["routing", "create"], { org: h.org, id: "only", pool: PRAGMATIC.id });
+  // Before the policy: the pragmatic model (cheapest and best) serves.
+  const before = await h.post("/v1/chat/completions", {
+    model: "router/p10",
+    messages: [{ role: "user", content: "hi" }],
+  });
+  assert.equal(before.headers.get("x-sovra-routed-model"), PRAGMATIC.id);
+  await before.body?.cancel();
+
+  await h.store.putOrgPolicy(
+    h.org,
+    { ...DEFAULT_ORG_POLICY, sovereignty: "strict_only" },
+    "test",
+  );
+  await new Promise((r) => setTimeout(r, 1100)); // past the key/policy cache of this harness
+  h.sim.reset();
+  for (const t of [1, 5, 10]) {
+    for (const prompt of MIXED_PROMPTS) {
+      const res = await h.post("/v1/chat/completions", {
+        model: `router/p${t}`,
+        messages: [{ role: "user", content: prompt }],
+      });
+      assert.equal(res.status, 200);
+      assert.notEqual(res.headers.get("x-sovra-routed-model"), PRAGMATIC.id);
+      await res.body?.cancel();
+    }
+  }
+  assert.ok(!upstreamModels(h.sim.requests).includes("pragmatic"));
+  const refused = await h.post("/v1/chat/completions", {
+    model: "router/only",
+    messages: [{ role: "user", content: "hi" }],
+  });
+  assert.equal(refused.status, 403);
+  const error = (await refused.json()).error;
+  assert.equal(error.code, "policy_forbids_model");
+  // The error names the model the client asked for, the router, not the pool's first model;
+  // the reason comes from the pool's routes.
+  assert.match(error.message, /for model 'router\/only'/);
+  assert.doesNotMatch(error.message, /for model 'sim\/pragmatic'/);
+  assert.match(error.message, /strict/i);
+  assert.ok(!upstreamModels(h.sim.requests).includes("pragmatic"));
 });

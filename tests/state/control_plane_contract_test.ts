@@ -19,9 +19,9 @@ interface Opened {
   areas: ControlPlaneStores;
 }
 
-interface Backend {
+/** Disposing a backend stops what it started. */
+interface Backend extends AsyncDisposable {
   open(): Promise<Opened>;
-  stop(): Promise<void>;
 }
 
 function kvBackend(): Promise<Backend> {
@@ -30,7 +30,7 @@ function kvBackend(): Promise<Backend> {
       const store = createKvStore(await Deno.openKv(":memory:"));
       return { store, areas: kvControlPlane(store.kv) };
     },
-    stop: () => Promise.resolve(),
+    [Symbol.asyncDispose]: () => Promise.resolve(),
   });
 }
 
@@ -41,7 +41,7 @@ async function pgBackend(): Promise<Backend> {
       const store = await openPgStore(await cluster.database(), { spillPath: undefined });
       return { store, areas: store.controlPlane };
     },
-    stop: () => cluster.stop(),
+    [Symbol.asyncDispose]: () => cluster.stop(),
   };
 }
 
@@ -276,20 +276,16 @@ const cases: Array<[string, (o: Opened) => Promise<void>]> = [
 
 for (const [name, make] of [["kv", kvBackend], ["postgres", pgBackend]] as const) {
   Deno.test(`control-plane contract — ${name}`, async (t) => {
-    const backend = await make();
-    try {
-      for (const [title, run] of cases) {
-        await t.step(`${name}: ${title}`, async () => {
-          const opened = await backend.open();
-          try {
-            await run(opened);
-          } finally {
-            await opened.store.close();
-          }
-        });
-      }
-    } finally {
-      await backend.stop();
+    await using backend = await make();
+    for (const [title, run] of cases) {
+      await t.step(`${name}: ${title}`, async () => {
+        const opened = await backend.open();
+        try {
+          await run(opened);
+        } finally {
+          await opened.store.close();
+        }
+      });
     }
   });
 }

@@ -12,19 +12,20 @@ import { runRetentionCleanup } from "../../src/state/retention.ts";
 import { minuteOf } from "../../src/state/minute.ts";
 import { timeOrderedId } from "../../src/ids.ts";
 import { type PgCluster, startPostgres } from "../helpers/postgres.ts";
+import { closing } from "../helpers/dispose.ts";
 
-interface Backend {
+/** Disposing a backend stops what it started. */
+interface Backend extends AsyncDisposable {
   name: string;
   /** Opens a fresh, empty store. */
   open(): Promise<Store>;
-  stop(): Promise<void>;
 }
 
 function kvBackend(): Promise<Backend> {
   return Promise.resolve({
     name: "kv",
     open: async () => createKvStore(await Deno.openKv(":memory:"), 2),
-    stop: async () => {},
+    [Symbol.asyncDispose]: async () => {},
   });
 }
 
@@ -38,7 +39,7 @@ async function pgBackend(): Promise<Backend> {
         commitIntervalMs: 2,
         spillPath: `${dir}/${crypto.randomUUID()}.jsonl`,
       }),
-    stop: async () => {
+    [Symbol.asyncDispose]: async () => {
       await cluster.stop();
       await Deno.remove(dir, { recursive: true });
     },
@@ -308,20 +309,12 @@ const cases: Array<[string, (store: Store) => Promise<void>]> = [
 
 for (const [name, make] of [["kv", kvBackend], ["postgres", pgBackend]] as const) {
   Deno.test(`Store contract — ${name}`, async (t) => {
-    const backend = await make();
-    try {
-      for (const [name, run] of cases) {
-        await t.step(`${backend.name}: ${name}`, async () => {
-          const store = await backend.open();
-          try {
-            await run(store);
-          } finally {
-            await store.close();
-          }
-        });
-      }
-    } finally {
-      await backend.stop();
+    await using backend = await make();
+    for (const [name, run] of cases) {
+      await t.step(`${backend.name}: ${name}`, async () => {
+        await using store = closing(await backend.open());
+        await run(store);
+      });
     }
   });
 }
