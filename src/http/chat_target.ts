@@ -10,6 +10,7 @@ import type { ChatRequest } from "../canonical/chat.ts";
 import { modelNotFound } from "../errors.ts";
 import { routerPolicyId } from "../router/policy.ts";
 import { noEligibleModel } from "../router/errors.ts";
+import { poolTable } from "../router/pool_table.ts";
 
 export interface ChatTarget {
   /** The catalog model (for a router: the pool's first active chat model, for decoding). */
@@ -27,10 +28,7 @@ export async function resolveChatTarget(
   if (policyId === undefined) return { model: deps.catalog.current.requireModel(id, "chat") };
   const policy = await deps.routerPolicies.load(org, policyId);
   if (!policy) throw modelNotFound(id);
-  const catalog = deps.catalog.current;
-  const first = policy.pool
-    .map((m) => catalog.models.find((x) => x.id === m))
-    .find((m) => m?.kind === "chat" && m.state === "active");
+  const first = poolTable(policy, deps.catalog.current).firstActiveChat;
   if (!first) {
     throw noEligibleModel(policy.id, policy.pool.map((m) => ({ id: m, reason: "not active" })));
   }
@@ -39,16 +37,18 @@ export async function resolveChatTarget(
 
 /**
  * For `router/<id>` (`requestedModel` set): reads the router pins this request could use
- * (a tool-loop continuation, a sticky end-user) that other instances wrote.
+ * (a tool-loop continuation, a sticky end-user) that other instances wrote. Undefined, with
+ * no store read, when there is none to read (no continuation, no sticky end-user, or every
+ * pin already held here).
  */
-export async function prefetchRouterPins(
+export function prefetchRouterPins(
   deps: AppDeps,
   org: string,
   requestedModel: string | undefined,
   request: Pick<ChatRequest, "messages" | "user">,
-): Promise<void> {
+): Promise<void> | undefined {
   const policyId = requestedModel === undefined ? undefined : routerPolicyId(requestedModel);
-  if (policyId === undefined) return;
+  if (policyId === undefined) return undefined;
   const policy = deps.routerPolicies.peek(org, policyId);
-  if (policy) await deps.routerPins.prefetch(org, policy, request);
+  return policy ? deps.routerPins.prefetch(org, policy, request) : undefined;
 }

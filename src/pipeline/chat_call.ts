@@ -19,6 +19,7 @@ import { billableUsage, resultText } from "./billable_usage.ts";
 import { settleFailure, settleRequest } from "./settle_request.ts";
 import type { PipelineDeps } from "./pipeline_deps.ts";
 import { admitUpstream } from "./admission_estimate.ts";
+import { collectToolCallIds } from "../router/stream_tool_calls.ts";
 
 export interface ChatCallContext {
   deps: PipelineDeps;
@@ -204,7 +205,7 @@ export interface OpenChatStreamOptions {
   /**
    * Asks for the stream pass-through where the route's adapter has one (a chat client in the
    * route's dialect that needs nothing changed but the chunks' head; the caller decides that).
-   * Not with a routing policy: its tool-call pinning reads every event.
+   * A routing policy's tool-call pins read the ids from the forwarded chunks that carry calls.
    */
   passthrough?: boolean;
 }
@@ -227,7 +228,7 @@ export async function openChatStream(
   const { deps } = ctx;
   const plan = planChat(ctx, request);
   admitChat(ctx, request, plan);
-  const passthrough = options.passthrough === true && plan.routing === undefined;
+  const passthrough = options.passthrough === true;
   const started = performance.now();
   const last: LastFailure = { served: undefined };
   let success: RouteSuccess<{
@@ -315,11 +316,9 @@ export async function openChatStream(
         admissionWrite = undefined;
       }
       if (!result.done) {
-        for (const event of result.value) {
-          accounting.observe(event);
-          if (event.type === "tool-call-delta" && event.id && plan.routing) {
-            toolCallIds.push(event.id);
-          }
+        for (const item of result.value) {
+          accounting.observe(item);
+          if (plan.routing) collectToolCallIds(item, toolCallIds);
         }
       }
       return result;

@@ -90,5 +90,6 @@ export function classifyFeatures(weights: ClassifierWeights, f: Features): Class
 export const shippedWeights: ClassifierWeights = weightsFile as ClassifierWeights;
 
 export function classifyText(text: string, weights = shippedWeights): Classification {
-  return classifyFeatures(weights, extractFeatures(text));
+  const grams = weights.grams.length === HASH_BUCKETS;
+  return classifyFeatures(weights, extractFeatures(text, { grams }));
 }

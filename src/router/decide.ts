@@ -84,17 +84,17 @@ export interface DecisionInput {
   /** Catalog lookup; only pool ids are ever asked for. */
   model: (id: string) => Model | undefined;
   /** The organization's policy (sovereignty, blocked providers, ZDR): false = not allowed. */
-  allowed?: (model: Model) => boolean;
+  allowed?: ((model: Model) => boolean) | undefined;
   needs: RequestNeeds;
   /** Strategy `auto`. */
-  classification?: Classification;
+  classification?: Classification | undefined;
   threshold: number;
   health: (model: Model) => ModelHealth | undefined;
   /** A model to keep (sticky end-user, tool-loop continuation), if still eligible. */
   pinned?: { model: string; reason: string } | undefined;
   /** Exploration coin for `metrics` (tests pass their own). */
-  random?: () => number;
-  exploration?: number;
+  random?: (() => number) | undefined;
+  exploration?: number | undefined;
 }
 
 export interface Decision {
@@ -141,9 +141,14 @@ export function decide(input: DecisionInput): Decision {
   }
   if (eligible.length === 0) return { order: [], reason: "no eligible model", excluded };
 
+  // Each model's health is read once per decision (the strategies read it again).
+  const healthOf = new Map<Model, ModelHealth | undefined>();
+  for (const m of eligible) healthOf.set(m, input.health(m));
+  const health = (m: Model) => healthOf.get(m);
   // Failing models go last: still fallbacks, never the first choice while others are well.
-  const well = eligible.filter((m) => !unhealthy(input.health(m)));
-  const failing = eligible.filter((m) => unhealthy(input.health(m)));
+  const well: Model[] = [];
+  const failing: Model[] = [];
+  for (const m of eligible) (unhealthy(healthOf.get(m)) ? failing : well).push(m);
 
   const pinned = input.pinned && well.find((m) => m.id === input.pinned!.model);
   let order: Model[];
@@ -155,9 +160,9 @@ export function decide(input: DecisionInput): Decision {
     order = well;
     reason = "ordered: pool order";
   } else if (input.policy.strategy === "metrics") {
-    ({ order, reason } = byMetrics(well, input));
+    ({ order, reason } = byMetrics(well, input, health));
   } else {
-    ({ order, reason } = byDial(well, input));
+    ({ order, reason } = byDial(well, input, health));
   }
   if (pinned && order[0] !== pinned) {
     order = [pinned, ...order.filter((m) => m !== pinned)];
@@ -184,7 +189,11 @@ export function decide(input: DecisionInput): Decision {
 }
 
 /** Strategy `auto`: cheapest frontier model meeting the quality the dial asks for. */
-function byDial(models: Model[], input: DecisionInput): { order: Model[]; reason: string } {
+function byDial(
+  models: Model[],
+  input: DecisionInput,
+  health: (model: Model) => ModelHealth | undefined,
+): { order: Model[]; reason: string } {
   const c = input.classification ?? { difficulty: 0.5, task: "general" as const, noSignal: true };
   const task = c.task === "general" ? undefined : c.task;
   const known = models.map((m) => qualityOf(m, task)).filter((q): q is number => q !== undefined)
@@ -212,8 +221,8 @@ function byDial(models: Model[], input: DecisionInput): { order: Model[]; reason
   const next = frontier[pick + 1];
   const here = frontier[pick]!;
   if (next && next.price <= here.price * 1.1) {
-    const a = input.health(here.model)?.ttftMs;
-    const b = input.health(next.model)?.ttftMs;
+    const a = health(here.model)?.ttftMs;
+    const b = health(next.model)?.ttftMs;
     if (a !== undefined && b !== undefined && b < a) pick++;
   }
   const chosen = frontier[pick]!;
@@ -235,11 +244,15 @@ const METRIC_KEYS = ["latency", "ttft", "throughput", "error_rate", "price"] as 
  * (value / max: 1 for the worst, proportionally less for better ones; throughput counts as
  * 1 − tps / max tps; the error rate, already a share, counts as it is); lower total wins.
  */
-function byMetrics(models: Model[], input: DecisionInput): { order: Model[]; reason: string } {
+function byMetrics(
+  models: Model[],
+  input: DecisionInput,
+  health: (model: Model) => ModelHealth | undefined,
+): { order: Model[]; reason: string } {
   const weights: MetricWeights = input.policy.weights ??
     { latency: 0, ttft: 1, throughput: 0, error_rate: 1, price: 0 };
   const raw = models.map((m) => {
-    const h = input.health(m);
+    const h = health(m);
     const sampled = h !== undefined && h.requests >= MIN_SAMPLES;
     return {
       latency: sampled ? h.latencyMs : undefined,

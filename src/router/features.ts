@@ -134,7 +134,14 @@ function fnv1a(s: string, seed = 0x811c9dc5): number {
 
 const WORD = /[\p{L}\p{N}_]+/gu;
 
-export function extractFeatures(text: string): Features {
+const NO_GRAMS = new Uint32Array(0);
+
+/**
+ * `grams: false` skips the hashed n-grams (the classifier passes it when its weights have
+ * none: the logit ignores them then, and hashing every word is a third of the work).
+ */
+export function extractFeatures(text: string, options: { grams?: boolean } = {}): Features {
+  const withGrams = options.grams !== false;
   const length = text.length;
   const scanned = scannedText(text);
   const n = Math.max(1, scanned.length);
@@ -152,24 +159,30 @@ export function extractFeatures(text: string): Features {
   const words = scanned.toLowerCase().match(WORD) ?? [];
   let longWords = 0;
   let numbers = 0;
-  const grams = new Uint32Array(words.length * 2);
+  const grams = withGrams ? new Uint32Array(words.length * 2) : NO_GRAMS;
   let g = 0;
   for (let i = 0; i < words.length; i++) {
     const w = words[i]!;
     if (w.length >= 9) longWords++;
     if (w.charCodeAt(0) >= 48 && w.charCodeAt(0) <= 57) numbers++;
+    if (!withGrams) continue;
     grams[g++] = fnv1a(w) & (HASH_BUCKETS - 1);
     if (i > 0) grams[g++] = fnv1a(w, fnv1a(words[i - 1]!)) & (HASH_BUCKETS - 1);
   }
   // A closed question with answer options is knowledge QA: the topic words in it say nothing
   // about the task, so no task flag fires (length and structure still count).
   // Two or more numbers in a question is a word problem: maths.
-  const tasks = isMultipleChoice(scanned)
-    ? []
-    : TASKS.filter((t) =>
-      TASK_PATTERNS[t].test(scanned) || (t === "math" && numbers >= 2 && questions > 0)
-    );
   const dense = new Float64Array(FEATURE_NAMES.length);
+  const tasks: Features["tasks"] = [];
+  if (!isMultipleChoice(scanned)) {
+    for (let i = 0; i < TASKS.length; i++) {
+      const t = TASKS[i]!;
+      if (TASK_PATTERNS[t].test(scanned) || (t === "math" && numbers >= 2 && questions > 0)) {
+        tasks.push(t);
+        dense[DENSE.length + i] = 1;
+      }
+    }
+  }
   dense[0] = Math.log1p(length) / 8;
   dense[1] = Math.log1p(words.length) / 6;
   dense[2] = (digits / n) * 4;
@@ -178,6 +191,5 @@ export function extractFeatures(text: string): Features {
   dense[5] = Math.min(questions, 5) / 5;
   dense[6] = (nonAscii / n) * 4;
   dense[7] = words.length ? (longWords / words.length) * 4 : 0;
-  for (const t of tasks) dense[DENSE.length + TASKS.indexOf(t)] = 1;
   return { dense, grams: grams.subarray(0, g), tasks, length };
 }

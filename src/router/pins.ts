@@ -75,21 +75,26 @@ export class RouterPins {
 
   /**
    * Reads from the shared store the pins this request could use that this instance does not
-   * hold: its continued tool calls, and its end-user when the policy is sticky.
+   * hold: its continued tool calls, and its end-user when the policy is sticky. Undefined
+   * (decided synchronously, no store read) when there is none to read.
    */
-  async prefetch(
+  prefetch(
     org: string,
     policy: { id: string; sticky_seconds?: number | undefined },
     request: Pick<ChatRequest, "messages" | "user">,
-  ): Promise<void> {
-    if (!this.#shared) return;
+  ): Promise<void> | undefined {
+    if (!this.#shared) return undefined;
     const keys = continuedCalls(request).slice(0, MAX_PREFETCHED_CALLS)
       .map((id) => toolKey(org, policy.id, id));
     if (policy.sticky_seconds && request.user) keys.push(userKey(org, policy.id, request.user));
     const missing = keys.filter((k) => this.#get(k) === undefined);
-    if (missing.length === 0) return;
+    if (missing.length === 0) return undefined;
+    return this.#read(this.#shared, missing);
+  }
+
+  async #read(shared: RouterPinStore, keys: string[]): Promise<void> {
     try {
-      for (const pin of await this.#shared.getRouterPins(missing, this.now())) {
+      for (const pin of await shared.getRouterPins(keys, this.now())) {
         this.#remember(pin.key, pin.model, pin.expires);
       }
     } catch (error) {

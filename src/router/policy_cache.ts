@@ -16,7 +16,9 @@ interface Entry {
 }
 
 export class RoutingPolicyCache {
-  readonly #entries = new Map<string, Entry>();
+  /** Organization → policy id → entry (two lookups: no joined key string per request). */
+  readonly #entries = new Map<string, Map<string, Entry>>();
+  #size = 0;
 
   constructor(
     readonly area: RoutingPolicyStore | undefined,
@@ -26,19 +28,24 @@ export class RoutingPolicyCache {
 
   /** The policy, read from the store when not cached or stale; undefined when none. */
   async load(org: string, id: string): Promise<RoutingPolicy | undefined> {
-    const key = `${org}\u0000${id}`;
-    const hit = this.#entries.get(key);
+    const hit = this.#entries.get(org)?.get(id);
     if (hit && hit.expires > this.now()) return hit.policy;
     if (!this.area) return undefined;
     const record = await this.area.getRoutingPolicy(org, id);
     const policy = record ? fromRecord(record) : undefined;
-    if (this.#entries.size > 10_000) this.#entries.clear();
-    this.#entries.set(key, { policy, expires: this.now() + this.ttlMs });
+    if (this.#size > 10_000) {
+      this.#entries.clear();
+      this.#size = 0;
+    }
+    let policies = this.#entries.get(org);
+    if (!policies) this.#entries.set(org, policies = new Map());
+    if (!policies.has(id)) this.#size++;
+    policies.set(id, { policy, expires: this.now() + this.ttlMs });
     return policy;
   }
 
   /** The cached policy, if `load` put one there (no store read). */
   peek(org: string, id: string): RoutingPolicy | undefined {
-    return this.#entries.get(`${org}\u0000${id}`)?.policy;
+    return this.#entries.get(org)?.get(id)?.policy;
   }
 }

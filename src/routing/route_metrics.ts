@@ -66,6 +66,11 @@ export class RouteMetrics {
     return m ? { ...m } : undefined;
   }
 
+  /** The live figures without a copy, for a reader that is done before the next await. */
+  peek(key: string): Readonly<RouteMetricsSnapshot> | undefined {
+    return this.#routes.get(key);
+  }
+
   all(): Record<string, RouteMetricsSnapshot> {
     return Object.fromEntries([...this.#routes].map(([k, v]) => [k, { ...v }]));
   }

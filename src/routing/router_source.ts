@@ -9,12 +9,13 @@ import type { ChatRequest } from "../canonical/chat.ts";
 import type { Model } from "../catalog/schema.ts";
 import { modelNotFound } from "../errors.ts";
 import { classifyText } from "../router/classifier.ts";
-import { decide, type ModelHealth, requestNeeds } from "../router/decide.ts";
+import { decide, type DecisionInput, type ModelHealth, requestNeeds } from "../router/decide.ts";
+import { poolTable } from "../router/pool_table.ts";
 import { noEligibleModel } from "../router/errors.ts";
 import { routerPolicyId } from "../router/policy.ts";
 import type { RoutingPolicyCache } from "../router/policy_cache.ts";
 import { continuedCalls, type RouterPins } from "../router/pins.ts";
-import { RouteMetrics } from "./route_metrics.ts";
+import type { RouteMetrics } from "./route_metrics.ts";
 import type { CandidateFilter, ModelSource, PlanInput, SourcedModels } from "./route_plan.ts";
 
 export interface RouterSourceOptions {
@@ -47,17 +48,17 @@ export function routerModelSource(options: RouterSourceOptions): ModelSource {
     const org = input.caller.org;
 
     const filters = options.filters();
-    const allowed = (model: Model) =>
-      input.catalog.routesOf(model).some((route) =>
-        filters.every((f) => f.exclude(route, input) === undefined)
-      );
+    const catalog = input.catalog;
+    const table = poolTable(policy, catalog);
+    const allowed = (model: Model) => {
+      for (const route of catalog.routesOf(model)) {
+        if (filters.every((f) => f.exclude(route, input) === undefined)) return true;
+      }
+      return false;
+    };
     const health = (model: Model): ModelHealth | undefined => {
-      const primary = input.catalog.routesOf(model)[0];
-      return primary
-        ? options.metrics.snapshot(
-          RouteMetrics.key(primary.providerId, primary.route.upstream_model),
-        )
-        : undefined;
+      const key = table.metricsKey(model);
+      return key === undefined ? undefined : options.metrics.peek(key);
     };
     const calls = continuedCalls(request);
     const loopModel = calls.length ? options.pins.toolLoop(org, policy.id, calls) : undefined;
@@ -70,29 +71,26 @@ export function routerModelSource(options: RouterSourceOptions): ModelSource {
       ? { model: userModel, reason: `sticky: end-user keeps ${userModel}` }
       : undefined;
 
-    const needs = requestNeeds(request);
-    const base = {
-      policy,
-      model: (id: string) => input.catalog.models.find((m) => m.id === id),
-      needs,
-      threshold: policy.threshold,
-      health,
-      pinned,
-      ...(options.random ? { random: options.random } : {}),
-      ...(options.exploration === undefined ? {} : { exploration: options.exploration }),
-    };
     const classification = policy.strategy === "auto"
       ? classifyText(lastUserText(request))
       : undefined;
-    let decision = decide({
-      ...base,
+    const decisionInput: DecisionInput = {
+      policy,
+      model: table.model,
       allowed,
-      ...(classification ? { classification } : {}),
-    });
+      needs: requestNeeds(request),
+      threshold: policy.threshold,
+      health,
+      pinned,
+      classification,
+      random: options.random,
+      exploration: options.exploration,
+    };
+    let decision = decide(decisionInput);
     if (decision.order.length === 0) {
       // Nothing allowed: decide without the organization policy and let its filter step
       // refuse (403, naming the rule) — unless nothing could serve the request at all.
-      const unfiltered = decide({ ...base, ...(classification ? { classification } : {}) });
+      const unfiltered = decide({ ...decisionInput, allowed: undefined });
       if (unfiltered.order.length === 0) throw noEligibleModel(policy.id, unfiltered.excluded);
       decision = unfiltered;
     }

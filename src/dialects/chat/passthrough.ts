@@ -1,7 +1,7 @@
 /**
  * When a chat stream may take the pass-through (`docs/performance.md`, "Stream pass-through"):
  * the client asks for nothing the chat encoder changes in an `openai`-dialect chunk beyond its
- * head. The route's side (an `openai`-dialect adapter, no routing policy) is decided where the
+ * head. The route's side (an `openai`-dialect adapter) is decided where the
  * stream opens; each chunk's own side in the pass-through decoder.
  */
 import type { ChatRequest } from "../../canonical/chat.ts";

@@ -12,7 +12,8 @@
  *   gateway's encoder does, the two paths' bytes are identical;
  * - both end the same way (clean with `[DONE]`, or a dropped connection) with the same outcome;
  * - billing is the same: usage, the text an estimate counts after every prefix of the upstream
- *   bytes (a client that leaves there), and the settled usage and cost of the whole stream.
+ *   bytes (a client that leaves there), and the settled usage and cost of the whole stream;
+ * - the router's tool-loop pins read the same tool-call ids from both (the ids the client gets).
  */
 import assert from "node:assert/strict";
 import { createParser } from "eventsource-parser";
@@ -26,6 +27,7 @@ import { ChatChunkEncoder } from "../../../src/dialects/chat/encode_stream.ts";
 import { chatStreamBody } from "../../../src/dialects/chat/stream_body.ts";
 import { billableUsage } from "../../../src/pipeline/billable_usage.ts";
 import { costMicroEur } from "../../../src/billing/cost.ts";
+import { collectToolCallIds } from "../../../src/router/stream_tool_calls.ts";
 import { startOpenAISimulator } from "../../../scripts/simulator/openai/mod.ts";
 import { sseData } from "../../helpers/sse.ts";
 import { FIXTURES, generatedStreams, type UpstreamStream } from "./passthrough_streams.ts";
@@ -57,6 +59,8 @@ interface Run {
   outcome: string | undefined;
   forwarded: number;
   accounting: StreamAccounting;
+  /** What a router pins the answer's tool loop by. */
+  toolCallIds: string[];
 }
 
 /** Upstream bytes in the given reads → what the client receives, through the real body. */
@@ -75,12 +79,14 @@ async function run(path: Path, reads: readonly Uint8Array[]): Promise<Run> {
   const accounting = new StreamAccounting();
   let outcome: string | undefined;
   let forwarded = 0;
+  const toolCallIds: string[] = [];
   const body = chatStreamBody({
     async read() {
       const result = await reader.read();
       if (!result.done) {
         for (const item of result.value) {
           accounting.observe(item);
+          collectToolCallIds(item, toolCallIds);
           if (item.type === "forwarded") forwarded++;
         }
       }
@@ -109,7 +115,7 @@ async function run(path: Path, reads: readonly Uint8Array[]): Promise<Run> {
   } catch {
     clean = false;
   }
-  return { text, clean, outcome, forwarded, accounting };
+  return { text, clean, outcome, forwarded, accounting, toolCallIds };
 }
 
 /** The canonical events a client decoder reads from the gateway's bytes. */
@@ -227,6 +233,13 @@ async function checkStream(stream: UpstreamStream, everyBoundary: boolean): Prom
   ];
   assert.deepEqual(clientEvents(ordinaryE.text), clientEvents(ordinary.text));
   if (stream.sovraShaped) assert.equal(fastE.text, ordinaryE.text, `${label}: same bytes`);
+
+  // Router pins: the same tool-call ids on both paths, those the client reads.
+  const clientIds = clientEvents(ordinary.text).flatMap((e) =>
+    e.type === "tool-call-delta" && e.id ? [e.id] : []
+  );
+  assert.deepEqual(ordinary.toolCallIds, clientIds, `${label}: tool-call ids, ordinary`);
+  assert.deepEqual(fast.toolCallIds, clientIds, `${label}: tool-call ids, pass-through`);
 
   // Billing: the whole stream, and after every prefix of the upstream bytes.
   assert.deepEqual(await settled(fast.accounting), await settled(ordinary.accounting), label);
