@@ -10,7 +10,7 @@ import type { ChatRequest } from "../canonical/chat.ts";
 import { modelNotFound } from "../errors.ts";
 import { routerPolicyId } from "../router/policy.ts";
 import { noEligibleModel } from "../router/errors.ts";
-import { poolTable } from "../router/pool_table.ts";
+import { poolTable } from "../routing/pool_table.ts";
 
 export interface ChatTarget {
   /** The catalog model (for a router: the pool's first active chat model, for decoding). */

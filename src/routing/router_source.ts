@@ -10,7 +10,7 @@ import type { Model } from "../catalog/schema.ts";
 import { modelNotFound } from "../errors.ts";
 import { classifyText } from "../router/classifier.ts";
 import { decide, type DecisionInput, type ModelHealth, requestNeeds } from "../router/decide.ts";
-import { poolTable } from "../router/pool_table.ts";
+import { poolTable } from "./pool_table.ts";
 import { noEligibleModel } from "../router/errors.ts";
 import { routerPolicyId } from "../router/policy.ts";
 import type { RoutingPolicyCache } from "../router/policy_cache.ts";
