@@ -4,8 +4,10 @@
  * and a closure each time); a deadline here is one `Set` entry, and a single interval checks
  * them all every `tick` (a tenth of the shortest deadline given, 10 ms to 1 s). A deadline
  * fires at most one tick late, which is fine for limits of seconds (header, idle and body
- * timeouts). The interval runs only while a deadline is pending, so an idle process (or a
- * test's sanitizer) sees no timer.
+ * timeouts). Deleting a deadline costs no timer call either: the interval stops itself at the
+ * first tick that finds nothing pending (stopping and restarting it for every request cost as
+ * much as the timers it replaces). It is unref'd: what a deadline waits for (a socket read)
+ * keeps the process alive, the sweep itself does not, and no test sanitizer sees it.
  */
 export interface Deadline {
   /** `performance.now()` at which `fire` runs. */
@@ -40,7 +42,11 @@ export class DeadlineSweep {
   delete(deadline: Deadline | undefined): void {
     if (deadline === undefined) return;
     this.#pending.delete(deadline);
-    if (this.#pending.size === 0) this.#stop();
+  }
+
+  /** True while the interval runs (tests). */
+  get running(): boolean {
+    return this.#timer !== undefined;
   }
 
   #ensure(tick: number) {
@@ -48,6 +54,7 @@ export class DeadlineSweep {
     this.#stop();
     this.#tick = tick;
     this.#timer = setInterval(() => this.#sweep(), tick);
+    Deno.unrefTimer(this.#timer);
   }
 
   #stop() {

@@ -19,9 +19,24 @@ Deno.test("deadline sweep — fires due deadlines once, never deleted ones, and 
   sweep.add(60, () => fired.push("c"));
   sweep.delete(b);
   const deadline = Date.now() + 5_000;
-  while (sweep.size > 0 && Date.now() < deadline) await sleep(10);
+  while ((sweep.size > 0 || sweep.running) && Date.now() < deadline) await sleep(10);
   assert.deepEqual(fired, ["a", "c"]);
   assert.equal(sweep.size, 0);
+  assert.equal(sweep.running, false, "the interval stops once nothing is pending");
+});
+
+Deno.test("deadline sweep — deleting the last deadline leaves the interval to stop itself at its next tick", async () => {
+  const sweep = new DeadlineSweep();
+  const fired: string[] = [];
+  const a = sweep.add(30, () => fired.push("a"));
+  sweep.delete(a);
+  assert.equal(sweep.running, true);
+  const b = sweep.add(30, () => fired.push("b"));
+  sweep.delete(b);
+  const deadline = Date.now() + 5_000;
+  while (sweep.running && Date.now() < deadline) await sleep(10);
+  assert.equal(sweep.running, false);
+  assert.deepEqual(fired, []);
 });
 
 Deno.test("deadline sweep — a throwing action does not stop the others", async () => {
@@ -62,7 +77,11 @@ function slowRequest(declaredLength: boolean): Request {
 for (const declared of [true, false]) {
   Deno.test(`json body — a body that does not arrive within the deadline is 400 upload_timeout (${declared ? "declared length" : "no length"})`, async () => {
     const request = slowRequest(declared);
+    // In the server a socket read keeps the process alive while the body is awaited; this
+    // body is in memory, so a timer stands in for it (the sweep's interval is unref'd).
+    const alive = setTimeout(() => {}, 5_000);
     const error = await readJsonBody(request, { deadlineMs: 50 }).catch((e) => e);
+    clearTimeout(alive);
     assert.ok(error instanceof GatewayError, String(error));
     assert.equal(error.status, 400);
     assert.equal(error.code, "upload_timeout");
