@@ -14,6 +14,7 @@ import {
   requestRows,
   runAdminCli,
 } from "../helpers/api.ts";
+import { tempDir } from "../helpers/temp_dir.ts";
 
 const METADATA_FIELDS = [
   "id",
@@ -45,66 +46,60 @@ function one(stdout: string): Record<string, unknown> {
 }
 
 Deno.test("admin CLI — org create, key create, key list (never the key) on a KV file", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "sovra-cli-" });
-  try {
-    const kv = `${dir}/admin.kv`;
-    const created = await runAdminCli(kv, [
-      "org",
-      "create",
-      "--name",
-      "X",
-      "--credits-micro-eur",
-      "5",
-    ]);
-    assert.equal(created.code, 0, created.stderr);
-    const org = one(created.stdout);
-    assert.equal(typeof org.id, "string");
-    assert.equal(org.name, "X");
-    assert.equal(org.balance_micro_eur, 5);
+  await using tmp = await tempDir({ prefix: "sovra-cli-" });
+  const dir = tmp.path;
+  const kv = `${dir}/admin.kv`;
+  const created = await runAdminCli(kv, [
+    "org",
+    "create",
+    "--name",
+    "X",
+    "--credits-micro-eur",
+    "5",
+  ]);
+  assert.equal(created.code, 0, created.stderr);
+  const org = one(created.stdout);
+  assert.equal(typeof org.id, "string");
+  assert.equal(org.name, "X");
+  assert.equal(org.balance_micro_eur, 5);
 
-    const keyRun = await runAdminCli(kv, ["key", "create", "--org", String(org.id), "--rpm", "7"]);
-    assert.equal(keyRun.code, 0, keyRun.stderr);
-    const key = one(keyRun.stdout);
-    assert.equal(typeof key.id, "string");
-    assert.match(String(key.key), /^sk-ex-[0-9A-Za-z]{43}$/);
-    assert.equal(key.rpm, 7);
+  const keyRun = await runAdminCli(kv, ["key", "create", "--org", String(org.id), "--rpm", "7"]);
+  assert.equal(keyRun.code, 0, keyRun.stderr);
+  const key = one(keyRun.stdout);
+  assert.equal(typeof key.id, "string");
+  assert.match(String(key.key), /^sk-ex-[0-9A-Za-z]{43}$/);
+  assert.equal(key.rpm, 7);
 
-    const list = await runAdminCli(kv, ["key", "list", "--org", String(org.id)]);
-    assert.equal(list.code, 0, list.stderr);
-    const keys = jsonLines(list.stdout);
-    assert.equal(keys.length, 1);
-    assert.equal(keys[0]!.id, key.id);
-    assert.ok(!("key" in keys[0]!), "key list prints the key");
-    assert.ok(!list.stdout.includes(String(key.key)), "key list leaks the key");
-    assert.ok(!list.stdout.includes(String(key.key).slice(12)), "key list leaks most of the key");
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  const list = await runAdminCli(kv, ["key", "list", "--org", String(org.id)]);
+  assert.equal(list.code, 0, list.stderr);
+  const keys = jsonLines(list.stdout);
+  assert.equal(keys.length, 1);
+  assert.equal(keys[0]!.id, key.id);
+  assert.ok(!("key" in keys[0]!), "key list prints the key");
+  assert.ok(!list.stdout.includes(String(key.key)), "key list leaks the key");
+  assert.ok(!list.stdout.includes(String(key.key).slice(12)), "key list leaks most of the key");
 });
 
 Deno.test("admin CLI — failures exit non-zero with a JSON error on stderr", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "sovra-cli-" });
-  try {
-    const kv = `${dir}/admin.kv`;
-    const runs = await Promise.all([
-      runAdminCli(kv, ["org", "frobnicate"]),
-      runAdminCli(`${dir}/other.kv`, [
-        "credits",
-        "topup",
-        "--org",
-        "org_missing",
-        "--micro-eur",
-        "5",
-      ]),
-    ]);
-    for (const run of runs) {
-      assert.notEqual(run.code, 0, `exit 0 for a failing command: ${run.stdout}`);
-      assert.equal(run.stdout.trim(), "", "a failing command printed to stdout");
-      const error = JSON.parse(run.stderr.trim().split("\n").at(-1)!) as Record<string, unknown>;
-      assert.ok(typeof error.error === "string" && error.error.length > 0, run.stderr);
-    }
-  } finally {
-    await Deno.remove(dir, { recursive: true });
+  await using tmp = await tempDir({ prefix: "sovra-cli-" });
+  const dir = tmp.path;
+  const kv = `${dir}/admin.kv`;
+  const runs = await Promise.all([
+    runAdminCli(kv, ["org", "frobnicate"]),
+    runAdminCli(`${dir}/other.kv`, [
+      "credits",
+      "topup",
+      "--org",
+      "org_missing",
+      "--micro-eur",
+      "5",
+    ]),
+  ]);
+  for (const run of runs) {
+    assert.notEqual(run.code, 0, `exit 0 for a failing command: ${run.stdout}`);
+    assert.equal(run.stdout.trim(), "", "a failing command printed to stdout");
+    const error = JSON.parse(run.stderr.trim().split("\n").at(-1)!) as Record<string, unknown>;
+    assert.ok(typeof error.error === "string" && error.error.length > 0, run.stderr);
   }
 });
 

@@ -11,6 +11,7 @@ import { startGateway } from "../../src/gateway.ts";
 import { silentLogger } from "../../src/log.ts";
 import { chatModel, type Harness, startHarness, writeCatalog } from "../helpers/harness.ts";
 import { chatBody, getWithKey } from "../helpers/api.ts";
+import { tempDir } from "../helpers/temp_dir.ts";
 
 const PROVIDERS = {
   "sim-a": { dialect: "openai", base_url: "http://127.0.0.1:9/v1", api_key_env: "SIM_KEY" },
@@ -24,12 +25,9 @@ function goodModels(): Record<string, unknown>[] {
 }
 
 async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
-  const dir = await Deno.makeTempDir({ prefix: "sovra-bad-catalog-" });
-  try {
-    await fn(dir);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  await using tmp = await tempDir({ prefix: "sovra-bad-catalog-" });
+  const dir = tmp.path;
+  await fn(dir);
 }
 
 async function rejectsWith(dir: string, ...fragments: string[]): Promise<void> {

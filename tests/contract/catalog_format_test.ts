@@ -11,6 +11,7 @@ import { startGateway } from "../../src/gateway.ts";
 import { silentLogger } from "../../src/log.ts";
 import { startOpenAISimulator } from "../../scripts/simulator/openai/mod.ts";
 import { seedKey } from "./process_support.ts";
+import { tempDir } from "../helpers/temp_dir.ts";
 
 const AWS = { region: "eu-central-1", access_key_id_env: "AK", secret_access_key_env: "SK" };
 const VERTEX = { project: "p", region: "europe-west1", service_account_env: "SA" };
@@ -24,14 +25,11 @@ async function withCatalog<T>(
   models: unknown[],
   body: (dir: string) => Promise<T>,
 ): Promise<T> {
-  const dir = await Deno.makeTempDir({ prefix: "sovra-contract-cat-" });
-  try {
-    await Deno.writeTextFile(`${dir}/providers.json`, JSON.stringify({ version: 1, providers }));
-    await Deno.writeTextFile(`${dir}/models.json`, JSON.stringify({ version: 1, models }));
-    return await body(dir);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  await using tmp = await tempDir({ prefix: "sovra-contract-cat-" });
+  const dir = tmp.path;
+  await Deno.writeTextFile(`${dir}/providers.json`, JSON.stringify({ version: 1, providers }));
+  await Deno.writeTextFile(`${dir}/models.json`, JSON.stringify({ version: 1, models }));
+  return await body(dir);
 }
 
 async function loadError(providers: Record<string, unknown>, models: unknown[]): Promise<string> {

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { configFromEnv } from "../../src/config.ts";
 import { createLogger } from "../../src/log.ts";
 import { logRecord, runMainToEnd, startMain, writeMinimalCatalog } from "./process_support.ts";
+import { tempDir } from "../helpers/temp_dir.ts";
 
 Deno.test("configFromEnv — the contract's defaults when no variable is set", () => {
   const config = configFromEnv({});
@@ -35,38 +36,35 @@ Deno.test("configFromEnv — every contract variable is read", () => {
 });
 
 Deno.test("main.ts — a bad catalog file stops the start naming the file, the JSON path and the problem", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "sovra-contract-start-" });
-  try {
-    await writeMinimalCatalog(dir, ["acme/one"]);
-    const models = JSON.parse(await Deno.readTextFile(`${dir}/models.json`));
-    models.models[0].pricing = { prompt_micro_eur_per_million: -1 };
-    await Deno.writeTextFile(`${dir}/models.json`, JSON.stringify(models));
-    const run = await runMainToEnd({
-      SOVRA_PORT: "0",
-      SOVRA_KV: `${dir}/sovra.kv`,
-      SOVRA_CATALOG: dir,
-    });
-    assert.notEqual(run.code, 0);
-    assert.ok(run.stderr.includes(`${dir}/models.json`), run.stderr);
-    assert.ok(run.stderr.includes("models[0].pricing.prompt_micro_eur_per_million"), run.stderr);
-    assert.ok(!run.stderr.includes("sovra listening"), run.stderr);
+  await using tmp = await tempDir({ prefix: "sovra-contract-start-" });
+  const dir = tmp.path;
+  await writeMinimalCatalog(dir, ["acme/one"]);
+  const models = JSON.parse(await Deno.readTextFile(`${dir}/models.json`));
+  models.models[0].pricing = { prompt_micro_eur_per_million: -1 };
+  await Deno.writeTextFile(`${dir}/models.json`, JSON.stringify(models));
+  const run = await runMainToEnd({
+    SOVRA_PORT: "0",
+    SOVRA_KV: `${dir}/sovra.kv`,
+    SOVRA_CATALOG: dir,
+  });
+  assert.notEqual(run.code, 0);
+  assert.ok(run.stderr.includes(`${dir}/models.json`), run.stderr);
+  assert.ok(run.stderr.includes("models[0].pricing.prompt_micro_eur_per_million"), run.stderr);
+  assert.ok(!run.stderr.includes("sovra listening"), run.stderr);
 
-    // `"version": 1` is required in each file.
-    await writeMinimalCatalog(dir, ["acme/one"]);
-    await Deno.writeTextFile(
-      `${dir}/providers.json`,
-      JSON.stringify({ version: 2, providers: {} }),
-    );
-    const v2 = await runMainToEnd({
-      SOVRA_PORT: "0",
-      SOVRA_KV: `${dir}/sovra.kv`,
-      SOVRA_CATALOG: dir,
-    });
-    assert.notEqual(v2.code, 0);
-    assert.ok(v2.stderr.includes(`${dir}/providers.json: at version`), v2.stderr);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  // `"version": 1` is required in each file.
+  await writeMinimalCatalog(dir, ["acme/one"]);
+  await Deno.writeTextFile(
+    `${dir}/providers.json`,
+    JSON.stringify({ version: 2, providers: {} }),
+  );
+  const v2 = await runMainToEnd({
+    SOVRA_PORT: "0",
+    SOVRA_KV: `${dir}/sovra.kv`,
+    SOVRA_CATALOG: dir,
+  });
+  assert.notEqual(v2.code, 0);
+  assert.ok(v2.stderr.includes(`${dir}/providers.json: at version`), v2.stderr);
 });
 
 Deno.test({
