@@ -4,7 +4,9 @@
  * characters, two at a time, and its length, one of them cut to 21 bits) of the model version,
  * channel and text. Both halves start from a random seed drawn per cache
  * (crypto.getRandomValues), so two texts sharing a key cannot be built offline to slip an
- * injection past a cached "pass" (review item 6); the hash is still not a MAC. The key is a
+ * injection past a cached "pass" (review item 6); the hash is still not a MAC. The chance that
+ * a new text finds another's cached verdict is about 4,096 / 2^53 per lookup; the same text
+ * in the user and the tool channel never shares a key. The key is a
  * number, not a string: nothing is built per lookup. Holds no text.
  */
 import type { Channel, TextVerdict } from "./scan_text.ts";
@@ -28,8 +30,12 @@ export class VerdictCache {
       this.#versionHash = h;
     }
     const length = text.length;
-    let a = (0x811c9dc5 ^ this.#seed[0]! ^ this.#versionHash) | 0;
-    let b = 0x01000193 ^ this.#seed[1]! ^ length ^ (channel === "tool" ? 0x40000000 : 0);
+    // The channel is in both halves: each half is a bijection of its start for a given text,
+    // so the full 32-bit half keeps the same text's two channels apart by construction (the
+    // 21-bit half alone let about one text in 2^21 share a key across them).
+    const tool = channel === "tool" ? 0x40000000 : 0;
+    let a = (0x811c9dc5 ^ this.#seed[0]! ^ this.#versionHash ^ tool) | 0;
+    let b = 0x01000193 ^ this.#seed[1]! ^ length ^ tool;
     // Two characters (16 bits each) per step: half the multiplications.
     let i = 0;
     for (; i + 1 < length; i += 2) {

@@ -26,3 +26,27 @@ Deno.test("verdict cache — within one cache the key is stable and the verdict 
   assert.equal(cache.get(cache.key("v1", "user", TEXT)), verdict);
   assert.equal(cache.get(cache.key("v1", "user", "another text")), undefined);
 });
+
+/** A cache whose seed is fixed (the random draw replaced for its construction only). */
+function seededCache(seed: [number, number]): VerdictCache {
+  const draw = crypto.getRandomValues;
+  crypto.getRandomValues = (<T extends ArrayBufferView | null>(array: T): T => {
+    if (array instanceof Uint32Array) array.set(seed);
+    return array;
+  }) as typeof crypto.getRandomValues;
+  try {
+    return new VerdictCache();
+  } finally {
+    crypto.getRandomValues = draw;
+  }
+}
+
+Deno.test("verdict cache — the same text never shares a key across channels (a tool result cannot reuse the user verdict)", () => {
+  // With this seed the hash half that carries the channel keeps only 21 bits, and these texts
+  // (found by search) agree there in both channels: the channel must separate the keys by
+  // construction, not by chance (the string key before named the channel outright).
+  const cache = seededCache([0x9e3779b9, 0x12345678]);
+  for (const text of ["xznnfb", "fsumve", "fijllvlecisowqx"]) {
+    assert.notEqual(cache.key("v1", "user", text), cache.key("v1", "tool", text), text);
+  }
+});
