@@ -12,6 +12,7 @@ import { silentLogger } from "../../src/log.ts";
 import { startOpenAISimulator } from "../../scripts/simulator/openai/mod.ts";
 import { seedKey } from "./process_support.ts";
 import { tempDir } from "../helpers/temp_dir.ts";
+import { closing } from "../helpers/dispose.ts";
 
 const AWS = { region: "eu-central-1", access_key_id_env: "AK", secret_access_key_env: "SK" };
 const VERTEX = { project: "p", region: "europe-west1", service_account_env: "SA" };
@@ -106,33 +107,31 @@ Deno.test("route dialect — a route's `dialect` overrides its provider's: a ver
       async (dir) => {
         const kvPath = `${kvDir}/sovra.kv`;
         const { key } = await seedKey(kvPath);
-        const gateway = await startGateway(
-          configFromEnv({
-            SOVRA_PORT: "0",
-            SOVRA_KV: kvPath,
-            SOVRA_CATALOG: dir,
-            SIM_KEY: "sim-secret-route-dialect",
-          }),
-          { log: silentLogger },
-        );
-        try {
-          const res = await fetch(`${gateway.url}/v1/chat/completions`, {
-            method: "POST",
-            headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-            body: JSON.stringify({
-              model: "acme/open",
-              messages: [{ role: "user", content: "hi" }],
+        await using gateway = closing(
+          await startGateway(
+            configFromEnv({
+              SOVRA_PORT: "0",
+              SOVRA_KV: kvPath,
+              SOVRA_CATALOG: dir,
+              SIM_KEY: "sim-secret-route-dialect",
             }),
-          });
-          const text = await res.text();
-          assert.equal(res.status, 200, text);
-          assert.equal(JSON.parse(text).model, "acme/open");
-          const upstream = sim.requests.find((r) => r.path.endsWith("/chat/completions"));
-          assert.ok(upstream, `no openai-dialect request: ${JSON.stringify(sim.requests)}`);
-          assert.equal(upstream.headers.authorization, "Bearer sim-secret-route-dialect");
-        } finally {
-          await gateway.close();
-        }
+            { log: silentLogger },
+          ),
+        );
+        const res = await fetch(`${gateway.url}/v1/chat/completions`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+          body: JSON.stringify({
+            model: "acme/open",
+            messages: [{ role: "user", content: "hi" }],
+          }),
+        });
+        const text = await res.text();
+        assert.equal(res.status, 200, text);
+        assert.equal(JSON.parse(text).model, "acme/open");
+        const upstream = sim.requests.find((r) => r.path.endsWith("/chat/completions"));
+        assert.ok(upstream, `no openai-dialect request: ${JSON.stringify(sim.requests)}`);
+        assert.equal(upstream.headers.authorization, "Bearer sim-secret-route-dialect");
       },
     );
   } finally {

@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { openKvStore } from "../../src/state/kv/kv_store.ts";
 import { runAdminCommand } from "../../src/admin/commands.ts";
+import { closing } from "../helpers/dispose.ts";
 
 export const REPO_ROOT = new URL("../../", import.meta.url).pathname;
 
@@ -128,22 +129,18 @@ export function logRecord(line: string): Record<string, unknown> {
 
 /** Creates an organization with credit and a key in the KV file before a gateway opens it. */
 export async function seedKey(kvPath: string): Promise<{ org: string; key: string }> {
-  const store = await openKvStore(kvPath);
-  try {
-    const org = await runAdminCommand(store, {
-      command: ["org", "create"],
-      flags: { name: "Contract org", "credits-micro-eur": "1000000" },
-      defaultRpm: 600,
-    }) as { id: string };
-    const key = await runAdminCommand(store, {
-      command: ["key", "create"],
-      flags: { org: org.id },
-      defaultRpm: 600,
-    }) as { key: string };
-    return { org: org.id, key: key.key };
-  } finally {
-    await store.close();
-  }
+  await using store = closing(await openKvStore(kvPath));
+  const org = await runAdminCommand(store, {
+    command: ["org", "create"],
+    flags: { name: "Contract org", "credits-micro-eur": "1000000" },
+    defaultRpm: 600,
+  }) as { id: string };
+  const key = await runAdminCommand(store, {
+    command: ["key", "create"],
+    flags: { org: org.id },
+    defaultRpm: 600,
+  }) as { key: string };
+  return { org: org.id, key: key.key };
 }
 
 /** A minimal valid catalog: one openai-dialect provider and the given chat model ids. */

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { chatModel } from "../helpers/harness.ts";
 import { healthzWithin, startProcessGateway } from "./process_gateway.ts";
 import { openKvStore } from "../../src/state/kv/kv_store.ts";
+import { closing } from "../helpers/dispose.ts";
 
 const MODEL = "acme/quiet";
 const LIVENESS_BOUND_MS = 3_000;
@@ -34,23 +35,19 @@ Deno.test("attack — unbroken 256 KB prompts closed early: /healthz answers wit
   }
   assert.deepEqual(probes, [true, true, true, true, true], "every /healthz probe answered");
 
-  const store = await openKvStore(gw.kvPath);
-  try {
-    const deadline = Date.now() + 20_000;
-    let rows = await store.listRequests(gw.org, 10);
-    while (rows.length < 4 && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 100));
-      rows = await store.listRequests(gw.org, 10);
-    }
-    assert.equal(rows.length, 4);
-    for (const row of rows) {
-      assert.equal(row.estimated, true);
-      // Linear, not truncated: "ab" × 128,000 is tens of thousands of tokens.
-      assert.ok((row.prompt_tokens ?? 0) > 10_000, `prompt tokens ${row.prompt_tokens}`);
-      assert.ok(row.cost_micro_eur > 0);
-    }
-  } finally {
-    await store.close();
+  await using store = closing(await openKvStore(gw.kvPath));
+  const deadline = Date.now() + 20_000;
+  let rows = await store.listRequests(gw.org, 10);
+  while (rows.length < 4 && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 100));
+    rows = await store.listRequests(gw.org, 10);
+  }
+  assert.equal(rows.length, 4);
+  for (const row of rows) {
+    assert.equal(row.estimated, true);
+    // Linear, not truncated: "ab" × 128,000 is tens of thousands of tokens.
+    assert.ok((row.prompt_tokens ?? 0) > 10_000, `prompt tokens ${row.prompt_tokens}`);
+    assert.ok(row.cost_micro_eur > 0);
   }
 });
 

@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { cpSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
 import { unknownSovraVariables } from "../../src/config.ts";
+import { tempDir } from "../helpers/temp_dir.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const dockerfile = await Deno.readTextFile(`${ROOT}Dockerfile`);
@@ -63,62 +64,59 @@ Deno.test("Dockerfile — official Deno image at the version Sovra runs, non-roo
 
 Deno.test("Dockerfile + systemd — the build step and the start command work on the copied files", async () => {
   // Exactly what the image holds, in a fresh directory.
-  const app = await Deno.makeTempDir({ prefix: "sovra-image-" });
-  try {
-    for (const copy of all("COPY")) {
-      const parts = copy.split(/\s+/).filter((p) => !p.startsWith("--"));
-      const target = parts.at(-1)!;
-      for (const source of parts.slice(0, -1)) {
-        const to = target.endsWith("/") ? `${app}/${source}` : `${app}/${target}`;
-        cpSync(`${ROOT}${source}`, to, { recursive: true });
-      }
+  await using tmp = await tempDir({ prefix: "sovra-image-" });
+  const app = tmp.path;
+  for (const copy of all("COPY")) {
+    const parts = copy.split(/\s+/).filter((p) => !p.startsWith("--"));
+    const target = parts.at(-1)!;
+    for (const source of parts.slice(0, -1)) {
+      const to = target.endsWith("/") ? `${app}/${source}` : `${app}/${target}`;
+      cpSync(`${ROOT}${source}`, to, { recursive: true });
     }
-    const build = all("RUN").find((r) => r.startsWith("deno install"))!.split(/\s+/);
-    const built = await new Deno.Command(Deno.execPath(), { args: build.slice(1), cwd: app })
-      .output();
-    assert.equal(built.code, 0, new TextDecoder().decode(built.stderr));
-
-    const docker = JSON.parse(all("ENTRYPOINT")[0]!) as string[];
-    const execStart = unitValues("ExecStart")[0]!.split(/\s+/);
-    assert.match(execStart[0]!, /^\/.*\/deno$/, "ExecStart names deno by an absolute path");
-    assert.deepEqual(execStart.slice(1), docker.slice(1), "systemd runs what the image runs");
-
-    const child = new Deno.Command(Deno.execPath(), {
-      args: docker.slice(1),
-      cwd: app,
-      env: {
-        ...dockerEnv(),
-        SOVRA_HOST: "127.0.0.1",
-        SOVRA_PORT: "0",
-        SOVRA_DASHBOARD_PORT: "0",
-        SOVRA_METRICS_PORT: "0",
-        SOVRA_KV: `${app}/data/sovra.kv`,
-        SOVRA_CATALOG: `${app}/catalog`,
-        NO_COLOR: "1",
-      },
-      stdout: "null",
-      stderr: "piped",
-    }).spawn();
-    const lines: string[] = [];
-    let listening = false;
-    const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
-    let pending = "";
-    while (!listening) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      pending += value;
-      const parts = pending.split("\n");
-      pending = parts.pop()!;
-      lines.push(...parts);
-      listening = lines.some((l) => l.includes('"sovra listening"'));
-    }
-    assert.ok(listening, lines.join("\n"));
-    child.kill("SIGTERM");
-    while (!(await reader.read()).done) { /* drain stderr */ }
-    assert.equal((await child.status).code, 0, "a SIGTERM drain exits 0");
-  } finally {
-    await Deno.remove(app, { recursive: true });
   }
+  const build = all("RUN").find((r) => r.startsWith("deno install"))!.split(/\s+/);
+  const built = await new Deno.Command(Deno.execPath(), { args: build.slice(1), cwd: app })
+    .output();
+  assert.equal(built.code, 0, new TextDecoder().decode(built.stderr));
+
+  const docker = JSON.parse(all("ENTRYPOINT")[0]!) as string[];
+  const execStart = unitValues("ExecStart")[0]!.split(/\s+/);
+  assert.match(execStart[0]!, /^\/.*\/deno$/, "ExecStart names deno by an absolute path");
+  assert.deepEqual(execStart.slice(1), docker.slice(1), "systemd runs what the image runs");
+
+  const child = new Deno.Command(Deno.execPath(), {
+    args: docker.slice(1),
+    cwd: app,
+    env: {
+      ...dockerEnv(),
+      SOVRA_HOST: "127.0.0.1",
+      SOVRA_PORT: "0",
+      SOVRA_DASHBOARD_PORT: "0",
+      SOVRA_METRICS_PORT: "0",
+      SOVRA_KV: `${app}/data/sovra.kv`,
+      SOVRA_CATALOG: `${app}/catalog`,
+      NO_COLOR: "1",
+    },
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  const lines: string[] = [];
+  let listening = false;
+  const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  let pending = "";
+  while (!listening) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    pending += value;
+    const parts = pending.split("\n");
+    pending = parts.pop()!;
+    lines.push(...parts);
+    listening = lines.some((l) => l.includes('"sovra listening"'));
+  }
+  assert.ok(listening, lines.join("\n"));
+  child.kill("SIGTERM");
+  while (!(await reader.read()).done) { /* drain stderr */ }
+  assert.equal((await child.status).code, 0, "a SIGTERM drain exits 0");
 });
 
 Deno.test("systemd unit — drains within TimeoutStopSec, reloads with SIGHUP, known variables", () => {

@@ -9,6 +9,7 @@ import { logRecord, seedKey, startMain } from "../contract/process_support.ts";
 import { startOpenAISimulator } from "../../scripts/simulator/openai/mod.ts";
 import { SIM_KEY, writeCatalog } from "../helpers/harness.ts";
 import { openKvStore } from "../../src/state/kv/kv_store.ts";
+import { closing } from "../helpers/dispose.ts";
 
 const PRICING = {
   prompt_micro_eur_per_million: 1_000_000,
@@ -101,20 +102,16 @@ Deno.test("SIGTERM — unready first, streams finish or are cut at SOVRA_DRAIN_M
     await assert.rejects(fetch(`${url}/readyz`));
 
     // Everything was settled before the exit: three rows, the cut stream billed for its tokens.
-    const store = await openKvStore(kvPath);
-    try {
-      const rows = await store.listRequests(org, 10);
-      assert.equal(rows.length, 3);
-      const longRow = rows.find((r) => r.requested_model === "acme/long");
-      assert.ok(longRow && longRow.stream && longRow.status === 200);
-      assert.ok((longRow.completion_tokens ?? 0) > 0, "the cut stream's tokens are counted");
-      assert.ok(longRow.cost_micro_eur > 0, "and billed");
-      const view = await store.getOrg(org);
-      const billed = rows.reduce((sum, r) => sum + r.cost_micro_eur, 0);
-      assert.equal(view?.spent_micro_eur, billed, "every settle reached the store");
-    } finally {
-      await store.close();
-    }
+    await using store = closing(await openKvStore(kvPath));
+    const rows = await store.listRequests(org, 10);
+    assert.equal(rows.length, 3);
+    const longRow = rows.find((r) => r.requested_model === "acme/long");
+    assert.ok(longRow && longRow.stream && longRow.status === 200);
+    assert.ok((longRow.completion_tokens ?? 0) > 0, "the cut stream's tokens are counted");
+    assert.ok(longRow.cost_micro_eur > 0, "and billed");
+    const view = await store.getOrg(org);
+    const billed = rows.reduce((sum, r) => sum + r.cost_micro_eur, 0);
+    assert.equal(view?.spent_micro_eur, billed, "every settle reached the store");
   } finally {
     await gateway.stop();
     await sim.close();

@@ -12,6 +12,7 @@ import { buildRequestRecord } from "../../src/billing/settle.ts";
 import { startGatewayWorkers } from "../../src/workers/pool.ts";
 import { createLogger } from "../../src/log.ts";
 import { Model } from "../../src/catalog/schema.ts";
+import { closing } from "../helpers/dispose.ts";
 
 const CREDITS = 1_000_000n;
 
@@ -56,26 +57,24 @@ Deno.test("SOVRA_WORKERS lowered — a further isolate's spill file is replayed 
     const orphan = `${dir}/spill.jsonl.worker-2`;
     await Deno.writeTextFile(orphan, JSON.stringify(record) + "\n");
 
-    const gateway = await startGatewayWorkers({
-      SOVRA_PORT: "0",
-      SOVRA_DATABASE_URL: url,
-      SOVRA_SPILL_PATH: `${dir}/spill.jsonl`,
-      SOVRA_CATALOG: `${dir}/catalog`,
-      SOVRA_LOG: "error",
-      SOVRA_WORKERS: "1",
-      SIM_KEY,
-    }, { log: createLogger("error") });
-    try {
-      const store = gateway.deps.store as PgStore;
-      await store.spillDrained(20_000);
-      const rows = await store.listRequests(org, 10);
-      assert.deepEqual(rows.map((r) => r.id), [record.id], "the spilled settle is on record");
-      const view = await store.getOrg(org);
-      assert.equal(view?.balance_micro_eur, Number(CREDITS) - record.cost_micro_eur);
-      await assert.rejects(() => Deno.stat(orphan), Deno.errors.NotFound);
-    } finally {
-      await gateway.close();
-    }
+    await using gateway = closing(
+      await startGatewayWorkers({
+        SOVRA_PORT: "0",
+        SOVRA_DATABASE_URL: url,
+        SOVRA_SPILL_PATH: `${dir}/spill.jsonl`,
+        SOVRA_CATALOG: `${dir}/catalog`,
+        SOVRA_LOG: "error",
+        SOVRA_WORKERS: "1",
+        SIM_KEY,
+      }, { log: createLogger("error") }),
+    );
+    const store = gateway.deps.store as PgStore;
+    await store.spillDrained(20_000);
+    const rows = await store.listRequests(org, 10);
+    assert.deepEqual(rows.map((r) => r.id), [record.id], "the spilled settle is on record");
+    const view = await store.getOrg(org);
+    assert.equal(view?.balance_micro_eur, Number(CREDITS) - record.cost_micro_eur);
+    await assert.rejects(() => Deno.stat(orphan), Deno.errors.NotFound);
   } finally {
     await cluster.stop();
     await Deno.remove(dir, { recursive: true }).catch(() => {});

@@ -16,6 +16,7 @@ import { startAdmissionRecovery } from "../../src/state/admission_recovery.ts";
 import { createLogger } from "../../src/log.ts";
 import { startProcessGateway } from "../hardening/process_gateway.ts";
 import { logRecord } from "../contract/process_support.ts";
+import { closing } from "../helpers/dispose.ts";
 
 const CREDITS = 1_000_000_000;
 const REQUESTS = 40;
@@ -98,19 +99,15 @@ Deno.test("SOVRA_WORKERS=2 — requests are served by both isolates and billed e
     await gateway.drain();
     closed = true;
 
-    const store = await openKvStore(kvPath);
-    try {
-      const rows = await store.listRequests(org.id, 1000);
-      assert.equal(rows.length, REQUESTS, "one record per request");
-      assert.equal(new Set(rows.map((r) => r.id)).size, REQUESTS);
-      assert.ok(rows.every((r) => r.status === 200 && r.cost_micro_eur > 0));
-      const cost = rows.reduce((sum, r) => sum + r.cost_micro_eur, 0);
-      const view = await store.getOrg(org.id);
-      assert.equal(view?.spent_micro_eur, cost);
-      assert.equal(view?.balance_micro_eur, CREDITS - cost);
-    } finally {
-      await store.close();
-    }
+    await using store = closing(await openKvStore(kvPath));
+    const rows = await store.listRequests(org.id, 1000);
+    assert.equal(rows.length, REQUESTS, "one record per request");
+    assert.equal(new Set(rows.map((r) => r.id)).size, REQUESTS);
+    assert.ok(rows.every((r) => r.status === 200 && r.cost_micro_eur > 0));
+    const cost = rows.reduce((sum, r) => sum + r.cost_micro_eur, 0);
+    const view = await store.getOrg(org.id);
+    assert.equal(view?.spent_micro_eur, cost);
+    assert.equal(view?.balance_micro_eur, CREDITS - cost);
   } finally {
     if (!closed) await gateway.close();
     await sim.close();
@@ -128,75 +125,67 @@ Deno.test("SOVRA_WORKERS — default is the machine's cores; an in-memory KV sto
 });
 
 Deno.test("main.ts with SOVRA_WORKERS=2 — serves through both isolates, reloads every catalog on SIGHUP, drains on SIGTERM", async () => {
-  const gw = await startProcessGateway({
+  await using gw = await startProcessGateway({
     models: [chatModel("acme/chat", "up")],
     env: { SOVRA_WORKERS: "2" },
   });
-  try {
-    const listening = logRecord(
-      await gw.main.waitForLine((l) => l.includes("sovra listening")),
-    );
-    assert.equal(listening.workers, 2);
-    const statuses = await Promise.all(Array.from({ length: 10 }, async () => {
-      const client = Deno.createHttpClient({});
-      try {
-        const res = await fetch(`${gw.url}/v1/chat/completions`, {
-          method: "POST",
-          client,
-          headers: { authorization: `Bearer ${gw.key}`, "content-type": "application/json" },
-          body: JSON.stringify({ model: "acme/chat", messages: [{ role: "user", content: "hi" }] }),
-        });
-        await res.text();
-        return res.status;
-      } finally {
-        client.close();
-      }
-    }));
-    assert.deepEqual(statuses, Array(10).fill(200));
-    const from = gw.main.lines.length;
-    gw.main.signal("SIGHUP");
-    // Each isolate reloads its own catalog: two reload lines.
-    await gw.main.waitForLine((l) => l.includes("catalog reloaded"), from);
-    const deadline = Date.now() + 15_000;
-    while (
-      gw.main.lines.slice(from).filter((l) => l.includes("catalog reloaded")).length < 2 &&
-      Date.now() < deadline
-    ) await new Promise((r) => setTimeout(r, 100));
-    assert.equal(
-      gw.main.lines.slice(from).filter((l) => l.includes("catalog reloaded")).length,
-      2,
-    );
-    gw.main.signal("SIGTERM");
-    assert.equal((await gw.main.status).code, 0);
-  } finally {
-    await gw.close();
-  }
+  const listening = logRecord(
+    await gw.main.waitForLine((l) => l.includes("sovra listening")),
+  );
+  assert.equal(listening.workers, 2);
+  const statuses = await Promise.all(Array.from({ length: 10 }, async () => {
+    const client = Deno.createHttpClient({});
+    try {
+      const res = await fetch(`${gw.url}/v1/chat/completions`, {
+        method: "POST",
+        client,
+        headers: { authorization: `Bearer ${gw.key}`, "content-type": "application/json" },
+        body: JSON.stringify({ model: "acme/chat", messages: [{ role: "user", content: "hi" }] }),
+      });
+      await res.text();
+      return res.status;
+    } finally {
+      client.close();
+    }
+  }));
+  assert.deepEqual(statuses, Array(10).fill(200));
+  const from = gw.main.lines.length;
+  gw.main.signal("SIGHUP");
+  // Each isolate reloads its own catalog: two reload lines.
+  await gw.main.waitForLine((l) => l.includes("catalog reloaded"), from);
+  const deadline = Date.now() + 15_000;
+  while (
+    gw.main.lines.slice(from).filter((l) => l.includes("catalog reloaded")).length < 2 &&
+    Date.now() < deadline
+  ) await new Promise((r) => setTimeout(r, 100));
+  assert.equal(
+    gw.main.lines.slice(from).filter((l) => l.includes("catalog reloaded")).length,
+    2,
+  );
+  gw.main.signal("SIGTERM");
+  assert.equal((await gw.main.status).code, 0);
 });
 
 Deno.test("admission recovery in a worker isolate — renews its own lease, leaves settling others to the primary", async () => {
-  const store = await openKvStore(":memory:");
-  try {
-    const calls = { renew: 0, recover: 0 };
-    const counted = {
-      renewLease: (instance: string, expiresAt: number) => {
-        calls.renew++;
-        return store.renewLease(instance, expiresAt);
-      },
-      recoverAdmissions: (self: string, now: number) => {
-        calls.recover++;
-        return store.recoverAdmissions(self, now);
-      },
-    } as unknown as Parameters<typeof startAdmissionRecovery>[0];
-    const log = createLogger("error");
-    const worker = startAdmissionRecovery(counted, "inst_worker", 60_000, log, false);
-    await worker.started;
-    await worker.stop();
-    assert.deepEqual(calls, { renew: 1, recover: 0 });
-    const primary = startAdmissionRecovery(counted, "inst_primary", 60_000, log);
-    await primary.started;
-    await primary.stop();
-    assert.deepEqual(calls, { renew: 2, recover: 1 });
-  } finally {
-    await store.close();
-  }
+  await using store = closing(await openKvStore(":memory:"));
+  const calls = { renew: 0, recover: 0 };
+  const counted = {
+    renewLease: (instance: string, expiresAt: number) => {
+      calls.renew++;
+      return store.renewLease(instance, expiresAt);
+    },
+    recoverAdmissions: (self: string, now: number) => {
+      calls.recover++;
+      return store.recoverAdmissions(self, now);
+    },
+  } as unknown as Parameters<typeof startAdmissionRecovery>[0];
+  const log = createLogger("error");
+  const worker = startAdmissionRecovery(counted, "inst_worker", 60_000, log, false);
+  await worker.started;
+  await worker.stop();
+  assert.deepEqual(calls, { renew: 1, recover: 0 });
+  const primary = startAdmissionRecovery(counted, "inst_primary", 60_000, log);
+  await primary.started;
+  await primary.stop();
+  assert.deepEqual(calls, { renew: 2, recover: 1 });
 });
