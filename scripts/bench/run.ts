@@ -246,107 +246,87 @@ try {
   };
   /** Ours answer SIGUSR1 with their event-loop delay; a peer's runtime would not. */
   const probed = new Set<BenchProcess>([bare, sovra, unguarded]);
+  /** Peers that started (`--peers`); measured after every row of ours, see below. */
   const peerTargets: TargetName[] = [];
-  if (values.peers) {
-    for (const peer of PEERS) {
-      const outcome = await startPeer(peer, {
-        dir: layout.tempDir,
-        simV1,
-        cpu: layout.proxyCpu,
-        log,
-      });
-      if ("skipped" in outcome) {
-        log(`${peer}: skipped: ${outcome.skipped}`);
-        results.peers[peer] = { skipped: outcome.skipped };
-        continue;
-      }
-      children.push(outcome.ok.process);
-      processes[peer] = outcome.ok.process;
-      endpoints[peer] = outcome.ok.endpoint;
-      peerTargets.push(peer);
-      results.peers[peer] = { version: outcome.ok.version };
-      log(`${peer} ${outcome.ok.version} at ${outcome.ok.endpoint.base}`);
-    }
-  }
-
-  for (const scenario of scenarios) {
+  /** Measures one target in one scenario: closed loop (not for slow-upstream), then paced. */
+  const measure = async (scenario: ScenarioName, target: TargetName): Promise<void> => {
     const slow = scenario === "slow-upstream";
     const stream = scenario === "stream" || slow;
-    const perTarget: NonNullable<BenchResults["scenarios"][ScenarioName]> = {};
-    results.scenarios[scenario] = perTarget;
-    const targets = PEER_SCENARIOS.includes(scenario) ? [...TARGETS, ...peerTargets] : TARGETS;
-    for (const target of targets) {
-      const endpoint = endpoints[target];
-      if (endpoint === undefined) continue;
-      const spec = chatRequest(endpoint, {
-        stream,
-        model: slow ? "ttfb" : "chat",
-        router: scenario === "router",
-      });
-      const peer = peerTargets.includes(target);
-      try {
-        await smokeTest(spec, `${scenario} ${target}`);
-      } catch (error) {
-        // A peer that cannot serve a scenario is reported, not fatal; ours must serve them all.
-        if (!peer) throw error;
-        const reason = (error as Error).message;
-        log(`${target}: skipped in ${scenario}: ${reason}`);
-        (results.peers[target as keyof BenchResults["peers"]]!.failed ??= {})[scenario] = reason;
-        continue;
-      }
-      const proxy = processes[target];
-      let closed: TargetResult["closed"] | undefined;
-      let proxyCpuUsPerRequest: number | undefined;
-      if (!slow) {
-        log(`${scenario} ${target}: warm-up ${warmupSeconds} s, closed loop ${closedSeconds} s`);
-        if (warmupSeconds > 0) {
-          await closedLoop(layout, spec, {
-            tool: tools.closed,
-            connections,
-            durationSeconds: warmupSeconds,
-          });
-        }
-        const cpuBefore = proxy ? await readCpuSeconds(proxy.pid) : 0;
-        closed = await closedLoop(layout, spec, {
+    const endpoint = endpoints[target];
+    if (endpoint === undefined) return;
+    const spec = chatRequest(endpoint, {
+      stream,
+      model: slow ? "ttfb" : "chat",
+      router: scenario === "router",
+    });
+    const peer = peerTargets.includes(target);
+    try {
+      await smokeTest(spec, `${scenario} ${target}`);
+    } catch (error) {
+      // A peer that cannot serve a scenario is reported, not fatal; ours must serve them all.
+      if (!peer) throw error;
+      const reason = (error as Error).message;
+      log(`${target}: skipped in ${scenario}: ${reason}`);
+      (results.peers[target as keyof BenchResults["peers"]]!.failed ??= {})[scenario] = reason;
+      return;
+    }
+    const proxy = processes[target];
+    let closed: TargetResult["closed"] | undefined;
+    let proxyCpuUsPerRequest: number | undefined;
+    if (!slow) {
+      log(`${scenario} ${target}: warm-up ${warmupSeconds} s, closed loop ${closedSeconds} s`);
+      if (warmupSeconds > 0) {
+        await closedLoop(layout, spec, {
           tool: tools.closed,
           connections,
-          durationSeconds: closedSeconds,
+          durationSeconds: warmupSeconds,
         });
-        proxyCpuUsPerRequest = proxy
-          ? ((await readCpuSeconds(proxy.pid)) - cpuBefore) * 1e6 / closed.requests
-          : undefined;
-        log(`${scenario} ${target}: ${Math.round(closed.requestsPerSecond)} req/s`);
       }
-      const pacedRate = slow ? slowRate : rate;
-      log(`${scenario} ${target}: paced ${pacedRate}/s for ${pacedSeconds} s`);
-      const probe = proxy && probed.has(proxy) ? proxy : undefined;
-      if (probe) await loopDelay(probe); // start the bracket
-      const paced = await pacedLoop(layout, spec, {
-        rate: pacedRate,
-        durationSeconds: pacedSeconds,
-        warmupSeconds: 1,
+      const cpuBefore = proxy ? await readCpuSeconds(proxy.pid) : 0;
+      closed = await closedLoop(layout, spec, {
+        tool: tools.closed,
         connections,
+        durationSeconds: closedSeconds,
       });
-      const delay = probe ? await loopDelay(probe) : undefined;
-      // A run without one successful request has no percentiles (NaN, null through JSON).
-      const f2 = (n: number | null) => typeof n === "number" ? n.toFixed(2) : "–";
-      log(
-        `${scenario} ${target}: p50 ${f2(paced.latency.p50)} ms, ` +
-          `p99 ${f2(paced.latency.p99)} ms, TTFB p50 ${f2(paced.ttfb.p50)} ms ` +
-          `(generator lag p99 ${f2(paced.sendLag.p99)} ms, ${paced.errors} errors` +
-          (delay ? `; proxy loop delay p99 ${f2(delay.p99)} ms)` : ")"),
-      );
-      // A peer that timed out still works through its backlog on the proxy core: the next
-      // scenario's rows (ours included) would measure that (the 10:02 run's router and
-      // slow-upstream rows, with LiteLLM's 5,000 timed-out streams behind them).
-      if (peer && proxy) await untilQuiet(proxy.pid, target);
-      perTarget[target] = {
-        ...(closed === undefined ? {} : { closed }),
-        paced,
-        ...(delay === undefined ? {} : { loopDelay: delay }),
-        ...(proxyCpuUsPerRequest === undefined ? {} : { proxyCpuUsPerRequest }),
-      };
+      proxyCpuUsPerRequest = proxy
+        ? ((await readCpuSeconds(proxy.pid)) - cpuBefore) * 1e6 / closed.requests
+        : undefined;
+      log(`${scenario} ${target}: ${Math.round(closed.requestsPerSecond)} req/s`);
     }
+    const pacedRate = slow ? slowRate : rate;
+    log(`${scenario} ${target}: paced ${pacedRate}/s for ${pacedSeconds} s`);
+    const probe = proxy && probed.has(proxy) ? proxy : undefined;
+    if (probe) await loopDelay(probe); // start the bracket
+    const paced = await pacedLoop(layout, spec, {
+      rate: pacedRate,
+      durationSeconds: pacedSeconds,
+      warmupSeconds: 1,
+      connections,
+    });
+    const delay = probe ? await loopDelay(probe) : undefined;
+    // A run without one successful request has no percentiles (NaN, null through JSON).
+    const f2 = (n: number | null) => typeof n === "number" ? n.toFixed(2) : "–";
+    log(
+      `${scenario} ${target}: p50 ${f2(paced.latency.p50)} ms, ` +
+        `p99 ${f2(paced.latency.p99)} ms, TTFB p50 ${f2(paced.ttfb.p50)} ms ` +
+        `(generator lag p99 ${f2(paced.sendLag.p99)} ms, ${paced.errors} errors` +
+        (delay ? `; proxy loop delay p99 ${f2(delay.p99)} ms)` : ")"),
+    );
+    // A peer that timed out still works through its backlog on the proxy core: the next
+    // scenario's rows (ours included) would measure that (the 10:02 run's router and
+    // slow-upstream rows, with LiteLLM's 5,000 timed-out streams behind them).
+    if (peer && proxy) await untilQuiet(proxy.pid, target);
+    (results.scenarios[scenario] ??= {})[target] = {
+      ...(closed === undefined ? {} : { closed }),
+      paced,
+      ...(delay === undefined ? {} : { loopDelay: delay }),
+      ...(proxyCpuUsPerRequest === undefined ? {} : { proxyCpuUsPerRequest }),
+    };
+  };
+
+  for (const scenario of scenarios) {
+    results.scenarios[scenario] = {};
+    for (const target of TARGETS) await measure(scenario, target);
   }
   if (spreadCount > 0) {
     results.spread = { streams: spreadCount, gapMs: SPREAD_GAP_MS, targets: {} };
@@ -367,7 +347,6 @@ try {
     }
   }
   results.sovraPeakKb = (await readMemory(sovra.pid)).hwmKb;
-  for (const peer of peerTargets) await processes[peer]?.stop();
 
   // SOVRA_WORKERS=2 against one isolate, both unpinned, fresh processes, non-stream closed loop.
   if (!values["no-workers"]) {
@@ -409,6 +388,35 @@ try {
       results.openStreams[name] = await openStreams(layout, proxy, spec, streamCount);
       await proxy.stop();
     }
+  }
+
+  // The peers go last, after every row of ours: a peer that times out (LiteLLM on the paced
+  // runs) keeps the proxy core and the simulator busy with its backlog for minutes, which the
+  // 10:02 run measured in its router and slow-upstream rows.
+  if (values.peers) {
+    for (const peer of PEERS) {
+      const outcome = await startPeer(peer, {
+        dir: layout.tempDir,
+        simV1,
+        cpu: layout.proxyCpu,
+        log,
+      });
+      if ("skipped" in outcome) {
+        log(`${peer}: skipped: ${outcome.skipped}`);
+        results.peers[peer] = { skipped: outcome.skipped };
+        continue;
+      }
+      children.push(outcome.ok.process);
+      processes[peer] = outcome.ok.process;
+      endpoints[peer] = outcome.ok.endpoint;
+      peerTargets.push(peer);
+      results.peers[peer] = { version: outcome.ok.version };
+      log(`${peer} ${outcome.ok.version} at ${outcome.ok.endpoint.base}`);
+    }
+    for (const scenario of scenarios.filter((s) => PEER_SCENARIOS.includes(s))) {
+      for (const peer of peerTargets) await measure(scenario, peer);
+    }
+    for (const peer of peerTargets) await processes[peer]?.stop();
   }
 
   const markdown = renderMarkdown(results);
