@@ -390,9 +390,10 @@ try {
     }
   }
 
-  // The peers go last, after every row of ours: a peer that times out (LiteLLM on the paced
-  // runs) keeps the proxy core and the simulator busy with its backlog for minutes, which the
-  // 10:02 run measured in its router and slow-upstream rows.
+  // The peers go last, after every row of ours, one at a time: a peer that times out (LiteLLM on
+  // the paced runs) keeps the proxy core and the simulator busy with its backlog for minutes,
+  // which the 10:02 run measured in its router and slow-upstream rows, and a peer still starting
+  // up would share the core with the one being measured.
   if (values.peers) {
     for (const peer of PEERS) {
       const outcome = await startPeer(peer, {
@@ -412,11 +413,12 @@ try {
       peerTargets.push(peer);
       results.peers[peer] = { version: outcome.ok.version };
       log(`${peer} ${outcome.ok.version} at ${outcome.ok.endpoint.base}`);
+      await untilQuiet(outcome.ok.process.pid, peer);
+      for (const scenario of scenarios.filter((s) => PEER_SCENARIOS.includes(s))) {
+        await measure(scenario, peer);
+      }
+      await outcome.ok.process.stop();
     }
-    for (const scenario of scenarios.filter((s) => PEER_SCENARIOS.includes(s))) {
-      for (const peer of peerTargets) await measure(scenario, peer);
-    }
-    for (const peer of peerTargets) await processes[peer]?.stop();
   }
 
   const markdown = renderMarkdown(results);
