@@ -13,6 +13,7 @@
  * the answer has started, and the client gets its first byte when the upstream's arrives, not
  * with the first token (which a slow model sends much later).
  */
+import { ReadSizing } from "../read_sizing.ts";
 import type { ChatStreamEvent } from "../canonical/chat.ts";
 import { UpstreamFailure } from "./upstream_failure.ts";
 
@@ -32,15 +33,9 @@ export interface StreamDecoder<E = ChatStreamEvent> {
   started?(): boolean;
 }
 
-/**
- * A pending read holds its buffer for as long as the upstream is silent, so an open stream
- * waiting for its next event holds the small one (2 KiB: an SSE event, or several); a read
- * that fills it moves to the large one (8 KiB, a burst of events), and eight reads in a row
- * that the small one would have held move back.
- */
+/** An upstream stream's read buffer (`ReadSizing`): an SSE event or several, or a burst. */
 export const SMALL_BUFFER_BYTES = 2 * 1024;
 export const LARGE_BUFFER_BYTES = 8 * 1024;
-const SMALL_READS_TO_SHRINK = 8;
 
 /** Reads chunks into one reused buffer when the body is a byte stream. */
 export function chunkReader(body: ReadableStream<Uint8Array>) {
@@ -52,22 +47,16 @@ export function chunkReader(body: ReadableStream<Uint8Array>) {
   }
   if (byob) {
     const reader = byob;
-    let buffer = new ArrayBuffer(SMALL_BUFFER_BYTES);
-    let smallReads = 0;
+    const sizing = new ReadSizing(SMALL_BUFFER_BYTES, LARGE_BUFFER_BYTES);
+    let buffer = new ArrayBuffer(sizing.size);
     return {
       async read(): Promise<Uint8Array | undefined> {
         const { done, value } = await reader.read(new Uint8Array(buffer));
         if (done || !value) return undefined;
         // `value` is handed out over this buffer; the next read may get a fresh one.
         buffer = value.buffer as ArrayBuffer;
-        if (buffer.byteLength < LARGE_BUFFER_BYTES) {
-          if (value.length >= buffer.byteLength) buffer = new ArrayBuffer(LARGE_BUFFER_BYTES);
-        } else if (value.length > SMALL_BUFFER_BYTES) {
-          smallReads = 0;
-        } else if (++smallReads >= SMALL_READS_TO_SHRINK) {
-          smallReads = 0;
-          buffer = new ArrayBuffer(SMALL_BUFFER_BYTES);
-        }
+        sizing.filled(value.length);
+        if (buffer.byteLength !== sizing.size) buffer = new ArrayBuffer(sizing.size);
         return value;
       },
       /** The size of the buffer the next read gets (tests). */
