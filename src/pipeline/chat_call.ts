@@ -210,6 +210,31 @@ export interface OpenChatStreamOptions {
   passthrough?: boolean;
 }
 
+/**
+ * Waits for the admission commit as time spent on the upstream: a commit that hangs past the
+ * stream idle limit fails the stream (the watchdog aborts the upstream), and so does the
+ * client leaving, instead of holding the stream open until the store answers.
+ */
+function untilDurable(
+  write: Promise<void>,
+  watchdog: IdleWatchdog,
+  upstream: AbortController,
+): Promise<void> {
+  const { signal } = upstream;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return watchdog.guard(
+    new Promise<void>((resolve, reject) => {
+      const onAbort = () => reject(signal.reason);
+      signal.addEventListener("abort", onAbort, { once: true });
+      // `durable()` never rejects (a store failure is logged and the request goes on).
+      void write.then(() => {
+        signal.removeEventListener("abort", onAbort);
+        resolve();
+      });
+    }),
+  );
+}
+
 /** Opens a stream; resolves after the first event, so a failure before it can fall back. */
 export function openChatStream(
   ctx: ChatCallContext,
@@ -308,11 +333,20 @@ export async function openChatStream(
         try {
           result = await watchdog.guard(reader.read());
         } catch (error) {
+          // A failure after an empty first batch is told (Responses: `response.failed`) only
+          // once the admission is durable too, like content: every stream path waits alike.
+          if (admissionWrite) {
+            await untilDurable(admissionWrite, watchdog, upstream).catch(() => {});
+          }
           throw abortReason(error, upstream);
         }
       }
       if (admissionWrite && (result.done || result.value.length > 0)) {
-        await admissionWrite;
+        try {
+          await untilDurable(admissionWrite, watchdog, upstream);
+        } catch (error) {
+          throw abortReason(error, upstream);
+        }
         admissionWrite = undefined;
       }
       if (!result.done) {

@@ -1,7 +1,8 @@
 /**
  * What only the PostgreSQL store has: migrations raced by several instances, a replayed batch
  * billed once, retention run by one instance at a time, the spill file surviving a torn line,
- * revocation notices (LISTEN/NOTIFY) reaching another instance, also after a database restart.
+ * revocation notices (LISTEN/NOTIFY) reaching another instance, also after a database restart, an
+ * admission queued behind a full batch committed without the interval.
  */
 import assert from "node:assert/strict";
 import { startPostgres } from "../helpers/postgres.ts";
@@ -169,6 +170,29 @@ Deno.test("revocation notices — told to another instance, again after a databa
     await told.close();
     await revoking.close();
   }
+});
+
+Deno.test("group commit — an admission queued behind a full batch (2,000 writes) does not wait for the interval", async () => {
+  await using store = closing(
+    await openPgStore(await cluster.database(), { spillPath: undefined, commitIntervalMs: 60_000 }),
+  );
+  const minute = Math.floor(Date.now() / 60_000);
+  // Queued in one turn: the first commit takes 2,000 of them, the admission is in the rest.
+  const plain = Array.from({ length: 2_001 }, () => store.countRequest("key_a", minute));
+  const admitted = record("org_a");
+  const admission = store.countRequest("key_a", minute, undefined, {
+    instance: "inst_a",
+    record: { ...admitted, status: 0 },
+  });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  // 5 s: a liveness bound, far below the 60 s interval the admission would wait for.
+  const inTime = await Promise.race([
+    admission.then(() => true),
+    new Promise<boolean>((resolve) => timer = setTimeout(() => resolve(false), 5_000)),
+  ]).finally(() => clearTimeout(timer));
+  assert.equal(inTime, true, "the admission waited for the commit interval");
+  await Promise.all(plain);
+  assert.equal((await store.readGate("key_a", "org_a", minute)).rateCurrent, 2_002);
 });
 
 Deno.test("postgres cluster teardown (store)", async () => {

@@ -79,10 +79,14 @@ export class PgCommitter {
   }
 
   async #drain(): Promise<void> {
+    let capped = false;
     while (this.#queue.length > 0) {
-      await this.#pacer.next();
+      // A batch cut by MAX_BATCH is followed at once, as on KV: the rest may hold an
+      // admission (an answer waits for it) whose urgency the first batch's wait used up.
+      await this.#pacer.next(capped);
       const started = performance.now();
       const batch = this.#queue.splice(0, MAX_BATCH);
+      capped = this.#queue.length > 0;
       await this.#commit(batch);
       this.onCommit?.(batch.length, performance.now() - started);
     }

@@ -5,7 +5,9 @@
  * client saw is billed after a kill -9). The status, headers and the role chunk (chat) or
  * `response.created` (Responses) carry no content: they go out as soon as the upstream started,
  * while the commit is still running. Here the store's admission write is held open (a slow
- * commit, through the store the gateway writes to) until the client has its first byte.
+ * commit, through the store the gateway writes to) until the client has its first byte. A
+ * commit that hangs is cut by the stream idle limit, and an upstream failure after the role
+ * chunk is told only once the admission is durable, like content.
  */
 import assert from "node:assert/strict";
 import { chatModel, type Harness } from "../../helpers/harness.ts";
@@ -141,4 +143,53 @@ Deno.test("POST /v1/chat/completions — non-stream: no body before the admissio
       clearTimeout(releaseLater);
       held.release();
     }
+  }));
+
+/** Reads the whole body; resolves with the text and whether the admission was still held. */
+async function readWhileHeld(res: Response, held: { released: boolean }) {
+  let text = "";
+  try {
+    text = await readChunks(res, () => {});
+  } catch {
+    // A cut connection (chat drops a failed stream) ends the body like its end.
+  }
+  return { text, heldAtEnd: !held.released };
+}
+
+Deno.test("POST /v1/chat/completions — stream: the admission wait is cut by the stream idle limit (a hung commit does not hold the stream open)", () =>
+  withHarness({
+    models: [chatModel(MODEL, "p+slow-30+chunks-3")],
+    env: { SOVRA_STREAM_IDLE_MS: "300" },
+  }, async (h) => {
+    const held = holdAdmissionWrites(h);
+    const liveness = setTimeout(() => held.release(), LIVENESS_MS);
+    try {
+      const res = await h.post("/v1/chat/completions", { model: MODEL, messages, stream: true });
+      assert.equal(res.status, 200);
+      const seen = await readWhileHeld(res, held);
+      assert.equal(seen.heldAtEnd, true, "the stream waited for the commit past the idle limit");
+      assert.ok(!chatContent(seen.text), "no content without a durable admission");
+      assert.ok(!seen.text.includes("[DONE]"));
+    } finally {
+      clearTimeout(liveness);
+      held.release();
+    }
+  }));
+
+Deno.test("POST /v1/responses — stream: an upstream cut after its role chunk fails only once the admission is durable", () =>
+  withHarness({ models: [chatModel(MODEL, "p+slow-30+chunks-3+drop-after-1")] }, async (h) => {
+    const seen = await withHeldCommit(
+      h,
+      () =>
+        h.post("/v1/responses", { model: MODEL, input: "Tell me about the harbour", stream: true }),
+      (chunk) => chunk.includes("response.failed"),
+    );
+    assert.equal(seen.heldAtFirstByte, true, "the first byte did not wait for the commit");
+    assert.ok(seen.text.startsWith("event: response.created\n"), seen.text.slice(0, 80));
+    assert.ok(seen.text.includes("event: response.failed\n"), seen.text);
+    assert.equal(
+      seen.heldAtContent,
+      false,
+      "the failure went out before the admission was durable",
+    );
   }));
