@@ -5,12 +5,17 @@
  * prints the new policy. `--key ID` applies to that key's narrowing instead: a key may only be
  * stricter than its organization (strict_only, more blocked providers, zdr_only, a smaller
  * allow-list, a stronger guardrail). Gateways pick a change up within 30 s.
+ *
+ * The guardrail's remote layer (organization only): `--guardrail-remote MODEL|off`,
+ * `--guardrail-remote-timeout-ms N`, `--guardrail-remote-on-error open|closed`; validated by
+ * `policy/guardrail_remote_setting.ts` (the same rules as the dashboard).
  */
 import type { Store } from "../state/store.ts";
 import { DEFAULT_ORG_POLICY, type KeyPolicy, type OrgPolicy } from "../state/policy_store.ts";
 import type { Catalog } from "../catalog/catalog.ts";
 import { effectivePolicy } from "../policy/effective_policy.ts";
 import { allowedModelIds } from "../policy/route_rules.ts";
+import { applyRemoteChange, RemoteSettingError } from "../policy/guardrail_remote_setting.ts";
 import { AdminError } from "./commands.ts";
 
 export interface PolicyFlags {
@@ -21,8 +26,17 @@ export interface PolicyFlags {
   "unblock-provider"?: string[] | undefined;
   "zdr-only"?: string | undefined;
   guardrail?: string | undefined;
+  "guardrail-remote"?: string | undefined;
+  "guardrail-remote-timeout-ms"?: string | undefined;
+  "guardrail-remote-on-error"?: string | undefined;
   "allowed-models"?: string | undefined;
 }
+
+const REMOTE_FLAGS = [
+  "guardrail-remote",
+  "guardrail-remote-timeout-ms",
+  "guardrail-remote-on-error",
+] as const;
 
 export async function runPolicyCommand(
   store: Store,
@@ -58,7 +72,11 @@ async function describe(
 ): Promise<Record<string, unknown>> {
   const org = await store.getOrgPolicy(orgId) ?? DEFAULT_ORG_POLICY;
   const key = keyId === undefined ? undefined : await store.getKeyPolicy(keyId);
-  const out: Record<string, unknown> = { org: orgId, ...org };
+  const out: Record<string, unknown> = {
+    org: orgId,
+    ...org,
+    guardrail_remote: org.guardrail_remote ?? null,
+  };
   if (keyId !== undefined) out.key = { id: keyId, ...(key ?? {}) };
   if (catalog) out.models_allowed = allowedModelIds(catalog, effectivePolicy(org, key));
   return out;
@@ -79,10 +97,52 @@ function applyToOrg(current: OrgPolicy, flags: PolicyFlags, catalog: Catalog | u
       ? null
       : models(flags["allowed-models"], catalog);
   }
+  if (REMOTE_FLAGS.some((flag) => flags[flag] !== undefined)) {
+    next.guardrail_remote = remote(next, flags, catalog);
+  }
   return next;
 }
 
+function remote(next: OrgPolicy, flags: PolicyFlags, catalog: Catalog | undefined) {
+  const change: Record<string, unknown> = {};
+  const model = flags["guardrail-remote"];
+  if (model !== undefined) change.model = model === "off" ? null : model;
+  const timeout = flags["guardrail-remote-timeout-ms"];
+  if (timeout !== undefined) {
+    if (!/^\d+$/.test(timeout)) {
+      throw new AdminError(
+        `--guardrail-remote-timeout-ms must be a whole number, got '${timeout}'.`,
+      );
+    }
+    change.timeout_ms = Number(timeout);
+  }
+  const onError = flags["guardrail-remote-on-error"];
+  if (onError !== undefined) change.on_error = onError;
+  try {
+    return applyRemoteChange(next.guardrail_remote ?? null, change, catalog, next);
+  } catch (error) {
+    if (error instanceof RemoteSettingError) {
+      throw new AdminError(`--${flagOf(error.field)}: ${error.message}`);
+    }
+    throw error;
+  }
+}
+
+function flagOf(field: string): string {
+  return field === "timeout_ms"
+    ? "guardrail-remote-timeout-ms"
+    : field === "on_error"
+    ? "guardrail-remote-on-error"
+    : "guardrail-remote";
+}
+
 function applyToKey(current: KeyPolicy, flags: PolicyFlags, catalog: Catalog | undefined) {
+  const given = REMOTE_FLAGS.find((flag) => flags[flag] !== undefined);
+  if (given !== undefined) {
+    throw new AdminError(
+      `--${given} is an organization setting (the remote guardrail layer); drop --key.`,
+    );
+  }
   const next: KeyPolicy = { ...current };
   if (flags.sovereignty !== undefined) {
     const value = oneOf(flags.sovereignty, ["any", "strict_only"] as const, "sovereignty");

@@ -29,15 +29,31 @@ export class Catalog {
     }
   }
 
-  /** Active models, in catalog order. */
+  /**
+   * Active models clients can call, in catalog order (not `moderation` models: the gateway
+   * calls those itself, see `moderationModel`).
+   */
   activeModels(): Model[] {
-    return this.models.filter((m) => m.state === "active");
+    return this.models.filter((m) => m.state === "active" && m.kind !== "moderation");
+  }
+
+  /** The active `moderation` model with this id (the guardrail's remote layer), or undefined. */
+  moderationModel(id: string): Model | undefined {
+    const model = this.#byId.get(id);
+    return model?.state === "active" && model.kind === "moderation" ? model : undefined;
+  }
+
+  /** Active `moderation` models, in catalog order. */
+  moderationModels(): Model[] {
+    return this.models.filter((m) => m.state === "active" && m.kind === "moderation");
   }
 
   /** The active model with this id and kind, or the spec's 404 / wrong-kind error. */
   requireModel(id: string, kind: ModelKind): Model {
     const model = this.#byId.get(id);
-    if (!model || model.state !== "active") throw modelNotFound(id, this.suggest(id));
+    if (!model || model.state !== "active" || model.kind === "moderation") {
+      throw modelNotFound(id, this.suggest(id));
+    }
     if (model.kind !== kind) throw wrongModelKind(id, model.kind, kind);
     return model;
   }

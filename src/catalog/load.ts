@@ -66,6 +66,11 @@ function checkReferences(
         );
       }
       const dialect = route.dialect ?? provider.dialect;
+      if (model.kind === "moderation" && dialect !== "openai") {
+        throw new CatalogError(
+          `${modelsFile}: at models[${i}].routes[${j}].dialect: moderation models need the 'openai' dialect (POST base_url + /moderations); '${route.provider}' speaks '${dialect}'`,
+        );
+      }
       const field = dialects.find((d) => d.id === dialect)?.settings?.field;
       if (field !== undefined && provider[field] === undefined) {
         throw new CatalogError(
@@ -75,6 +80,15 @@ function checkReferences(
     });
     if (model.kind === "speech" && !model.voices) {
       throw new CatalogError(`${modelsFile}: at models[${i}].voices: speech models need voices`);
+    }
+    if ((model.kind === "moderation") !== (model.moderation !== undefined)) {
+      throw new CatalogError(
+        `${modelsFile}: at models[${i}].moderation: ${
+          model.kind === "moderation"
+            ? "moderation models need 'moderation' ({\"injection_categories\": [...]})"
+            : "is only allowed on moderation models"
+        }`,
+      );
     }
   });
 }

@@ -97,7 +97,11 @@ export function providersFileSchema(dialects: DialectTable) {
 }
 export type ProvidersFile = z.output<ReturnType<typeof providersFileSchema>>;
 
-export const ModelKind = z.enum(["chat", "embedding", "transcription", "speech"]);
+/**
+ * `moderation` (an addition to the contract): a classifier the gateway itself calls (the
+ * guardrail's optional remote layer); never listed in `/v1/models` nor served to clients.
+ */
+export const ModelKind = z.enum(["chat", "embedding", "transcription", "speech", "moderation"]);
 export type ModelKind = z.infer<typeof ModelKind>;
 
 const microEur = z.number().int().nonnegative();
@@ -145,6 +149,15 @@ export const ModelQuality = z.strictObject({
 });
 export type ModelQuality = z.infer<typeof ModelQuality>;
 
+/**
+ * What a `moderation` model's answer means to the guardrail (required on that kind, refused on
+ * any other): the answer's categories that mean prompt injection (Mistral: `jailbreaking`).
+ */
+export const ModelModeration = z.strictObject({
+  injection_categories: z.array(z.string().min(1)).min(1),
+});
+export type ModelModeration = z.infer<typeof ModelModeration>;
+
 export const Route = z.strictObject({
   provider: z.string().min(1),
   upstream_model: z.string().min(1),
@@ -169,6 +182,7 @@ export const Model = z.strictObject({
   voices: z.array(z.string().min(1)).min(1).optional(),
   limits: ModelLimits.optional(),
   quality: ModelQuality.optional(),
+  moderation: ModelModeration.optional(),
   routes: z.array(Route).min(1),
 });
 export type Model = z.infer<typeof Model>;

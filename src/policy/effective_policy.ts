@@ -6,6 +6,7 @@
 import {
   DEFAULT_ORG_POLICY,
   type GuardrailMode,
+  type GuardrailRemote,
   type KeyPolicy,
   type OrgPolicy,
 } from "../state/policy_store.ts";
@@ -21,6 +22,8 @@ export interface EffectivePolicy {
   allowedModels: ReadonlySet<string> | null;
   allowedModelsSource: PolicySource | null;
   guardrail: GuardrailMode;
+  /** The organization's remote guardrail layer (organization-level only; keys cannot set it). */
+  guardrailRemote: GuardrailRemote | null;
 }
 
 const GUARDRAIL_RANK: Record<GuardrailMode, number> = { off: 0, flag: 1, block: 2 };
@@ -54,6 +57,7 @@ export function effectivePolicy(
     guardrail: GUARDRAIL_RANK[keyGuardrail] > GUARDRAIL_RANK[o.guardrail]
       ? keyGuardrail
       : o.guardrail,
+    guardrailRemote: o.guardrail_remote ?? null,
   };
 }
 

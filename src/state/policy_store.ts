@@ -2,7 +2,9 @@
  * Organization policies (issue 12): the store area. Semantics every backend keeps:
  *
  * - One `OrgPolicy` per organization. Absent means the default (`DEFAULT_ORG_POLICY`: any
- *   sovereignty, nothing blocked, no ZDR requirement, every model, guardrail off).
+ *   sovereignty, nothing blocked, no ZDR requirement, every model, guardrail off, no remote
+ *   guardrail layer). `guardrail_remote` absent (documents written before it existed) means
+ *   null: readers treat both alike, so no backend needs a migration for it.
  * - One optional `KeyPolicy` per API key: it can only narrow its organization's policy (the
  *   gateway intersects them; the store keeps what was set, unvalidated against the org).
  * - `putOrgPolicy` / `putKeyPolicy` replace the whole stored value and append one audit entry
@@ -26,6 +28,20 @@ export interface OrgPolicy {
   /** Model ids the organization may use; null: every model. */
   allowed_models: string[] | null;
   guardrail: GuardrailMode;
+  /**
+   * The guardrail's optional remote layer (a catalog `moderation` model asked about borderline
+   * local verdicts); null or absent: off (the default).
+   */
+  guardrail_remote?: GuardrailRemote | null;
+}
+
+export interface GuardrailRemote {
+  /** A catalog model of kind `moderation`, e.g. `mistral/mistral-moderation-2603`. */
+  model: string;
+  /** How long the gateway waits for its answer. */
+  timeout_ms: number;
+  /** No answer in time, or an error: `open` serves on the local verdict, `closed` refuses (503). */
+  on_error: "open" | "closed";
 }
 
 /** A key's narrowing of its organization's policy (every field optional). */
@@ -56,6 +72,7 @@ export const DEFAULT_ORG_POLICY: OrgPolicy = {
   zdr_only: false,
   allowed_models: null,
   guardrail: "off",
+  guardrail_remote: null,
 };
 
 export interface PolicyStore {

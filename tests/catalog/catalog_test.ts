@@ -56,6 +56,54 @@ Deno.test("loadCatalog — an unknown route provider names models.json and model
   });
 });
 
+Deno.test("loadCatalog — a moderation model: never a client model, needs its injection categories and the openai dialect", async () => {
+  const moderation = {
+    id: "acme/guard",
+    kind: "moderation",
+    sovereignty: "strict",
+    moderation: { injection_categories: ["jailbreaking"] },
+    routes: [{ provider: "sim-a", upstream_model: "guard" }],
+  };
+  await withDir(async (dir) => {
+    await writeCatalog(dir, PROVIDERS, [...goodModels(), moderation]);
+    const catalog = await loadCatalog(dir, DIALECTS);
+    assert.deepEqual(catalog.activeModels().map((m) => m.id), ["acme/one", "acme/two"]);
+    assert.equal(catalog.moderationModel("acme/guard")?.id, "acme/guard");
+    assert.equal(catalog.moderationModel("acme/one"), undefined);
+    assert.throws(() => catalog.requireModel("acme/guard", "chat"), /acme\/guard/);
+  });
+  await withDir(async (dir) => {
+    const { moderation: _, ...bare } = moderation;
+    await writeCatalog(dir, PROVIDERS, [...goodModels(), bare]);
+    await rejectsWith(dir, "models[2].moderation", "injection_categories");
+  });
+  await withDir(async (dir) => {
+    await writeCatalog(dir, PROVIDERS, [{ ...goodModels()[0], moderation: moderation.moderation }]);
+    await rejectsWith(dir, "models[0].moderation", "only allowed on moderation models");
+  });
+  await withDir(async (dir) => {
+    const providers = {
+      ...PROVIDERS,
+      bed: {
+        dialect: "bedrock",
+        base_url: "http://127.0.0.1:9",
+        aws: {
+          region: "eu-central-1",
+          access_key_id_env: "A",
+          secret_access_key_env: "B",
+        },
+      },
+    };
+    const onBedrock = { ...moderation, routes: [{ provider: "bed", upstream_model: "guard" }] };
+    await writeCatalog(dir, providers, [...goodModels(), onBedrock]);
+    await rejectsWith(
+      dir,
+      "models[2].routes[0].dialect",
+      "moderation models need the 'openai' dialect",
+    );
+  });
+});
+
 Deno.test("loadCatalog — a price given as a string names the file and the price's path", async () => {
   await withDir(async (dir) => {
     const models = goodModels();

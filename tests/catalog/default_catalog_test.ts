@@ -98,7 +98,17 @@ Deno.test("default catalog — platform providers carry their real EU endpoints"
 Deno.test("default catalog — every model kind is present", async () => {
   const { models } = await load();
   const kinds = new Set(models.map((m) => m.kind));
-  assert.deepEqual([...kinds].sort(), ["chat", "embedding", "speech", "transcription"]);
+  assert.deepEqual([...kinds].sort(), [
+    "chat",
+    "embedding",
+    "moderation",
+    "speech",
+    "transcription",
+  ]);
+  // The guardrail's remote layer: a moderation model says which answer categories mean injection.
+  for (const m of models.filter((m) => m.kind === "moderation")) {
+    assert.ok(m.moderation?.injection_categories.length, `moderation '${m.id}' names no category`);
+  }
   assert.ok(models.filter((m) => m.kind === "embedding").length >= 2);
   for (const m of models.filter((m) => m.kind === "embedding")) {
     assert.ok(m.context_length, `embedding '${m.id}' has no context_length`);

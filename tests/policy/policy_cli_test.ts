@@ -32,6 +32,7 @@ Deno.test("admin CLI — policy show, set (repeated --block-provider), key narro
         zdr_only: false,
         allowed_models: null,
         guardrail: "off",
+        guardrail_remote: null,
         models_allowed: undefined,
       },
     );
