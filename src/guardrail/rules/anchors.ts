@@ -219,12 +219,7 @@ function stemsOf(source: string, allowStop: boolean, depth = 0): string[] | null
     const plain = alternative.replace(/\\/g, "");
     if (MARKS.some((mark) => plain.includes(mark))) continue;
     const { top, groups } = topLevel(alternative);
-    const words = top
-      .replace(/\\[bwsdWSDn]/g, " ")
-      .replace(/\{\d+(?:,\d*)?\}/g, " ")
-      .replace(/[-'](?:\?)/g, "")
-      .split(/[^a-z0-9]+/)
-      .filter((w) => w.length >= (allowStop ? 2 : 3) && (allowStop || !STOP.has(w)));
+    const words = literalWords(top, allowStop);
     if (words.length > 0) {
       stems.push(words.reduce((a, b) => (b.length > a.length ? b : a)));
       continue;
@@ -239,26 +234,56 @@ function stemsOf(source: string, allowStop: boolean, depth = 0): string[] | null
 }
 
 /**
- * For a rule without an `also` part: the stems of the last required group of each top-level
- * alternative of its pattern (every match holds a word of it as well as its anchor word), or
- * null when an alternative has none or is anchored by a mark. (Where the last group is the
- * anchor's own, it requires nothing more; no harm.)
+ * For a rule without an `also` part: per top-level alternative of its pattern, the stems of a
+ * second required part (every match holds a word of it as well as its anchor word): its last
+ * required group whose stems are not all the anchor's own, or else its longest top-level
+ * literal word that is not (a filler word or) one of the anchor's, or else the anchor's own
+ * stems (that alternative then runs on its anchor alone). Null when an alternative is anchored
+ * by a mark or has no stems at all.
  */
-function lastGroupStems(source: string): string[] | null {
+function lastGroupStems(source: string, anchor: readonly string[]): string[] | null {
+  const own = new Set(anchor.map(stemOf));
+  const isOwn = (stems: readonly string[]) => stems.every((w) => own.has(stemOf(w)));
   const stems: string[] = [];
   for (const alternative of splitAlternatives(unwrap(source))) {
     const plain = alternative.replace(/\\/g, "");
     if (MARKS.some((mark) => plain.includes(mark))) return null;
-    const { groups } = topLevel(alternative);
+    const { top, groups } = topLevel(alternative);
     let found: string[] | null = null;
     for (let g = groups.length - 1; g >= 0 && found === null; g--) {
       const inner = anchorStems(groups[g]!);
-      if (inner !== null && inner.length > 0) found = inner;
+      if (inner !== null && inner.length > 0 && !isOwn(inner)) found = inner;
     }
-    if (found === null) return null;
+    if (found === null) {
+      const word = literalWords(top, false).filter((w) => !own.has(stemOf(w)))
+        .reduce<string | undefined>(
+          (a, b) => (a === undefined || b.length > a.length ? b : a),
+          undefined,
+        );
+      if (word !== undefined) found = [word];
+    }
+    if (found === null) {
+      const self = anchorStems(alternative);
+      if (self === null || self.length === 0) return null;
+      found = self;
+    }
     stems.push(...found);
   }
   return stems;
+}
+
+function stemOf(word: string): string {
+  return word.slice(0, STEM);
+}
+
+/** The literal words of `top` (topLevel's text outside groups), as stemsOf reads them. */
+function literalWords(top: string, allowStop: boolean): string[] {
+  return top
+    .replace(/\\[bwsdWSDn]/g, " ")
+    .replace(/\{\d+(?:,\d*)?\}/g, " ")
+    .replace(/[-'](?:\?)/g, "")
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w.length >= (allowStop ? 2 : 3) && (allowStop || !STOP.has(w)));
 }
 
 /** `(?:a|b)` → `a|b` when the group spans the whole source. */
@@ -343,7 +368,7 @@ function buildIndex(rules: readonly Rule[]): AnchorIndex {
     const slot = 2 * ruleIndex;
     const also = rule.also !== undefined
       ? anchorStems(rule.also)
-      : lastGroupStems(rule.pattern.source);
+      : lastGroupStems(rule.pattern.source, anchorStems(rule.anchor) ?? []);
     if (also !== null && also.length > 0) {
       anchoredAlso.add(slot + 1);
       for (const word of new Set(also)) add(word, slot + 1);
