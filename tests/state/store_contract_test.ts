@@ -8,6 +8,7 @@ import type { Store } from "../../src/state/store.ts";
 import { createKvStore } from "../../src/state/kv/kv_store.ts";
 import { openPgStore } from "../../src/state/postgres/pg_store.ts";
 import { buildRequestRecord } from "../../src/billing/settle.ts";
+import { REQUEST_RECORD_FIELDS } from "../../src/state/records.ts";
 import { runRetentionCleanup } from "../../src/state/retention.ts";
 import { minuteOf } from "../../src/state/minute.ts";
 import { timeOrderedId } from "../../src/ids.ts";
@@ -303,6 +304,50 @@ const cases: Array<[string, (store: Store) => Promise<void>]> = [
       // The live instance's admission goes once its lease has ended.
       assert.equal(await store.recoverAdmissions("inst_other", T0 + 60_001), 1);
       assert.equal((await store.getOrg("org_a"))?.spent_micro_eur, spent + alive.cost_micro_eur);
+    },
+  ],
+  [
+    "admissions: a recovered record keeps every field its admission record carried",
+    async (store) => {
+      await store.createOrg(org("org_a"), 1_000n);
+      const full = {
+        ...request("org_a", T0 + 7, {
+          status: 0,
+          estimated: true,
+          stream: true,
+          fallbacks: 1,
+          completionTokens: undefined,
+          totalTokens: 9,
+          audioSeconds: 4,
+          characters: 11,
+          routingPolicy: "rp_cheap",
+          guardrail: {
+            mode: "flag",
+            verdict: "flag",
+            rule: "PI-OVR-DE-01",
+            at: "messages[0]",
+            score: 0.75,
+            would_block: true,
+            coverage: "full",
+            version: "2026.11",
+          },
+        }),
+        recovered: true as const,
+      };
+      // A field the fixture leaves out could be dropped by the store unnoticed: none is.
+      const optional = ["guardrail", "routing_policy", "recovered"] as const;
+      for (const field of [...REQUEST_RECORD_FIELDS, ...optional]) {
+        assert.notEqual(full[field], undefined, field);
+        if (field !== "completion_tokens") assert.notEqual(full[field], null, field);
+      }
+      await store.countRequest("key_a", minuteOf(T0), undefined, {
+        instance: "inst_dead",
+        record: full,
+      });
+      await store.renewLease("inst_dead", T0 - 1);
+      assert.equal(await store.recoverAdmissions("inst_live", T0), 1);
+      assert.deepEqual(await store.listRequests("org_a", 10), [full]);
+      assert.equal((await store.getOrg("org_a"))?.spent_micro_eur, full.cost_micro_eur);
     },
   ],
 ];
