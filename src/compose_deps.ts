@@ -27,6 +27,8 @@ import { CreditHolds } from "./limits/credit_holds.ts";
 import { Telemetry } from "./telemetry/telemetry.ts";
 import { Lifecycle } from "./lifecycle/lifecycle.ts";
 import { randomId } from "./ids.ts";
+import { postUpstream } from "./providers/transport/post_upstream.ts";
+import { failureFromResponse } from "./providers/openai/errors.ts";
 
 export interface ComposeOptions {
   log?: Logger;
@@ -66,7 +68,14 @@ export async function composeDependencies(
     routing: {
       ...NO_ROUTING_HOOKS,
       // What the organization's policy refuses leaves a zero-cost metadata record.
-      requestChecks: [guardrailRequestCheck(new Guardrail(), settleRefusals(settler))],
+      requestChecks: [
+        guardrailRequestCheck(new Guardrail(), settleRefusals(settler), {
+          // The guardrail's remote layer goes over the one upstream transport.
+          post: (request) =>
+            postUpstream({ ...request, fetch: upstreamFetch, failure: failureFromResponse }),
+          secret: config.secret,
+        }),
+      ],
       filters: [policyFilter(settleRefusals(settler))],
     },
     policies: new PolicyCache(store, config.keyCacheSeconds * 1000, now, config.staleServeMs),

@@ -121,12 +121,22 @@ export function planChat(ctx: ChatCallContext, request: ChatRequest): RoutePlan<
   }, ctx.deps.routing);
 }
 
+/**
+ * A borderline guardrail verdict's remote check (the organization's policy), after planning and
+ * before admission and any upstream call; it throws the refusal. Most requests have none.
+ */
+function remoteGuardrail(ctx: ChatCallContext): Promise<void> | undefined {
+  return ctx.caller.notes?.escalate?.(ctx.clientSignal);
+}
+
 /** A whole (non-streamed) answer, settled before it is returned. */
 export async function completeChat(
   ctx: ChatCallContext,
   request: ChatRequest,
 ): Promise<{ result: ChatResult; served: Served }> {
   const plan = planChat(ctx, request);
+  const remoteCheck = remoteGuardrail(ctx);
+  if (remoteCheck) await remoteCheck;
   admitChat(ctx, request, plan);
   const started = performance.now();
   const last: LastFailure = { served: undefined };
@@ -252,6 +262,8 @@ export async function openChatStream(
 ): Promise<OpenChatStream<PassthroughItem>> {
   const { deps } = ctx;
   const plan = planChat(ctx, request);
+  const remoteCheck = remoteGuardrail(ctx);
+  if (remoteCheck) await remoteCheck;
   admitChat(ctx, request, plan);
   const passthrough = options.passthrough === true;
   const started = performance.now();

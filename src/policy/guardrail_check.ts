@@ -12,21 +12,35 @@ import type { Guardrail, GuardrailVerdict } from "../guardrail/scanner.ts";
 import type { EffectivePolicy } from "./effective_policy.ts";
 import type { GuardrailNote, RequestNotes } from "./request_notes.ts";
 import { scanUnits } from "./scan_units.ts";
+import type { Catalog } from "../catalog/catalog.ts";
+import { escalate, isBorderline, type RemoteTransport } from "./remote_guardrail.ts";
 
 export interface GuardrailInput {
   endpoint: string;
   request: unknown;
   caller: { policy?: EffectivePolicy; notes?: RequestNotes };
+  /** The catalog (the remote layer's moderation model). */
+  catalog?: Catalog;
 }
 
-export function checkGuardrail(guardrail: Guardrail, input: GuardrailInput): void {
+/**
+ * `remote`: how the organization's remote classifier is reached; without it (or without the
+ * policy's `guardrail_remote`) the local verdict is final. A borderline verdict with both leaves
+ * `notes.escalate` for the pipeline to await (remote_guardrail.ts).
+ */
+export function checkGuardrail(
+  guardrail: Guardrail,
+  input: GuardrailInput,
+  remote?: RemoteTransport,
+): void {
   const mode = input.caller.policy?.guardrail ?? "off";
   if (mode === "off") return;
   if (input.endpoint !== "chat" && input.endpoint !== "responses") return;
   const notes = input.caller.notes;
   let verdict: GuardrailVerdict;
+  const units = scanUnits((input.request as ChatRequest).messages);
   try {
-    verdict = guardrail.scan(scanUnits((input.request as ChatRequest).messages));
+    verdict = guardrail.scan(units);
   } catch {
     // A scanner bug: block mode fails closed (not sent, not billed); flag mode serves and
     // records that the scan failed.
@@ -42,6 +56,7 @@ export function checkGuardrail(guardrail: Guardrail, input: GuardrailInput): voi
     would_block: verdict.action === "block",
     coverage: verdict.coverage,
     version: verdict.version,
+    layer: "local",
   };
   const headers: Record<string, string> = {};
   if (note.verdict !== "pass") {
@@ -53,6 +68,21 @@ export function checkGuardrail(guardrail: Guardrail, input: GuardrailInput): voi
     Object.assign(notes.headers, headers);
   }
   if (mode === "block" && verdict.action === "block") throw blockedError(verdict, headers);
+  const setting = input.caller.policy?.guardrailRemote;
+  if (setting && remote && notes && input.catalog && isBorderline(verdict)) {
+    const escalation = {
+      setting,
+      mode,
+      verdict,
+      units,
+      note,
+      notes,
+      catalog: input.catalog,
+      policy: input.caller.policy!,
+      transport: remote,
+    };
+    notes.escalate = (signal) => escalate(escalation, signal);
+  }
 }
 
 function scanFailed(mode: "flag" | "block", notes: RequestNotes | undefined): void {
@@ -66,6 +96,7 @@ function scanFailed(mode: "flag" | "block", notes: RequestNotes | undefined): vo
       would_block: false,
       coverage: "partial",
       version: "",
+      layer: "local",
     };
     notes.headers["x-sovra-guardrail"] = "error";
   }

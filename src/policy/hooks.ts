@@ -13,6 +13,7 @@ import type { Guardrail } from "../guardrail/scanner.ts";
 import type { EffectivePolicy } from "./effective_policy.ts";
 import { routeRefusal } from "./route_rules.ts";
 import { checkGuardrail, type GuardrailInput } from "./guardrail_check.ts";
+import type { RemoteTransport } from "./remote_guardrail.ts";
 import { refusalOf, type RefusalSink, type RefusedRequest } from "./refusal_record.ts";
 
 interface PolicyPlanInput extends RefusedRequest {
@@ -64,14 +65,37 @@ export function policyFilter(refused?: RefusalSink) {
   };
 }
 
-/** `refused` receives each refusal (block, or a failed scan in block mode). */
-export function guardrailRequestCheck(guardrail: Guardrail, refused?: RefusalSink) {
+/**
+ * `refused` receives each refusal (block, or a failed scan in block mode), also the remote
+ * layer's when the pipeline awaits `notes.escalate`; `remote` reaches the organization's remote
+ * classifier (absent: the local verdict is final).
+ */
+export function guardrailRequestCheck(
+  guardrail: Guardrail,
+  refused?: RefusalSink,
+  remote?: RemoteTransport,
+) {
+  const record = (input: GuardrailInput & RefusedRequest, error: unknown) => {
+    if (error instanceof GatewayError) refused?.(refusalOf(input, error));
+  };
   return (input: GuardrailInput & RefusedRequest): void => {
     try {
-      checkGuardrail(guardrail, input);
+      checkGuardrail(guardrail, input, remote);
     } catch (error) {
-      if (error instanceof GatewayError) refused?.(refusalOf(input, error));
+      record(input, error);
       throw error;
+    }
+    const notes = input.caller.notes;
+    const escalate = notes?.escalate;
+    if (notes && escalate) {
+      notes.escalate = async (signal) => {
+        try {
+          await escalate(signal);
+        } catch (error) {
+          record(input, error);
+          throw error;
+        }
+      };
     }
   };
 }

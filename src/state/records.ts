@@ -87,6 +87,29 @@ export interface GuardrailMetadata {
   would_block: boolean;
   coverage: "full" | "partial";
   version: string;
+  /**
+   * Which layer decided: `local` (the in-process scan) or `remote` (the organization's remote
+   * classifier blocked, or in flag mode would have, a borderline request). Absent on records
+   * written before the remote layer existed (local).
+   */
+  layer?: "local" | "remote";
+  /** Set when a borderline verdict was escalated to the remote classifier (never the text). */
+  remote?: GuardrailRemoteMetadata;
+}
+
+/** The remote classifier's part in a request's guardrail note. */
+export interface GuardrailRemoteMetadata {
+  /** The catalog moderation model asked. */
+  model: string;
+  provider: string | null;
+  /** `timeout` / `error`: no usable answer (`on_error` then decided). */
+  verdict: "block" | "pass" | "timeout" | "error";
+  /** The highest injection-category score, null without an answer. */
+  score: number | null;
+  /** The injection category that decided, e.g. `jailbreaking`. */
+  category: string | null;
+  on_error: "open" | "closed";
+  latency_ms: number;
 }
 
 /** What the gate reads before a request: one `getMany`. */

@@ -15,7 +15,7 @@ export const SIM_KEY = "sim-upstream-secret-0123456789";
 
 export interface TestModel {
   id: string;
-  kind?: "chat" | "embedding" | "transcription" | "speech";
+  kind?: "chat" | "embedding" | "transcription" | "speech" | "moderation";
   supported_parameters?: string[];
   pricing?: Record<string, number>;
   routes: Array<{ provider: string; upstream_model: string; dialect?: string }>;

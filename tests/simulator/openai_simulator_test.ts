@@ -388,3 +388,46 @@ Deno.test("startOpenAISimulator — rejects a wrong key, unknown roles and malfo
     for await (const model of client.models.list()) ids.push(model.id);
     assert.ok(ids.includes("scaleway-llama+slow-1"));
   }, { apiKey: "secret" }));
+
+Deno.test("startOpenAISimulator — /v1/moderations answers in Mistral's shape; jailbreak-<percent>, fail-<status> and bad input", () =>
+  withSimulator(async (sim) => {
+    const post = (body: unknown) =>
+      fetch(`${sim.url}/moderations`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    const clean = await post({ model: "mistral-moderation-2603", input: ["Hello", "World"] });
+    assert.equal(clean.status, 200);
+    const answer = await clean.json();
+    assert.equal(answer.model, "mistral-moderation-2603");
+    assert.match(answer.id, /^mod-/);
+    assert.equal(answer.results.length, 2);
+    assert.deepEqual(Object.keys(answer.results[0].category_scores), [
+      "sexual",
+      "hate_and_discrimination",
+      "violence_and_threats",
+      "dangerous",
+      "criminal",
+      "selfharm",
+      "health",
+      "financial",
+      "law",
+      "pii",
+      "jailbreaking",
+    ]);
+    assert.equal(answer.results[0].categories.jailbreaking, false);
+
+    const flagged = await (await post({ model: "m+jailbreak-90", input: "x" })).json();
+    assert.equal(flagged.results.length, 1, "a single string is one input");
+    assert.equal(flagged.results[0].category_scores.jailbreaking, 0.9);
+    assert.equal(flagged.results[0].categories.jailbreaking, true);
+
+    const failed = await post({ model: "m+fail-503", input: ["x"] });
+    assert.equal(failed.status, 503);
+    await failed.body?.cancel();
+    const bad = await post({ model: "m", input: 3 });
+    assert.equal(bad.status, 400);
+    assert.equal((await bad.json()).error.param, "input");
+    assert.equal(sim.requests.filter((r) => r.path === "/v1/moderations").length, 4);
+  }));

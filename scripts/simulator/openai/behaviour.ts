@@ -23,6 +23,8 @@ export interface Behaviour {
   readonly parallel: boolean;
   /** `16k`: speech at 16 kHz instead of 24 kHz. */
   readonly rate16k: boolean;
+  /** `jailbreak-<percent>`: moderation: the `jailbreaking` score (0–100 %) of every input. */
+  readonly jailbreakPercent: number | undefined;
 }
 
 export const DEFAULT_CHUNKS = 8;
@@ -51,6 +53,7 @@ function parse(model: string): Behaviour {
   let reasoning = false;
   let parallel = false;
   let rate16k = false;
+  let jailbreakPercent: number | undefined;
   for (const token of model.split("+")) {
     const failure = /^fail-(\d{3})(-raw)?$/.exec(token);
     if (failure !== null) {
@@ -69,11 +72,24 @@ function parse(model: string): Behaviour {
       dropAfter = numberAfter("drop-after-", token) ?? dropAfter;
       silentAfter = numberAfter("silent-after-", token) ?? silentAfter;
       slowMs = numberAfter("slow-", token) ?? slowMs;
+      const jailbreak = numberAfter("jailbreak-", token);
+      if (jailbreak !== undefined) jailbreakPercent = Math.min(jailbreak, 100);
       const n = numberAfter("chunks-", token);
       if (n !== undefined) chunks = Math.min(Math.max(n, 1), MAX_CHUNKS);
     }
   }
-  return { fail, dropAfter, silentAfter, noUsage, slowMs, chunks, reasoning, parallel, rate16k };
+  return {
+    fail,
+    dropAfter,
+    silentAfter,
+    noUsage,
+    slowMs,
+    chunks,
+    reasoning,
+    parallel,
+    rate16k,
+    jailbreakPercent,
+  };
 }
 
 function numberAfter(prefix: string, token: string): number | undefined {

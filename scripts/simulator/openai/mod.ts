@@ -2,7 +2,7 @@
  * Upstream simulator for the `openai` dialect: stands in for EU OpenAI-compatible providers
  * (Mistral, Scaleway, OVHcloud, IONOS, STACKIT) in tests, the demo and the benchmark.
  * Endpoints under /v1: chat/completions (JSON and SSE), embeddings, audio/transcriptions
- * (multipart), audio/speech, models.
+ * (multipart), audio/speech, moderations (Mistral's shape, moderations.ts), models.
  *
  * Behaviour is picked by the upstream model name, split on `+` (see behaviour.ts):
  * - `fail-<status>`: that status in OpenAI's error shape (429 adds `retry-after: 1`);
@@ -12,7 +12,8 @@
  * - `silent` / `silent-after-<n>`: headers (and n chunks), then nothing until the client leaves;
  *   non-stream: no answer at all.
  * - `no-usage`, `slow-<ms>` (before answering and between chunks), `chunks-<n>` (content
- *   chunks, default 8), `reasoning`, `parallel` (two tool calls), `16k` (speech sample rate).
+ *   chunks, default 8), `reasoning`, `parallel` (two tool calls), `16k` (speech sample rate),
+ *   `jailbreak-<percent>` (the moderation answer's `jailbreaking` score).
  * Token counts are whitespace-separated words (see text_plan.ts), not a real tokenizer.
  */
 
@@ -20,6 +21,7 @@ import { handleRivaTts } from "./riva_tts.ts";
 import { handleChat } from "./chat_handler.ts";
 import type { RequestContext } from "./context.ts";
 import { handleEmbeddings } from "./embeddings.ts";
+import { handleModerations } from "./moderations.ts";
 import { ModelRegistry } from "./models.ts";
 import { errorResponse, invalidRequest } from "./responses.ts";
 import { handleSpeech } from "./speech.ts";
@@ -127,6 +129,8 @@ export async function startOpenAISimulator(
           return handleEmbeddings(json, ctx);
         case "/v1/audio/speech":
           return handleSpeech(json, ctx);
+        case "/v1/moderations":
+          return handleModerations(json, ctx);
         case "/api/v1/tts/text_to_audio":
           return handleRivaTts(json, ctx);
         case "/v1/audio/transcriptions":
