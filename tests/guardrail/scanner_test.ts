@@ -140,9 +140,9 @@ Deno.test("text pass — a text longer than its word-start buffer: the anchors, 
   // 70 KB of two-letter and longer words: more word starts than the first buffer holds.
   const text = `${"ab cd efgh ijklm ".repeat(4200)}${attack}\n${hex}`;
   const withWeights = textPass(text, model.quantised);
-  const found = new Set(withWeights.anchors.found);
+  const found = new Set(withWeights.anchors.slots());
   const anchorsOnly = textPass(text, null).anchors;
-  assert.deepEqual(new Set(anchorsOnly.found), found);
+  assert.deepEqual(new Set(anchorsOnly.slots()), found);
   assert.ok(matchRules(text, "user").some((hit) => hit.rule.family === "override"));
   assert.ok(anchorsOnly.lastRunAt >= text.length - hex.length, "the hex run on the last line");
   assert.deepEqual([...withWeights.blocks], [...blockSums(model.quantised, text)]);

@@ -64,8 +64,13 @@ export class Anchors {
   readonly count = new Uint8Array(SLOTS);
   /** Slot s's positions are `positions[s * MAX_POSITIONS + k]`, k < count[s], ascending. */
   readonly positions = new Int32Array(SLOTS * MAX_POSITIONS);
-  /** Slots that have positions, in no particular order. */
-  readonly found: number[] = [];
+  /**
+   * Slots that have positions, in the order they were first found: `found[k]`, k < foundCount
+   * (a typed array with a count: an array emptied by `length = 0` drops its storage, and
+   * regrowing it was a sizeable part of what a scan allocated).
+   */
+  readonly found = new Int32Array(SLOTS);
+  foundCount = 0;
   /**
    * -1 when the text holds no base64/hex run of MIN_ENCODED_RUN or more characters; else a
    * position at or after the start of the first one, on its line (runs never span lines).
@@ -75,10 +80,15 @@ export class Anchors {
   lastRunAt = -1;
 
   reset(): void {
-    for (const slot of this.found) this.count[slot] = 0;
-    this.found.length = 0;
+    for (let k = 0; k < this.foundCount; k++) this.count[this.found[k]!] = 0;
+    this.foundCount = 0;
     this.encodedRunAt = -1;
     this.lastRunAt = -1;
+  }
+
+  /** The slots found, in order (a copy; for tests and tools). */
+  slots(): number[] {
+    return Array.from(this.found.subarray(0, this.foundCount));
   }
 
   /** Slot's first recorded position (count[slot] > 0). */
@@ -123,7 +133,7 @@ export function note(anchors: Anchors, slot: number, position: number): void {
   if (n === 0) {
     positions[slot * MAX_POSITIONS] = position;
     count[slot] = 1;
-    anchors.found.push(slot);
+    anchors.found[anchors.foundCount++] = slot;
   } else if (n < MAX_POSITIONS && positions[slot * MAX_POSITIONS + n - 1] !== position) {
     positions[slot * MAX_POSITIONS + n] = position;
     count[slot] = n + 1;
@@ -151,10 +161,10 @@ export function noteMarks(anchors: Anchors, text: string): void {
   }
   if (!marked) return;
   // Marks come after the stems: put every list back in ascending order (insertion sort, ≤ 32).
-  const { count, positions } = anchors;
-  for (const slot of anchors.found) {
-    const base = slot * MAX_POSITIONS;
-    const end = base + count[slot]!;
+  const { count, positions, found } = anchors;
+  for (let k = 0; k < anchors.foundCount; k++) {
+    const base = found[k]! * MAX_POSITIONS;
+    const end = base + count[found[k]!]!;
     for (let i = base + 1; i < end; i++) {
       const value = positions[i]!;
       let j = i - 1;

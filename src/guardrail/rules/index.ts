@@ -40,8 +40,9 @@ export function matchRules(
   anchors: Anchors = textPass(text, null).anchors,
 ): RuleHit[] {
   const hits: RuleHit[] = [];
-  const { count, positions } = anchors;
-  for (const slot of anchors.found) {
+  const { count, positions, found } = anchors;
+  for (let f = 0; f < anchors.foundCount; f++) {
+    const slot = found[f]!;
     if (slot % 2 === 1 || slot >= 2 * RULES.length) continue;
     const index = slot / 2;
     const rule = RULES[index]!;
