@@ -28,6 +28,7 @@ import {
   previewPolicy,
   savePolicy,
 } from "./areas/routing.ts";
+import { GuardrailRemoteChange } from "../policy/guardrail_remote_setting.ts";
 
 async function body<T>(c: { req: { json(): Promise<unknown> } }, schema: z.ZodType<T>): Promise<T> {
   let raw: unknown;
@@ -65,6 +66,7 @@ const PolicyChange = z.object({
   zdr_only: z.boolean().optional(),
   allowed_models: z.array(z.string()).nullable().optional(),
   guardrail: z.enum(["off", "flag", "block"]).optional(),
+  guardrail_remote: GuardrailRemoteChange.optional(),
 });
 const DryRunBody = z.object({
   model: z.string(),

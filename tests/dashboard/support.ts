@@ -2,7 +2,7 @@
  * A real gateway (over the openai simulator) and the dashboard beside it on the same KV
  * file, plus a small cookie-keeping client for the dashboard's JSON API.
  */
-import { chatModel, type Harness, startHarness } from "../helpers/harness.ts";
+import { chatModel, type Harness, startHarness, type TestModel } from "../helpers/harness.ts";
 import { type Dashboard, startDashboard } from "../../src/dashboard/server.ts";
 import { silentLogger } from "../../src/log.ts";
 import type { Role } from "../../src/state/account_records.ts";
@@ -28,10 +28,20 @@ export interface DashboardHarness extends AsyncDisposable {
 }
 
 export async function startDashboardHarness(
-  options: { keyCacheSeconds?: number; credits?: number; env?: Record<string, string> } = {},
+  options: {
+    keyCacheSeconds?: number;
+    credits?: number;
+    env?: Record<string, string>;
+    /** More catalog models (besides MODEL and BROKEN_MODEL). */
+    models?: TestModel[];
+  } = {},
 ): Promise<DashboardHarness> {
   const h = await startHarness({
-    models: [chatModel(MODEL, "sim-model"), chatModel(BROKEN_MODEL, "fail-400")],
+    models: [
+      chatModel(MODEL, "sim-model"),
+      chatModel(BROKEN_MODEL, "fail-400"),
+      ...(options.models ?? []),
+    ],
     env: { SOVRA_KEY_CACHE_SECONDS: String(options.keyCacheSeconds ?? 1), ...options.env },
     ...(options.credits !== undefined ? { credits: options.credits } : {}),
   });

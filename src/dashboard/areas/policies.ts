@@ -16,6 +16,13 @@ import { effectivePolicy } from "../../policy/effective_policy.ts";
 import { routeRefusal, routeTier } from "../../policy/route_rules.ts";
 import { Guardrail } from "../../guardrail/scanner.ts";
 import type { Catalog } from "../../catalog/catalog.ts";
+import {
+  applyRemoteChange,
+  type GuardrailRemoteChange,
+  remoteRouteRefusal,
+  RemoteSettingError,
+} from "../../policy/guardrail_remote_setting.ts";
+import { isBorderline } from "../../policy/remote_guardrail.ts";
 
 export interface ModelVerdict {
   id: string;
@@ -27,6 +34,8 @@ export interface ModelVerdict {
 export interface PolicyView {
   policy: OrgPolicy;
   models: ModelVerdict[];
+  /** The catalog's moderation models (the remote guardrail layer's choices), with reachability. */
+  moderationModels: ModelVerdict[];
   providers: Array<{ id: string; name: string; tier: string | null; zdr: boolean }>;
   changes: PolicyAuditEntry[];
 }
@@ -36,11 +45,12 @@ export async function policyView(deps: DashboardDeps, access: OrgAccess): Promis
     deps.store.getOrgPolicy(access.org.id),
     deps.store.listPolicyAudit(access.org.id, 20),
   ]);
-  const policy = stored ?? DEFAULT_ORG_POLICY;
+  const policy = { ...DEFAULT_ORG_POLICY, ...stored };
   const catalog = deps.catalog?.();
   return {
     policy,
     models: catalog ? modelVerdicts(catalog, policy) : [],
+    moderationModels: catalog ? moderationVerdicts(catalog, policy) : [],
     providers: catalog
       ? Object.entries(catalog.providers).map(([id, p]) => ({
         id,
@@ -66,12 +76,28 @@ function modelVerdicts(catalog: Catalog, policy: OrgPolicy): ModelVerdict[] {
   });
 }
 
+/** Whether the organization's data rules let the text reach each moderation model. */
+function moderationVerdicts(catalog: Catalog, policy: OrgPolicy): ModelVerdict[] {
+  const effective = effectivePolicy(policy, undefined);
+  return catalog.moderationModels().map((model) => {
+    const refusals = catalog.routesOf(model).map((r) => remoteRouteRefusal(r, effective));
+    const allowed = refusals.some((r) => r === undefined);
+    return {
+      id: model.id,
+      allowed,
+      reasons: allowed ? [] : [...new Set(refusals.map((r) => r!.reason))],
+    };
+  });
+}
+
 export interface PolicyChange {
   sovereignty?: "any" | "strict_only" | undefined;
   blocked_providers?: string[] | undefined;
   zdr_only?: boolean | undefined;
   allowed_models?: string[] | null | undefined;
   guardrail?: "off" | "flag" | "block" | undefined;
+  /** The remote layer: `{model: null}` switches it off; other fields change only what they name. */
+  guardrail_remote?: GuardrailRemoteChange | undefined;
 }
 
 export async function updatePolicy(
@@ -105,6 +131,19 @@ export async function updatePolicy(
       ? null
       : [...new Set(change.allowed_models)].sort();
   }
+  if (change.guardrail_remote !== undefined) {
+    try {
+      next.guardrail_remote = applyRemoteChange(
+        current.guardrail_remote ?? null,
+        change.guardrail_remote,
+        catalog,
+        next,
+      );
+    } catch (error) {
+      if (error instanceof RemoteSettingError) throw badInput(error.message, "guardrail_remote");
+      throw error;
+    }
+  }
   await deps.store.putOrgPolicy(access.org.id, next, `dashboard:${viewer.user.email}`);
   await audit(deps, access.org.id, viewer.user.email, "policy.changed", access.org.id, {
     sovereignty: next.sovereignty,
@@ -112,6 +151,9 @@ export async function updatePolicy(
     zdr_only: next.zdr_only,
     allowed_models: next.allowed_models === null ? "all" : next.allowed_models.length,
     guardrail: next.guardrail,
+    guardrail_remote: next.guardrail_remote
+      ? `${next.guardrail_remote.model} ${next.guardrail_remote.timeout_ms} ms ${next.guardrail_remote.on_error}`
+      : null,
   });
   return next;
 }
@@ -123,7 +165,16 @@ export interface DryRun {
   /** The answer the gateway would give when it does not pass. */
   refusal: { status: number; code: string; message: string } | null;
   routes: Array<{ provider: string; tier: string; allowed: boolean; reason: string | null }>;
-  guardrail: { mode: string; verdict: string; rule: string | null } | null;
+  guardrail: {
+    mode: string;
+    verdict: string;
+    rule: string | null;
+    /**
+     * Borderline with the remote layer on: the moderation model a real request would ask (the dry
+     * run never sends the text anywhere, so its answer is not known); null otherwise.
+     */
+    remote: { model: string; on_error: "open" | "closed" } | null;
+  } | null;
 }
 
 let guardrail: Guardrail | undefined;
@@ -174,7 +225,10 @@ export async function dryRun(
     const action = verdict.action === "block" && policy.guardrail === "flag"
       ? "flag"
       : verdict.action;
-    scan = { mode: policy.guardrail, verdict: action, rule: verdict.rule ?? null };
+    const remote = policy.guardrailRemote && isBorderline(verdict)
+      ? { model: policy.guardrailRemote.model, on_error: policy.guardrailRemote.on_error }
+      : null;
+    scan = { mode: policy.guardrail, verdict: action, rule: verdict.rule ?? null, remote };
     if (refusal === null && action === "block") {
       refusal = {
         status: 400,

@@ -41,6 +41,12 @@ async function render(
           <div class="value" id="guardrail">{p.guardrail}</div>
         </div>
         <div class="card">
+          <div class="label">Remote guardrail layer</div>
+          <div class="value" id="guardrail-remote">
+            {p.guardrail_remote ? p.guardrail_remote.model : "off"}
+          </div>
+        </div>
+        <div class="card">
           <div class="label">Models allowed</div>
           <div class="value" id="allowed-count">{allowed.length} / {view.models.length}</div>
         </div>
@@ -69,6 +75,25 @@ async function render(
             prompt injection before any provider call. <em>flag</em>{" "}
             serves the request and marks it (header x-sovra-guardrail, request metadata);{" "}
             <em>block</em> refuses it with 400 prompt_injection_detected, unbilled. Start with flag.
+          </li>
+          <li>
+            <strong>Remote guardrail layer</strong>{" "}
+            (optional, off by default): a request the local scan finds borderline (it would flag it)
+            is also put to a moderation model of the catalog, e.g. Mistral's (EU-served; its
+            jailbreaking category), before any provider call. It can only make the verdict stronger:
+            when the classifier sees an injection, <em>block</em> refuses the request and{" "}
+            <em>flag</em>{" "}
+            marks it as one block would refuse. Clear passes and local blocks never leave the
+            gateway. The text goes only to a route your sovereignty, blocked-provider and ZDR rules
+            allow, is never stored, and the check is not billed. If the classifier does not answer
+            within the timeout (or fails), <em>fail open</em> keeps the local verdict,{" "}
+            <em>fail closed</em> refuses the request (503 guardrail_unavailable, in block mode).
+            {p.guardrail_remote && (
+              <>
+                {" "}Now: {p.guardrail_remote.model}, {p.guardrail_remote.timeout_ms} ms, fail{" "}
+                {p.guardrail_remote.on_error}.
+              </>
+            )}
           </li>
         </ul>
         <p class="muted">Changes reach every gateway within 30 seconds.</p>
@@ -113,6 +138,42 @@ async function render(
                   name="allowed_models"
                   value={p.allowed_models?.join(",") ?? ""}
                 />
+              </label>
+            </div>
+            <div class="row">
+              <label>
+                Remote guardrail layer<select name="guardrail_remote_model">
+                  <option value="off" selected={!p.guardrail_remote}>off</option>
+                  {view.moderationModels.map((m) => (
+                    <option
+                      value={m.id}
+                      selected={p.guardrail_remote?.model === m.id}
+                      disabled={!m.allowed && p.guardrail_remote?.model !== m.id}
+                    >
+                      {m.id}
+                      {m.allowed ? "" : ` (not reachable: ${m.reasons.join("; ")})`}
+                    </option>
+                  ))}
+                </select>
+              </label>
+              <label>
+                Timeout (ms, 50–5000)<input
+                  name="guardrail_remote_timeout_ms"
+                  type="number"
+                  min={50}
+                  max={5000}
+                  value={String(p.guardrail_remote?.timeout_ms ?? 1500)}
+                />
+              </label>
+              <label>
+                When it does not answer<select name="guardrail_remote_on_error">
+                  <option value="open" selected={p.guardrail_remote?.on_error !== "closed"}>
+                    fail open (local verdict stands)
+                  </option>
+                  <option value="closed" selected={p.guardrail_remote?.on_error === "closed"}>
+                    fail closed (refuse)
+                  </option>
+                </select>
               </label>
             </div>
             <button type="submit">Save policy</button>
@@ -177,6 +238,11 @@ async function render(
               <p>
                 Guardrail ({extra.dry.guardrail.mode}): {extra.dry.guardrail.verdict}
                 {extra.dry.guardrail.rule ? `, rule ${extra.dry.guardrail.rule}` : ""}
+                {extra.dry.guardrail.remote && (
+                  <span id="dry-run-remote">
+                    {` — borderline: a real request would also ask ${extra.dry.guardrail.remote.model}, which can still refuse it (fail ${extra.dry.guardrail.remote.on_error} if it does not answer). The dry run sends the text nowhere.`}
+                  </span>
+                )}
               </p>
             )}
           </div>
@@ -248,6 +314,30 @@ function oneOf<T extends string>(raw: string | undefined, allowed: readonly T[],
   return raw as T;
 }
 
+/** The remote layer's form fields as a change (`off` switches it off; absent fields: no change). */
+function remoteChange(form: Record<string, string | undefined>) {
+  const model = form.guardrail_remote_model;
+  if (model === undefined) return {};
+  if (model === "off") return { guardrail_remote: { model: null } };
+  const timeout = form.guardrail_remote_timeout_ms;
+  if (timeout !== undefined && !/^\d+$/.test(timeout)) {
+    throw badInput("'guardrail_remote_timeout_ms' must be a whole number.", "guardrail_remote");
+  }
+  return {
+    guardrail_remote: {
+      model,
+      ...(timeout === undefined ? {} : { timeout_ms: Number(timeout) }),
+      ...(form.guardrail_remote_on_error === undefined ? {} : {
+        on_error: oneOf(
+          form.guardrail_remote_on_error,
+          ["open", "closed"] as const,
+          "guardrail_remote_on_error",
+        )!,
+      }),
+    },
+  };
+}
+
 export const policiesPage: OrgPage = {
   path: "policies",
   title: "Organization policies",
@@ -268,6 +358,7 @@ export const policiesPage: OrgPage = {
           ...("allowed_models" in form
             ? { allowed_models: allowedModels.length === 0 ? null : allowedModels }
             : {}),
+          ...remoteChange(form),
         });
         return await render(c, deps, { notice: "Policy saved; gateways apply it within 30 s." });
       } catch (error) {
