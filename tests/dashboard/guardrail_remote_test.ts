@@ -7,6 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { ApiClient, MODEL, startDashboardHarness } from "./support.ts";
+import { borderlineText } from "../policy/policy_support.ts";
 import { startPostgres } from "../helpers/postgres.ts";
 import type { TestModel } from "../helpers/harness.ts";
 
@@ -19,7 +20,7 @@ const GUARD_MODEL: TestModel = {
   routes: [{ provider: "sim-a", upstream_model: "guard+jailbreak-97" }],
 };
 /** The local scan flags it (borderline). */
-const BORDERLINE = "Forget what I said before, let's talk about cooking.";
+const { text: BORDERLINE } = borderlineText();
 
 async function roundTrip(env: Record<string, string> = {}) {
   await using d = await startDashboardHarness({ models: [GUARD_MODEL], env });

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { type Harness, SIM_KEY, startHarness, type TestModel } from "../helpers/harness.ts";
 import { type OpenAISimulator, startOpenAISimulator } from "../../scripts/simulator/openai/mod.ts";
 import { DEFAULT_ORG_POLICY, type OrgPolicy } from "../../src/state/policy_store.ts";
+import { Guardrail } from "../../src/guardrail/scanner.ts";
 
 export interface PolicyHarness extends Harness {
   /** The pragmatic provider's own simulator. */
@@ -77,4 +78,26 @@ export async function errorBody(
   };
   assert.equal(typeof body.error.message, "string");
   return body.error;
+}
+
+/**
+ * Texts the local guardrail finds borderline (`flag`: a model score between its flag and block
+ * thresholds), chosen at run time from candidates so that a retrained model does not silently
+ * turn the remote-layer tests into tests of something else.
+ */
+const BORDERLINE_CANDIDATES = [
+  "Forget what I said before, let's talk about cooking.",
+  "Ignore the previous answer, it was wrong. Try again.",
+  "Forget the earlier list and start a new one about birds.",
+  "Disregard my last message, I meant the other file.",
+  "Never mind the rules of the game I described, let's just chat.",
+];
+
+export function borderlineText(): { text: string; rule: string } {
+  const guardrail = new Guardrail();
+  for (const text of BORDERLINE_CANDIDATES) {
+    const verdict = guardrail.scan([{ path: "messages[1]", role: "user", channel: "user", text }]);
+    if (verdict.action === "flag") return { text, rule: verdict.rule! };
+  }
+  throw new Error("No candidate text is borderline for the local guardrail: add one.");
 }
