@@ -38,22 +38,36 @@ export function admitUpstream(
 ): void {
   if (!caller.admission) return;
   const models = candidates.map((c) => c.route.model);
-  const estimate = estimateOf(planned, models, held);
+  const chars = promptChars(planned);
+  const estimate = estimateOf(planned, models, held, chars);
   const first = candidates[0]?.route;
   caller.admission.admit({
     ...estimate,
-    ...(first ? { recovery: recoveryRecord(caller, planned, first, admitted, held) } : {}),
+    ...(first ? { recovery: recoveryRecord(caller, planned, first, admitted, held, chars) } : {}),
   });
+}
+
+/**
+ * The characters of a chat prompt (messages, tool calls and tool definitions), counted once per
+ * request however many models are priced: the tools' JSON is the costly part.
+ */
+function promptChars(planned: PlannedRequest): () => number {
+  let chars: number | undefined;
+  return () =>
+    chars ??= planned.endpoint === "chat" || planned.endpoint === "responses"
+      ? chatChars(planned.request)
+      : 0;
 }
 
 export function estimateOf(
   planned: PlannedRequest,
   models: readonly Model[],
   held?: Consumption,
+  chars = promptChars(planned),
 ): AdmissionEstimate {
   let holdMicroEur = 0n;
   for (const model of new Set(models)) {
-    const used = held ?? consumptionOf(planned, model);
+    const used = held ?? consumptionOf(planned, model, chars);
     const cost = BigInt(costMicroEur(model.pricing, used));
     if (cost > holdMicroEur) holdMicroEur = cost;
   }
@@ -71,8 +85,9 @@ function recoveryRecord(
   route: ResolvedRoute,
   admitted: AdmittedRequest,
   held: Consumption | undefined,
+  chars: () => number,
 ): RequestRecord {
-  const used = held ?? typicalConsumption(planned);
+  const used = held ?? typicalConsumption(planned, chars);
   return {
     ...buildRequestRecord({
       id: caller.requestId,
@@ -100,25 +115,29 @@ function recoveryRecord(
   };
 }
 
-function typicalConsumption(planned: PlannedRequest): Consumption {
+function typicalConsumption(planned: PlannedRequest, chars: () => number): Consumption {
   switch (planned.endpoint) {
     case "chat":
     case "responses": {
       const { messages } = planned.request;
-      return { promptTokens: 3 + 3 * messages.length + Math.ceil(chatChars(planned.request) / 4) };
+      return { promptTokens: 3 + 3 * messages.length + Math.ceil(chars() / 4) };
     }
     case "embeddings":
       return { promptTokens: Math.ceil(inputLength(planned.request.body.input) / 4) };
     default:
-      return consumptionOf(planned, undefined);
+      return consumptionOf(planned, undefined, chars);
   }
 }
 
-function consumptionOf(planned: PlannedRequest, model: Model | undefined): Consumption {
+function consumptionOf(
+  planned: PlannedRequest,
+  model: Model | undefined,
+  chars: () => number,
+): Consumption {
   switch (planned.endpoint) {
     case "chat":
     case "responses":
-      return chatConsumption(planned.request, model);
+      return chatConsumption(planned.request, model, chars());
     case "embeddings":
       return { promptTokens: inputLength(planned.request.body.input) };
     case "speech":
@@ -129,12 +148,16 @@ function consumptionOf(planned: PlannedRequest, model: Model | undefined): Consu
   }
 }
 
-function chatConsumption(request: ChatRequest, model: Model | undefined): Consumption {
+function chatConsumption(
+  request: ChatRequest,
+  model: Model | undefined,
+  chars: number,
+): Consumption {
   let completion = request.maxTokens ?? model?.limits?.default_max_tokens ??
     DEFAULT_HELD_COMPLETION_TOKENS;
   if (model?.context_length !== undefined) completion = Math.min(completion, model.context_length);
   return {
-    promptTokens: 3 + 3 * request.messages.length + chatChars(request),
+    promptTokens: 3 + 3 * request.messages.length + chars,
     completionTokens: completion * Math.max(1, request.n ?? 1),
   };
 }

@@ -41,9 +41,13 @@ Deno.test("GroupCommitter — sums to one key are merged, distinct keys stay apa
     writer.write([{ type: "sum", key: ["a"], value: 2n }], 8),
     writer.write([{ type: "sum", key: ["b", 1n], value: 5n }], 8),
     writer.write([{ type: "sum", key: ["b", 1], value: 7n }], 8),
+    writer.write([{ type: "sum", key: ["b", "1"], value: 11n }], 8),
+    writer.write([{ type: "sum", key: ["b1"], value: 13n }], 8),
   ]);
   assert.equal((await kv.get<Deno.KvU64>(["a"])).value?.value, 1n);
   assert.equal((await kv.get<Deno.KvU64>(["b", 1n])).value?.value, 5n);
   assert.equal((await kv.get<Deno.KvU64>(["b", 1])).value?.value, 7n);
+  assert.equal((await kv.get<Deno.KvU64>(["b", "1"])).value?.value, 11n);
+  assert.equal((await kv.get<Deno.KvU64>(["b1"])).value?.value, 13n);
   await writer.close();
 });
