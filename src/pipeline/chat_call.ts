@@ -268,6 +268,8 @@ export async function openChatStream(
   const passthrough = options.passthrough === true;
   const started = performance.now();
   const last: LastFailure = { served: undefined };
+  /** Content waiting for the admission commit: an idle stall then is the store's, not the provider's. */
+  const commitWait = { waiting: false, stalled: false };
   let success: RouteSuccess<{
     reader: ReadableStreamDefaultReader<PassthroughItem[]>;
     first: ReadableStreamReadResult<PassthroughItem[]>;
@@ -280,7 +282,17 @@ export async function openChatStream(
       const upstream = linkedController(ctx.clientSignal);
       const watchdog = new IdleWatchdog(
         deps.config.streamIdleMs,
-        () => upstream.abort(new UpstreamFailure("unavailable", "The provider went silent.")),
+        () => {
+          commitWait.stalled = commitWait.waiting;
+          upstream.abort(
+            new UpstreamFailure(
+              "unavailable",
+              commitWait.waiting
+                ? "The admission commit did not complete in time."
+                : "The provider went silent.",
+            ),
+          );
+        },
       );
       try {
         const adapter = adapterFor(deps, route);
@@ -354,10 +366,13 @@ export async function openChatStream(
         }
       }
       if (admissionWrite && (result.done || result.value.length > 0)) {
+        commitWait.waiting = true;
         try {
           await untilDurable(admissionWrite, watchdog, upstream);
         } catch (error) {
           throw abortReason(error, upstream);
+        } finally {
+          commitWait.waiting = false;
         }
         admissionWrite = undefined;
       }
@@ -388,7 +403,7 @@ export async function openChatStream(
           ttftMs: ttft,
           completionTokens: accounting.usage?.completionTokens,
         });
-      } else if (outcome === "failed") {
+      } else if (outcome === "failed" && !commitWait.stalled) {
         deps.metrics.recordFailure(metricsKey);
       }
       settleRequest(deps, {

@@ -170,6 +170,9 @@ Deno.test("POST /v1/chat/completions — stream: the admission wait is cut by th
       assert.equal(seen.heldAtEnd, true, "the stream waited for the commit past the idle limit");
       assert.ok(!chatContent(seen.text), "no content without a durable admission");
       assert.ok(!seen.text.includes("[DONE]"));
+      // The store stalled, not the provider: its route health (the router reads it) is untouched.
+      const route = h.gateway.deps.metrics.snapshot("sim-a/p+slow-30+chunks-3");
+      assert.equal(route?.errorRate ?? 0, 0, "a stalled commit was counted against the provider");
     } finally {
       clearTimeout(liveness);
       held.release();
