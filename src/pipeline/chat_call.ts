@@ -7,6 +7,7 @@ import type { ChatRequest, ChatResult, ChatStreamEvent } from "../canonical/chat
 import type { PassthroughItem } from "../canonical/forwarded_chunk.ts";
 import type { Model } from "../catalog/schema.ts";
 import type { ProviderAdapter } from "../providers/adapter.ts";
+import type { EventBatches } from "../providers/event_batches.ts";
 import type { ResolvedRoute } from "../catalog/resolved_route.ts";
 import { loggableReason, UpstreamFailure } from "../providers/upstream_failure.ts";
 import { RouteMetrics } from "../routing/route_metrics.ts";
@@ -271,7 +272,7 @@ export async function openChatStream(
   /** Content waiting for the admission commit: an idle stall then is the store's, not the provider's. */
   const commitWait = { waiting: false, stalled: false };
   let success: RouteSuccess<{
-    reader: ReadableStreamDefaultReader<PassthroughItem[]>;
+    reader: EventBatches<PassthroughItem>;
     first: ReadableStreamReadResult<PassthroughItem[]>;
     watchdog: IdleWatchdog;
     upstream: AbortController;
@@ -297,12 +298,11 @@ export async function openChatStream(
       try {
         const adapter = adapterFor(deps, route);
         const call = { route, signal: upstream.signal };
-        const stream: ReadableStream<PassthroughItem[]> = await watchdog.guard(
+        const reader: EventBatches<PassthroughItem> = await watchdog.guard(
           passthrough && adapter.chatPassthrough
             ? adapter.chatPassthrough(candidate.request, call)
             : adapter.chatStream(candidate.request, call),
         );
-        const reader = stream.getReader();
         const first = await watchdog.guard(reader.read());
         return { reader, first, watchdog, upstream };
       } catch (error) {
@@ -354,8 +354,9 @@ export async function openChatStream(
         result = pendingFirst;
         pendingFirst = undefined;
       } else {
+        watchdog.begin();
         try {
-          result = await watchdog.guard(reader.read());
+          result = await reader.read();
         } catch (error) {
           // A failure after an empty first batch is told (Responses: `response.failed`) only
           // once the admission is durable too, like content: every stream path waits alike.
@@ -363,6 +364,8 @@ export async function openChatStream(
             await untilDurable(admissionWrite, watchdog, upstream).catch(() => {});
           }
           throw abortReason(error, upstream);
+        } finally {
+          watchdog.end();
         }
       }
       if (admissionWrite && (result.done || result.value.length > 0)) {

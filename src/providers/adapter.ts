@@ -11,6 +11,7 @@ import type { ChatRequest, ChatResult, ChatStreamEvent } from "../canonical/chat
 import type { ResolvedRoute } from "../catalog/resolved_route.ts";
 import type { Usage } from "../canonical/usage.ts";
 import type { PassthroughItem } from "../canonical/forwarded_chunk.ts";
+import type { EventBatches } from "./event_batches.ts";
 
 export interface UpstreamCall {
   route: ResolvedRoute;
@@ -63,10 +64,10 @@ export interface ProviderAdapter {
   chat(request: ChatRequest, call: UpstreamCall): Promise<ChatResult>;
   /**
    * Starts a stream. Resolves once the upstream accepted the request; the events follow in
-   * batches, one per upstream read (see `event_batches.ts`). The stream is
+   * batches, one per upstream read (see `event_batches.ts`). The reader is
    * pull-based: the upstream is read no further ahead than its consumer.
    */
-  chatStream(request: ChatRequest, call: UpstreamCall): Promise<ReadableStream<ChatStreamEvent[]>>;
+  chatStream(request: ChatRequest, call: UpstreamCall): Promise<EventBatches<ChatStreamEvent>>;
   /**
    * `chatStream` for a chat-completions client in this adapter's own dialect that needs nothing
    * changed but the chunks' head: chunks that need no change reach the client as the upstream
@@ -75,7 +76,7 @@ export interface ProviderAdapter {
   chatPassthrough?(
     request: ChatRequest,
     call: UpstreamCall,
-  ): Promise<ReadableStream<PassthroughItem[]>>;
+  ): Promise<EventBatches<PassthroughItem>>;
   embeddings?(request: EmbeddingsRequest, call: UpstreamCall): Promise<EmbeddingsResult>;
   transcription?(request: TranscriptionRequest, call: UpstreamCall): Promise<TranscriptionResult>;
   speech?(request: SpeechRequest, call: UpstreamCall): Promise<SpeechResult>;

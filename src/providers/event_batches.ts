@@ -1,7 +1,7 @@
 /**
- * An upstream body turned into a pull-based stream of canonical event batches: one batch per
+ * An upstream body turned into a pull-based reader of canonical event batches: one batch per
  * upstream read, so the client gets one write per read instead of one per event. The upstream
- * is read only when the consumer pulls; cancelling the stream cancels the upstream body.
+ * is read only when the consumer reads; cancelling the reader cancels the upstream body.
  * Bodies are read into one reused buffer (BYOB) where the body allows it: a default reader
  * allocates 64 KiB per read, which dominates the memory of many open streams.
  * Any failure becomes an UpstreamFailure (an abort by the caller's signal keeps its reason);
@@ -38,42 +38,64 @@ export const SMALL_BUFFER_BYTES = 2 * 1024;
 export const LARGE_BUFFER_BYTES = 8 * 1024;
 
 /** Reads chunks into one reused buffer when the body is a byte stream. */
-export function chunkReader(body: ReadableStream<Uint8Array>) {
+export function chunkReader(body: ReadableStream<Uint8Array>): ChunkReader {
   let byob: ReadableStreamBYOBReader | undefined;
   try {
     byob = body.getReader({ mode: "byob" });
   } catch {
     byob = undefined;
   }
-  if (byob) {
-    const reader = byob;
-    const sizing = new ReadSizing(SMALL_BUFFER_BYTES, LARGE_BUFFER_BYTES);
-    let buffer = new ArrayBuffer(sizing.size);
-    return {
-      async read(): Promise<Uint8Array | undefined> {
-        const { done, value } = await reader.read(new Uint8Array(buffer));
-        if (done || !value) return undefined;
-        // `value` is handed out over this buffer; the next read may get a fresh one.
-        buffer = value.buffer as ArrayBuffer;
-        sizing.filled(value.length);
-        if (buffer.byteLength !== sizing.size) buffer = new ArrayBuffer(sizing.size);
-        return value;
-      },
-      /** The size of the buffer the next read gets (tests). */
-      get size() {
-        return buffer.byteLength;
-      },
-      cancel: (reason?: unknown) => reader.cancel(reason),
-    };
+  return byob ? new ByobChunkReader(byob) : new DefaultChunkReader(body.getReader());
+}
+
+/** The next chunk of an upstream body, `undefined` at its end. */
+export interface ChunkReader {
+  read(): Promise<Uint8Array | undefined>;
+  cancel(reason?: unknown): Promise<void>;
+}
+
+/**
+ * A class rather than an object of closures: one open stream holds one instance, with no
+ * function objects of its own (issue 15, memory per open stream).
+ */
+class ByobChunkReader implements ChunkReader {
+  #sizing = new ReadSizing(SMALL_BUFFER_BYTES, LARGE_BUFFER_BYTES);
+  #buffer = new ArrayBuffer(this.#sizing.size);
+  constructor(private readonly reader: ReadableStreamBYOBReader) {}
+
+  async read(): Promise<Uint8Array | undefined> {
+    const { done, value } = await this.reader.read(new Uint8Array(this.#buffer));
+    if (done || !value) return undefined;
+    // `value` is handed out over this buffer; the next read may get a fresh one.
+    this.#buffer = value.buffer as ArrayBuffer;
+    this.#sizing.filled(value.length);
+    if (this.#buffer.byteLength !== this.#sizing.size) {
+      this.#buffer = new ArrayBuffer(this.#sizing.size);
+    }
+    return value;
   }
-  const reader = body.getReader();
-  return {
-    async read(): Promise<Uint8Array | undefined> {
-      const { done, value } = await reader.read();
-      return done ? undefined : value;
-    },
-    cancel: (reason?: unknown) => reader.cancel(reason),
-  };
+
+  /** The size of the buffer the next read gets (tests). */
+  get size(): number {
+    return this.#buffer.byteLength;
+  }
+
+  cancel(reason?: unknown): Promise<void> {
+    return this.reader.cancel(reason);
+  }
+}
+
+class DefaultChunkReader implements ChunkReader {
+  constructor(private readonly reader: ReadableStreamDefaultReader<Uint8Array>) {}
+
+  async read(): Promise<Uint8Array | undefined> {
+    const { done, value } = await this.reader.read();
+    return done ? undefined : value;
+  }
+
+  cancel(reason?: unknown): Promise<void> {
+    return this.reader.cancel(reason);
+  }
 }
 
 function asFailure(error: unknown, signal: AbortSignal): unknown {
@@ -82,56 +104,89 @@ function asFailure(error: unknown, signal: AbortSignal): unknown {
   return new UpstreamFailure("unavailable", "The provider's stream broke off.", { cause: error });
 }
 
+/**
+ * The batches of one upstream stream, read like a `ReadableStreamDefaultReader`: `read()`
+ * resolves with the next batch or `done`, rejects with the failure (again on every later
+ * read); `cancel()` stops the upstream, and reads after it are `done`. One reader at a time
+ * (the pipeline awaits each read before the next). A plain object rather than a
+ * `ReadableStream`: an open stream waiting for its upstream holds no stream, controller,
+ * queue or reader of its own (issue 15, memory per open stream).
+ */
+export interface EventBatches<E = ChatStreamEvent> {
+  read(): Promise<ReadableStreamReadResult<E[]>>;
+  cancel(reason?: unknown): Promise<void>;
+}
+
 export function eventBatches<E = ChatStreamEvent>(
   body: ReadableStream<Uint8Array>,
   signal: AbortSignal,
   decoder: StreamDecoder<E>,
-): ReadableStream<E[]> {
-  const reader = chunkReader(body);
-  let failure: unknown;
-  let ended = false;
-  let announced = false;
+): EventBatches<E> {
+  return new UpstreamBatches(chunkReader(body), signal, decoder);
+}
+
+class UpstreamBatches<E> implements EventBatches<E> {
+  #failure: unknown = undefined;
+  #ended = false;
+  #cancelled = false;
+  #announced = false;
   // A pending read ends at once (done); the check after it turns that into the abort.
-  const onAbort = () => reader.cancel(signal.reason).catch(() => {});
-  const forget = () => signal.removeEventListener("abort", onAbort);
-  if (signal.aborted) onAbort();
-  else signal.addEventListener("abort", onAbort, { once: true });
-  return new ReadableStream<E[]>({
-    async pull(controller) {
-      for (;;) {
-        if (failure !== undefined) {
-          forget();
-          throw failure;
-        }
-        if (ended) {
-          forget();
-          controller.close();
-          return;
-        }
-        const batch: E[] = [];
-        try {
-          const chunk = await reader.read();
-          if (signal.aborted) throw signal.reason;
-          if (chunk === undefined) {
-            ended = true;
-            for (const event of decoder.end()) batch.push(event);
-          } else {
-            for (const event of decoder.push(chunk)) batch.push(event);
-          }
-        } catch (error) {
-          failure = asFailure(error, signal);
-          reader.cancel().catch(() => {});
-        }
-        if (batch.length > 0 || (!announced && failure === undefined && decoder.started?.())) {
-          announced = true;
-          controller.enqueue(batch);
-          return;
-        }
+  #onAbort = () => this.reader.cancel(this.signal.reason).catch(() => {});
+
+  constructor(
+    private readonly reader: ChunkReader,
+    private readonly signal: AbortSignal,
+    private readonly decoder: StreamDecoder<E>,
+  ) {
+    if (signal.aborted) this.#onAbort();
+    else signal.addEventListener("abort", this.#onAbort, { once: true });
+  }
+
+  #forget(): void {
+    this.signal.removeEventListener("abort", this.#onAbort);
+  }
+
+  async read(): Promise<ReadableStreamReadResult<E[]>> {
+    const { reader, signal, decoder } = this;
+    for (;;) {
+      if (this.#cancelled) return { done: true };
+      if (this.#failure !== undefined) {
+        this.#forget();
+        throw this.#failure;
       }
-    },
-    cancel(reason) {
-      forget();
-      return reader.cancel(reason);
-    },
-  }, { highWaterMark: 0 });
+      if (this.#ended) {
+        this.#forget();
+        return { done: true };
+      }
+      const batch: E[] = [];
+      try {
+        const chunk = await reader.read();
+        if (this.#cancelled) return { done: true };
+        if (signal.aborted) throw signal.reason;
+        if (chunk === undefined) {
+          this.#ended = true;
+          for (const event of decoder.end()) batch.push(event);
+        } else {
+          for (const event of decoder.push(chunk)) batch.push(event);
+        }
+      } catch (error) {
+        if (this.#cancelled) return { done: true };
+        this.#failure = asFailure(error, signal);
+        reader.cancel().catch(() => {});
+      }
+      if (
+        batch.length > 0 ||
+        (!this.#announced && this.#failure === undefined && decoder.started?.())
+      ) {
+        this.#announced = true;
+        return { done: false, value: batch };
+      }
+    }
+  }
+
+  cancel(reason?: unknown): Promise<void> {
+    this.#cancelled = true;
+    this.#forget();
+    return this.reader.cancel(reason);
+  }
 }

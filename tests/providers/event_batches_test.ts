@@ -33,7 +33,7 @@ function endlessBody() {
 Deno.test("eventBatches — an abort between reads ends a body that ignores the signal", async () => {
   const { body, seen } = endlessBody();
   const upstream = new AbortController();
-  const reader = eventBatches(body, upstream.signal, textDecoder).getReader();
+  const reader = eventBatches(body, upstream.signal, textDecoder);
   assert.deepEqual(await reader.read(), { done: false, value: ["chunk 1"] });
   const cut = new UpstreamFailure("unavailable", "The gateway is shutting down.");
   upstream.abort(cut);
@@ -50,7 +50,7 @@ Deno.test("eventBatches — an abort ends a read waiting on a silent body (an id
     },
   });
   const upstream = new AbortController();
-  const reader = eventBatches(silent, upstream.signal, textDecoder).getReader();
+  const reader = eventBatches(silent, upstream.signal, textDecoder);
   const pending = reader.read();
   const idle = new UpstreamFailure("unavailable", "The provider went silent.");
   upstream.abort(idle);
@@ -63,7 +63,7 @@ Deno.test("eventBatches — a signal aborted before the first read fails that re
   const upstream = new AbortController();
   const gone = new UpstreamFailure("unavailable", "The client left.");
   upstream.abort(gone);
-  const reader = eventBatches(body, upstream.signal, textDecoder).getReader();
+  const reader = eventBatches(body, upstream.signal, textDecoder);
   await assert.rejects(reader.read(), (error) => error === gone);
   assert.ok(seen.cancelled);
 });
@@ -76,7 +76,7 @@ Deno.test("eventBatches — a body that ends normally closes the stream", async 
       controller.close();
     },
   });
-  const reader = eventBatches(body, upstream.signal, textDecoder).getReader();
+  const reader = eventBatches(body, upstream.signal, textDecoder);
   assert.deepEqual(await reader.read(), { done: false, value: ["only"] });
   assert.equal((await reader.read()).done, true);
   // A late abort (the request's signal outlives its stream) changes nothing.

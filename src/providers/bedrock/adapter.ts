@@ -5,7 +5,7 @@
 import type { ChatRequest, ChatResult, ChatStreamEvent } from "../../canonical/chat.ts";
 import type { ProviderAdapter, UpstreamCall } from "../adapter.ts";
 import { isAnthropicFamily } from "../anthropic_messages/family.ts";
-import { eventBatches } from "../event_batches.ts";
+import { type EventBatches, eventBatches } from "../event_batches.ts";
 import { UpstreamFailure } from "../upstream_failure.ts";
 import { postUpstream } from "../transport/post_upstream.ts";
 import { toConverseBody } from "./convert_request.ts";
@@ -73,7 +73,7 @@ export function createBedrockAdapter(deps: BedrockDeps): ProviderAdapter {
     async chatStream(
       request: ChatRequest,
       call: UpstreamCall,
-    ): Promise<ReadableStream<ChatStreamEvent[]>> {
+    ): Promise<EventBatches<ChatStreamEvent>> {
       const response = await send(request, call, true);
       if (response.body === null) {
         throw new UpstreamFailure("unavailable", "Bedrock sent an empty stream.");

@@ -9,7 +9,7 @@ import type { ProviderAdapter, UpstreamCall } from "../adapter.ts";
 import { toMessagesBody } from "../anthropic_messages/convert_request.ts";
 import { fromAnthropicMessage } from "../anthropic_messages/convert_response.ts";
 import { anthropicHttpFailure } from "../anthropic_messages/errors.ts";
-import { eventBatches } from "../event_batches.ts";
+import { type EventBatches, eventBatches } from "../event_batches.ts";
 import { AnthropicMessage } from "../anthropic_messages/wire.ts";
 import { UpstreamFailure } from "../upstream_failure.ts";
 import { postUpstream } from "../transport/post_upstream.ts";
@@ -118,7 +118,7 @@ export function createVertexAnthropicAdapter(deps: VertexAnthropicDeps): Provide
     async chatStream(
       request: ChatRequest,
       call: UpstreamCall,
-    ): Promise<ReadableStream<ChatStreamEvent[]>> {
+    ): Promise<EventBatches<ChatStreamEvent>> {
       const response = await send(request, call, true);
       if (response.body === null) {
         throw new UpstreamFailure("unavailable", "Vertex sent an empty stream.");

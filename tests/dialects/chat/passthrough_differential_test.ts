@@ -75,7 +75,7 @@ async function run(path: Path, reads: readonly Uint8Array[]): Promise<Run> {
       controller.byobRequest?.respond(0); // ends the BYOB read that waits
     },
   });
-  const reader = eventBatches(upstream, new AbortController().signal, decoderOf(path)).getReader();
+  const reader = eventBatches(upstream, new AbortController().signal, decoderOf(path));
   const accounting = new StreamAccounting();
   let outcome: string | undefined;
   let forwarded = 0;

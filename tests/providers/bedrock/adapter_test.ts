@@ -7,6 +7,7 @@ import {
   type BedrockSimulator,
   startBedrockSimulator,
 } from "../../../scripts/simulator/bedrock/mod.ts";
+import type { EventBatches } from "../../../src/providers/event_batches.ts";
 
 const CLAUDE = "anthropic.claude-3-7-sonnet-20250219-v1:0";
 const NOVA = "amazon.nova-pro-v1:0";
@@ -74,9 +75,11 @@ function chat(extra: Partial<ChatRequest> = {}): ChatRequest {
   };
 }
 
-async function collect(stream: ReadableStream<ChatStreamEvent[]>): Promise<ChatStreamEvent[]> {
+async function collect(batches: EventBatches<ChatStreamEvent>): Promise<ChatStreamEvent[]> {
   const events: ChatStreamEvent[] = [];
-  for await (const batch of stream) events.push(...batch);
+  for (let next = await batches.read(); !next.done; next = await batches.read()) {
+    events.push(...next.value);
+  }
   return events;
 }
 
@@ -460,7 +463,7 @@ Deno.test("createBedrockAdapter — text, tools, reasoning and errors against th
       const seen: ChatStreamEvent[] = [];
       await assert.rejects(
         (async () => {
-          for await (const batch of stream) seen.push(...batch);
+          for (let n = await stream.read(); !n.done; n = await stream.read()) seen.push(...n.value);
         })(),
         (e) => e instanceof UpstreamFailure && e.kind === "unavailable",
       );

@@ -7,6 +7,7 @@ import {
   startVertexSimulator,
   type VertexSimulator,
 } from "../../../scripts/simulator/vertex/mod.ts";
+import type { EventBatches } from "../../../src/providers/event_batches.ts";
 
 const MODEL = "claude-sonnet-4@20250514";
 const WEATHER: FunctionTool = {
@@ -60,9 +61,11 @@ const chat = (extra: Partial<ChatRequest> = {}): ChatRequest => ({
 });
 const call = (route: ResolvedRoute) => ({ route, signal: new AbortController().signal });
 
-async function collect(stream: ReadableStream<ChatStreamEvent[]>): Promise<ChatStreamEvent[]> {
+async function collect(batches: EventBatches<ChatStreamEvent>): Promise<ChatStreamEvent[]> {
   const events: ChatStreamEvent[] = [];
-  for await (const batch of stream) events.push(...batch);
+  for (let next = await batches.read(); !next.done; next = await batches.read()) {
+    events.push(...next.value);
+  }
   return events;
 }
 
@@ -297,7 +300,7 @@ Deno.test("createVertexAnthropicAdapter — messages, tools, thinking and errors
     const seen: ChatStreamEvent[] = [];
     await assert.rejects(
       (async () => {
-        for await (const batch of stream) seen.push(...batch);
+        for (let n = await stream.read(); !n.done; n = await stream.read()) seen.push(...n.value);
       })(),
       (e) => e instanceof UpstreamFailure && e.kind === "unavailable",
     );
