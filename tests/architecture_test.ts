@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 
 /** Bottom first. A module may import only modules of the layers before its own. */
 const LAYERS: readonly (readonly string[])[] = [
-  ["config", "ids", "content_type", "read_sizing"],
+  ["config", "ids", "content_type", "read_sizing", "deadline_sweep"],
   ["log"],
   ["errors"],
   ["zod_failure", "state", "canonical", "guardrail"],

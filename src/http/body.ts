@@ -7,7 +7,7 @@
 import { GatewayError, invalidRequest } from "../errors.ts";
 import { isJsonContentType } from "../content_type.ts";
 import { checkJsonDepth } from "./json_limits.ts";
-import { DeadlineSweep } from "./deadline_sweep.ts";
+import { DeadlineSweep } from "../deadline_sweep.ts";
 
 export const JSON_BODY_LIMIT = 2 * 1024 * 1024;
 export const JSON_BODY_DEADLINE_MS = 30_000;

@@ -1,12 +1,24 @@
 /**
  * Cuts an upstream that stays silent: while a read is pending for `ms`, `onIdle` fires (and
- * aborts the upstream fetch). One lazily re-armed timer per stream instead of a timer per
- * chunk; time spent waiting for a slow client does not count, only waiting on the upstream.
+ * aborts the upstream fetch). Time spent waiting for a slow client does not count, only
+ * waiting on the upstream. The deadlines of every open stream share one interval
+ * (`deadline_sweep.ts`): no timer per stream (each held a Node `Timeout`, its callback and a
+ * pending timer op for as long as the stream was open), and a cut comes at most one tick
+ * (a tenth of `ms`, at most 1 s) late.
  */
+import { type Deadline, DeadlineSweep } from "../deadline_sweep.ts";
+
+const SWEEP = new DeadlineSweep();
+
 export class IdleWatchdog {
-  #waitingSince = 0;
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  #deadline: Deadline | undefined;
   #stopped = false;
+  readonly #fire = () => {
+    this.#deadline = undefined;
+    if (this.#stopped) return;
+    this.stop();
+    this.onIdle();
+  };
 
   constructor(private readonly ms: number, private readonly onIdle: () => void) {}
 
@@ -25,32 +37,18 @@ export class IdleWatchdog {
    * own `async` frame, for the reads of an open stream (one frame less per waiting stream).
    */
   begin(): void {
-    this.#waitingSince = performance.now();
-    this.#arm(this.ms);
+    if (this.#stopped) return;
+    SWEEP.delete(this.#deadline);
+    this.#deadline = SWEEP.add(this.ms, this.#fire);
   }
 
   end(): void {
-    this.#waitingSince = 0;
-  }
-
-  #arm(ms: number): void {
-    if (this.#timer !== undefined || this.#stopped) return;
-    this.#timer = setTimeout(() => {
-      this.#timer = undefined;
-      if (this.#waitingSince === 0 || this.#stopped) return;
-      const waited = performance.now() - this.#waitingSince;
-      if (waited >= this.ms) {
-        this.stop();
-        this.onIdle();
-      } else {
-        this.#arm(this.ms - waited);
-      }
-    }, ms);
+    SWEEP.delete(this.#deadline);
+    this.#deadline = undefined;
   }
 
   stop(): void {
     this.#stopped = true;
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#timer = undefined;
+    this.end();
   }
 }
