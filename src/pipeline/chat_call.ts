@@ -340,6 +340,12 @@ export async function openChatStream(
   };
   /** Tool-call ids the answer made (the router pins a tool loop to its model). */
   const toolCallIds: string[] = [];
+  // What the open stream keeps of its request: the messages (the usage estimate of a stream
+  // that ends without usage) and the settlement fields. Not the plan, its candidates' copies
+  // or the request's tools and parameters (issue 15, memory per open stream).
+  const routing = plan.routing;
+  const messages = request.messages;
+  const settlement = settlementOf(ctx, request, served);
   deps.telemetry?.streamOpened(ctx.caller.trace);
   const untrack = deps.lifecycle?.trackStream(() =>
     upstream.abort(new UpstreamFailure("unavailable", "The gateway is shutting down."))
@@ -382,7 +388,7 @@ export async function openChatStream(
       if (!result.done) {
         for (const item of result.value) {
           accounting.observe(item);
-          if (plan.routing) collectToolCallIds(item, toolCallIds);
+          if (routing) collectToolCallIds(item, toolCallIds);
         }
       }
       return result;
@@ -400,7 +406,7 @@ export async function openChatStream(
       const outcome = reported === "failed" && ctx.clientSignal.aborted ? "cancelled" : reported;
       watchdog.stop();
       if (outcome === "completed") {
-        plan.routing?.onServed?.(route.model, toolCallIds);
+        routing?.onServed?.(route.model, toolCallIds);
         deps.metrics.recordSuccess(metricsKey, {
           latencyMs: performance.now() - started,
           ttftMs: ttft,
@@ -410,11 +416,11 @@ export async function openChatStream(
         deps.metrics.recordFailure(metricsKey);
       }
       settleRequest(deps, {
-        ...settlementOf(ctx, request, served),
+        ...settlement,
         status: 200,
         stream: true,
         consumed: billableUsage(
-          request.messages,
+          messages,
           accounting.usage,
           () => accounting.generatedText(),
         ),
