@@ -35,7 +35,8 @@ export function neededQuality(s: number, qLow: number, qHigh: number): number {
  */
 export function tierFor(qualities: readonly number[], r: number): number {
   for (let i = 0; i < qualities.length - 1; i++) {
-    if (r < (qualities[i]! + qualities[i + 1]!) / 2) return i;
+    // `r <= q[i]` too: for neighbouring doubles the midpoint rounds to q[i] itself.
+    if (r < (qualities[i]! + qualities[i + 1]!) / 2 || r <= qualities[i]!) return i;
   }
   return qualities.length - 1;
 }

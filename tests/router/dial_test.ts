@@ -49,3 +49,14 @@ Deno.test("tierFor — nearest quality tier, ties upward, monotone", () => {
     last = t;
   }
 });
+
+Deno.test("tierFor — a tier's own quality stays in that tier when the next is one float above", () => {
+  // (q0 + q1) / 2 rounds to q0 for neighbouring doubles: T=1 must still get the bottom tier
+  // (a fast-check seed of the decision property test found this).
+  const q0 = 0.9999999999999991;
+  const q1 = 0.9999999999999992;
+  assert.equal((q0 + q1) / 2, q0);
+  assert.equal(tierFor([q0, q1], q0), 0);
+  assert.equal(tierFor([q0, q1], q1), 1);
+  assert.equal(tierFor([0.25, 0.5, 1], 0.5), 1);
+});
