@@ -97,7 +97,9 @@ function applyToOrg(current: OrgPolicy, flags: PolicyFlags, catalog: Catalog | u
       ? null
       : models(flags["allowed-models"], catalog);
   }
-  if (REMOTE_FLAGS.some((flag) => flags[flag] !== undefined)) {
+  // Also when only the data rules change: the remote layer's model must keep a route they allow
+  // (the dashboard's form always names it, so the same change is refused there).
+  if (REMOTE_FLAGS.some((flag) => flags[flag] !== undefined) || next.guardrail_remote) {
     next.guardrail_remote = remote(next, flags, catalog);
   }
   return next;

@@ -34,7 +34,9 @@ export class RemoteSettingError extends Error {
 /**
  * The new setting: `current` with `change` applied, validated (the model against `catalog`
  * when it is at hand, and against the organization's own routing rules `policy`: a model none
- * of whose routes the policy allows would never be asked). Throws `RemoteSettingError`.
+ * of whose routes the policy allows would never be asked). The CLI and the dashboard call it
+ * with an empty change too when a policy with the layer on changes otherwise, so a data rule
+ * that leaves the classifier no route is refused there alike. Throws `RemoteSettingError`.
  */
 export function applyRemoteChange(
   current: GuardrailRemote | null,
@@ -82,7 +84,7 @@ export function applyRemoteChange(
       throw new RemoteSettingError(
         `guardrail_remote.model: the organization's policy allows no route of '${model}': ${
           [...new Set(refusals.map((r) => r!.reason))].join("; ")
-        }.`,
+        } (name another moderation model, or switch the remote layer off).`,
         "model",
       );
     }

@@ -87,6 +87,11 @@ async function roundTrip(env: Record<string, string> = {}) {
     guardrail_remote: { model: GUARD },
   });
   assert.equal(blocksItsRoute.status, 400, "a classifier the policy cannot reach is refused");
+  // The same without naming the remote layer (the JSON API and CLI as the page's form).
+  const blocksAlone = await c.json("PUT", base, { blocked_providers: ["sim-a"] });
+  assert.equal(blocksAlone.status, 400, "a data rule that leaves the classifier no route");
+  const strictAlone = await c.json("PUT", base, { sovereignty: "strict_only", zdr_only: true });
+  assert.equal(strictAlone.status, 400, "a data rule that leaves the classifier no route");
   assert.deepEqual(
     (await d.h.store.getOrgPolicy(d.h.org))?.guardrail_remote,
     { model: GUARD, timeout_ms: 400, on_error: "open" },

@@ -88,6 +88,9 @@ async function roundTrip(backend: Backend) {
       ["--guardrail-remote-on-error", "maybe"],
       ["--key", key, "--guardrail-remote", MODEL],
       ["--block-provider", "mistral", "--guardrail-remote", MODEL],
+      // A data rule alone that leaves the classifier no route: refused as on the dashboard.
+      ["--block-provider", "mistral"],
+      ["--zdr-only", "true"],
     ]
   ) {
     const out = await admin(backend, "policy", "set", "--org", org, ...bad);
@@ -97,6 +100,7 @@ async function roundTrip(backend: Backend) {
   const stillOn = await ok(backend, "policy", "show", "--org", org);
   assert.deepEqual(stillOn.guardrail_remote, { model: MODEL, timeout_ms: 300, on_error: "closed" });
   assert.deepEqual(stillOn.blocked_providers, [], "a refused change stores nothing");
+  assert.equal(stillOn.zdr_only, false, "a refused change stores nothing");
 
   const off = await ok(backend, "policy", "set", "--org", org, "--guardrail-remote", "off");
   assert.equal(off.guardrail_remote, null);

@@ -131,11 +131,12 @@ export async function updatePolicy(
       ? null
       : [...new Set(change.allowed_models)].sort();
   }
-  if (change.guardrail_remote !== undefined) {
+  // Also when only the data rules change: the remote layer's model must keep a route they allow.
+  if (change.guardrail_remote !== undefined || current.guardrail_remote) {
     try {
       next.guardrail_remote = applyRemoteChange(
         current.guardrail_remote ?? null,
-        change.guardrail_remote,
+        change.guardrail_remote ?? {},
         catalog,
         next,
       );
