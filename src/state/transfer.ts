@@ -111,6 +111,12 @@ const OrgPolicyLine = z.object({
     zdr_only: z.boolean(),
     allowed_models: z.array(z.string()).nullable(),
     guardrail: z.enum(["off", "flag", "block"]),
+    // The guardrail's remote layer (absent in exports written before it existed).
+    guardrail_remote: z.object({
+      model: z.string().min(1),
+      timeout_ms: z.number().int().positive(),
+      on_error: z.enum(["open", "closed"]),
+    }).nullable().optional(),
   }),
 });
 
@@ -241,12 +247,23 @@ const ORG_POLICY_FIELDS = [
   "guardrail",
 ] as const;
 
-/** A policy document with its fields in the store contract's order (jsonb reorders keys). */
+/**
+ * A policy document with its fields in the store contract's order (jsonb reorders keys), the
+ * remote guardrail layer's too.
+ */
 export function policyInOrder<T extends object>(policy: T): T {
   const source = policy as Record<string, unknown>;
   const out: Record<string, unknown> = {};
   for (const field of ORG_POLICY_FIELDS) if (field in source) out[field] = source[field];
   for (const [field, value] of Object.entries(source)) if (!(field in out)) out[field] = value;
+  const remote = out.guardrail_remote as Record<string, unknown> | null | undefined;
+  if (remote) {
+    out.guardrail_remote = {
+      model: remote.model,
+      timeout_ms: remote.timeout_ms,
+      on_error: remote.on_error,
+    };
+  }
   return out as T;
 }
 

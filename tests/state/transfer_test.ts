@@ -36,6 +36,11 @@ async function seed(store: KvStore) {
     zdr_only: false,
     allowed_models: null,
     guardrail: "flag",
+    guardrail_remote: {
+      model: "mistral/mistral-moderation-2603",
+      timeout_ms: 300,
+      on_error: "closed",
+    },
   }, "cli");
   await store.putKeyPolicy(a.id!, key.id!, { guardrail: "block" }, "cli");
   // The dashboard's areas: users, memberships, a ledger grant, audit (in and outside an org),
