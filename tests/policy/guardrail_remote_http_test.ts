@@ -36,6 +36,11 @@ const MODELS = [
   moderationModel("acme/guard-slow", "guard+slow-3000"),
   moderationModel("acme/guard-broken", "guard+fail-500"),
   moderationModel("acme/guard-pragmatic", "guard+jailbreak-97", "prag"),
+  // Declares an injection category the answer does not report (another classifier's name).
+  {
+    ...moderationModel("acme/guard-unlike", "guard+jailbreak-97"),
+    moderation: { injection_categories: ["prompt_injection"] },
+  },
 ];
 
 /** The local scan flags it (model score between the flag and block thresholds): borderline. */
@@ -273,6 +278,26 @@ Deno.test("guardrail remote — a strict-only organization never sends the text 
     const row = await lastRow(h);
     assert.equal(row.guardrail?.remote?.verdict, "error");
     assert.equal(row.guardrail?.remote?.provider, null);
+  } finally {
+    await h.close();
+  }
+});
+
+Deno.test("guardrail remote — an answer that reports none of the injection categories is an error, not a pass (fail-closed: 503)", async () => {
+  const h = await startPolicyHarness(MODELS);
+  try {
+    await h.setPolicy({
+      guardrail: "block",
+      guardrail_remote: remote("acme/guard-unlike", { on_error: "closed" }),
+    });
+    const response = await h.post("/v1/chat/completions", chat(BORDERLINE));
+    assert.equal(response.status, 503);
+    assert.equal((await errorBody(response)).code, "guardrail_unavailable");
+    assert.equal(response.headers.get("x-sovra-guardrail-remote"), "error");
+    assert.deepEqual(paths(h), ["/v1/moderations"], "the chat model was never called");
+    const row = await lastRow(h);
+    assert.equal(row.guardrail?.remote?.verdict, "error");
+    assert.equal(row.guardrail?.remote?.score, null);
   } finally {
     await h.close();
   }

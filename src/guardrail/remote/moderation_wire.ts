@@ -33,7 +33,10 @@ export interface RemoteJudgement {
   category: string | null;
 }
 
-/** Reads a 2xx answer's JSON; throws an `Error` when it is not the moderation shape. */
+/**
+ * Reads a 2xx answer's JSON; throws an `Error` when it is not the moderation shape or reports
+ * none of `injectionCategories`.
+ */
 export function judgeAnswer(
   json: unknown,
   injectionCategories: readonly string[],
@@ -41,6 +44,15 @@ export function judgeAnswer(
   const parsed = ModerationAnswer.safeParse(json);
   if (!parsed.success) throw new Error("The moderation answer is not in the moderation format.");
   const result = parsed.data.results[0]!;
+  // An answer without any injection category says nothing about injection (a classifier with
+  // other categories, or one that dropped it): an error, so `on_error` decides, never a pass.
+  if (
+    !injectionCategories.some((name) =>
+      result.categories?.[name] !== undefined || result.category_scores?.[name] !== undefined
+    )
+  ) {
+    throw new Error("The moderation answer reports none of the injection categories.");
+  }
   let injection = false;
   let score = 0;
   let category: string | null = null;
