@@ -32,6 +32,8 @@ export interface UpstreamAdmission {
   admit(estimate: AdmissionEstimate): void;
   /** Resolves once the admission record is durable (never rejects: a store failure is logged). */
   durable(): Promise<void>;
+  /** True once `durable()` has resolved (a waiter then needs no timer). */
+  isDurable(): boolean;
 }
 
 export interface AdmissionContext {
@@ -55,6 +57,7 @@ export interface AdmissionContext {
 
 export class RequestAdmission implements UpstreamAdmission {
   #written: Promise<void> | undefined;
+  #durable = false;
 
   constructor(private readonly ctx: AdmissionContext) {}
 
@@ -70,6 +73,10 @@ export class RequestAdmission implements UpstreamAdmission {
     return this.#written ?? Promise.resolve();
   }
 
+  isDurable(): boolean {
+    return this.#written === undefined || this.#durable;
+  }
+
   /** Writes the rate increment (with the admission record, if any) unless already written. */
   countOnce(admission?: { instance: string; record: RequestRecord }): void {
     if (this.#written) return;
@@ -77,6 +84,8 @@ export class RequestAdmission implements UpstreamAdmission {
     this.#written = store.countRequest(keyId, minute, markSent, admission).catch((error) => {
       markSent();
       this.ctx.onWriteError(error);
+    }).then(() => {
+      this.#durable = true;
     });
   }
 

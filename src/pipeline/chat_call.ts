@@ -20,6 +20,7 @@ import { billableUsage, resultText } from "./billable_usage.ts";
 import { settleFailure, settleRequest } from "./settle_request.ts";
 import type { PipelineDeps } from "./pipeline_deps.ts";
 import { admitUpstream } from "./admission_estimate.ts";
+import { untilAdmitted } from "./admission_wait.ts";
 import { collectToolCallIds } from "../router/stream_tool_calls.ts";
 
 export interface ChatCallContext {
@@ -177,15 +178,21 @@ export async function completeChat(
     dropped: success.dropped,
     ...(plan.routing ? { routing: plan.routing } : {}),
   };
+  // No answer before the admission record is durable (a crash from here on is still billed),
+  // and no wait without a bound: a hung commit is the store's 500, settled as such at cost 0.
+  const settlement = { ...settlementOf(ctx, request, served), stream: false };
+  try {
+    await untilAdmitted(ctx.caller.admission, ctx.deps.config.streamIdleMs, ctx.clientSignal);
+  } catch (error) {
+    settleFailure(ctx.deps, settlement, error, ctx.clientSignal);
+    throw error;
+  }
   settleRequest(ctx.deps, {
-    ...settlementOf(ctx, request, served),
+    ...settlement,
     status: 200,
-    stream: false,
     consumed: billableUsage(request.messages, result.usage, () => resultText(result)),
     finish: { reason: result.finishReason, raw: result.rawFinishReason },
   });
-  // No answer before the admission record is durable (a crash from here on is still billed).
-  await ctx.caller.admission?.durable();
   return { result, served };
 }
 

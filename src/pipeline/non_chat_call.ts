@@ -12,6 +12,7 @@ import { logAttemptFailure, observeAttempts } from "./chat_call.ts";
 import { type Consumption, settleFailure, settleRequest } from "./settle_request.ts";
 import type { PipelineDeps } from "./pipeline_deps.ts";
 import { admitUpstream } from "./admission_estimate.ts";
+import { untilAdmitted } from "./admission_wait.ts";
 
 type NonChatRequest = Exclude<PlannedRequest, { endpoint: "chat" | "responses" }>;
 
@@ -83,14 +84,20 @@ export async function callNonChat<T>(
     settleFailure(ctx.deps, settlementOf(ctx, lastTried), error, ctx.clientSignal);
     throw error;
   }
+  // No answer before the admission record is durable (a crash from here on is still billed),
+  // and no wait without a bound: a hung commit is the store's 500, settled as such at cost 0.
+  try {
+    await untilAdmitted(ctx.caller.admission, ctx.deps.config.streamIdleMs, ctx.clientSignal);
+  } catch (error) {
+    settleFailure(ctx.deps, settlementOf(ctx, served), error, ctx.clientSignal);
+    throw error;
+  }
   // The estimate is handed over unawaited: settleRequest writes the row even when it fails.
   settleRequest(ctx.deps, {
     ...settlementOf(ctx, served),
     status: 200,
     consumed: Promise.resolve().then(() => consumed(served.value)),
   });
-  // No answer before the admission record is durable (a crash from here on is still billed).
-  await ctx.caller.admission?.durable();
   return served;
 }
 

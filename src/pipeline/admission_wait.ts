@@ -1,0 +1,50 @@
+/**
+ * A whole (non-stream) answer's wait for its admission record (issue 17's guarantee: no answer
+ * before the record is durable), bounded like the stream path's: it counts against the upstream
+ * idle limit (`SOVRA_STREAM_IDLE_MS`) and ends when the client leaves. A commit that hangs past
+ * the limit is the store's failure: the spec's 500 gateway error, naming the store, never the
+ * provider's (the route that answered keeps its success).
+ */
+import { GatewayError } from "../errors.ts";
+import type { UpstreamAdmission } from "../limits/admission.ts";
+
+/** The 500 of an admission commit that did not complete within the limit. */
+export const admissionStalled = () =>
+  new GatewayError(
+    500,
+    "internal_error",
+    "The gateway's store did not commit the request's admission in time.",
+  );
+
+/**
+ * Resolves once the admission is durable; rejects with `admissionStalled()` after `limitMs`,
+ * or with the signal's reason when the client leaves first.
+ */
+export function untilAdmitted(
+  admission: Pick<UpstreamAdmission, "durable" | "isDurable"> | undefined,
+  limitMs: number,
+  signal: AbortSignal,
+): Promise<void> {
+  if (!admission || admission.isDurable()) return Promise.resolve();
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<void>((resolve, reject) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", onAbort);
+    };
+    const onAbort = () => {
+      done();
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      done();
+      reject(admissionStalled());
+    }, limitMs);
+    signal.addEventListener("abort", onAbort, { once: true });
+    // `durable()` never rejects (a store failure is logged and the request goes on).
+    void admission.durable().then(() => {
+      done();
+      resolve();
+    });
+  });
+}
