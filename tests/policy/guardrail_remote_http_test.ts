@@ -302,3 +302,39 @@ Deno.test("guardrail remote — an answer that reports none of the injection cat
     await h.close();
   }
 });
+
+for (const rule of [{ zdr_only: true }, { blocked_providers: ["sim-a"] }]) {
+  Deno.test(`guardrail remote — ${Object.keys(rule)[0]}: the text goes only to the classifier route the rule allows`, async () => {
+    const models = [
+      chatModel("acme/zchat", "sim-chat", {
+        routes: [{ provider: "eu-zdr", upstream_model: "sim-chat" }],
+      }),
+      {
+        ...moderationModel("acme/guard-two", "guard+jailbreak-97"),
+        routes: [
+          { provider: "sim-a", upstream_model: "guard+jailbreak-97" },
+          { provider: "eu-zdr", upstream_model: "guard+jailbreak-97" },
+        ],
+      },
+    ];
+    const h = await startPolicyHarness(models);
+    try {
+      await h.setPolicy({
+        guardrail: "block",
+        guardrail_remote: remote("acme/guard-two"),
+        ...rule,
+      });
+      const response = await h.post("/v1/chat/completions", {
+        ...chat(BORDERLINE),
+        model: "acme/zchat",
+      });
+      assert.equal(response.status, 400);
+      assert.equal(response.headers.get("x-sovra-guardrail-remote"), "block");
+      assert.deepEqual(h.sim.requests, [], "nothing reached sim-a (the first route)");
+      assert.deepEqual(h.prag.requests.map((r) => r.path), ["/v1/moderations"]);
+      assert.equal((await lastRow(h)).guardrail?.remote?.provider, "eu-zdr");
+    } finally {
+      await h.close();
+    }
+  });
+}
