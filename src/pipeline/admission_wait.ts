@@ -7,6 +7,7 @@
  */
 import { GatewayError } from "../errors.ts";
 import type { UpstreamAdmission } from "../limits/admission.ts";
+import { IdleWatchdog } from "./idle_watchdog.ts";
 
 /** The 500 of an admission commit that did not complete within the limit. */
 export const admissionStalled = () =>
@@ -17,8 +18,8 @@ export const admissionStalled = () =>
   );
 
 /**
- * Resolves once the admission is durable; rejects with `admissionStalled()` after `limitMs`,
- * or with the signal's reason when the client leaves first.
+ * Resolves once the admission is durable; rejects with `admissionStalled()` after `limitMs`
+ * (plus at most one sweep tick), or with the signal's reason when the client leaves first.
  */
 export function untilAdmitted(
   admission: Pick<UpstreamAdmission, "durable" | "isDurable"> | undefined,
@@ -28,18 +29,18 @@ export function untilAdmitted(
   if (!admission || admission.isDurable()) return Promise.resolve();
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise<void>((resolve, reject) => {
+    // The limit rides on the stream watchdog's shared sweep: no timer per waiting request.
+    const watchdog = new IdleWatchdog(limitMs, () => fail(admissionStalled()));
     const done = () => {
-      clearTimeout(timer);
+      watchdog.stop();
       signal.removeEventListener("abort", onAbort);
     };
-    const onAbort = () => {
+    const fail = (error: unknown) => {
       done();
-      reject(signal.reason);
+      reject(error);
     };
-    const timer = setTimeout(() => {
-      done();
-      reject(admissionStalled());
-    }, limitMs);
+    const onAbort = () => fail(signal.reason);
+    watchdog.begin();
     signal.addEventListener("abort", onAbort, { once: true });
     // `durable()` never rejects (a store failure is logged and the request goes on).
     void admission.durable().then(() => {

@@ -78,11 +78,19 @@ export interface CliResult {
 }
 
 /** `deno run -A scripts/admin.ts …` as a real subprocess against the KV file `kvPath`. */
-export async function runAdminCli(kvPath: string, args: string[]): Promise<CliResult> {
+export function runAdminCli(kvPath: string, args: string[]): Promise<CliResult> {
+  return runAdminCliWith({ SOVRA_KV: kvPath }, args);
+}
+
+/** The admin CLI as a real subprocess with the given state environment (KV or PostgreSQL). */
+export async function runAdminCliWith(
+  env: Record<string, string>,
+  args: string[],
+): Promise<CliResult> {
   const output = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "scripts/admin.ts", ...args],
     cwd: REPO_ROOT,
-    env: { SOVRA_KV: kvPath, NO_COLOR: "1" },
+    env: { ...env, NO_COLOR: "1" },
     stdout: "piped",
     stderr: "piped",
   }).output();

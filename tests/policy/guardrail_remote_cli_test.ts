@@ -6,7 +6,7 @@
  * key (organization setting only), and a model the organization's own policy cannot reach.
  */
 import assert from "node:assert/strict";
-import { REPO_ROOT } from "../helpers/api.ts";
+import { REPO_ROOT, runAdminCliWith } from "../helpers/api.ts";
 import { startPostgres } from "../helpers/postgres.ts";
 import { openKvStore } from "../../src/state/kv/kv_store.ts";
 import { openPgStore } from "../../src/state/postgres/pg_store.ts";
@@ -16,19 +16,8 @@ const MODEL = "mistral/mistral-moderation-2603";
 
 type Backend = { env: Record<string, string>; open(): Promise<Store> };
 
-async function admin(backend: Backend, ...args: string[]) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["task", "-q", "admin", ...args],
-    cwd: REPO_ROOT,
-    env: { ...backend.env, SOVRA_CATALOG: `${REPO_ROOT}/catalog` },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  return {
-    code: out.code,
-    stdout: new TextDecoder().decode(out.stdout),
-    stderr: new TextDecoder().decode(out.stderr),
-  };
+function admin(backend: Backend, ...args: string[]) {
+  return runAdminCliWith({ ...backend.env, SOVRA_CATALOG: `${REPO_ROOT}/catalog` }, args);
 }
 
 async function ok(backend: Backend, ...args: string[]) {

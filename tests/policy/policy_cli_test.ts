@@ -1,20 +1,9 @@
 /** `deno task admin policy show|set` as a real process on a KV file (operator contract). */
 import assert from "node:assert/strict";
-import { REPO_ROOT } from "../helpers/api.ts";
+import { REPO_ROOT, runAdminCliWith } from "../helpers/api.ts";
 
-async function admin(kv: string, ...args: string[]) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["task", "-q", "admin", ...args],
-    cwd: REPO_ROOT,
-    env: { SOVRA_KV: kv, SOVRA_CATALOG: `${REPO_ROOT}/catalog` },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  return {
-    code: out.code,
-    stdout: new TextDecoder().decode(out.stdout),
-    stderr: new TextDecoder().decode(out.stderr),
-  };
+function admin(kv: string, ...args: string[]) {
+  return runAdminCliWith({ SOVRA_KV: kv, SOVRA_CATALOG: `${REPO_ROOT}/catalog` }, args);
 }
 
 Deno.test("admin CLI — policy show, set (repeated --block-provider), key narrowing, bad values exit 1", async () => {

@@ -16,6 +16,7 @@ import { effectivePolicy } from "../../policy/effective_policy.ts";
 import { routeRefusal, routeTier } from "../../policy/route_rules.ts";
 import { Guardrail } from "../../guardrail/scanner.ts";
 import type { Catalog } from "../../catalog/catalog.ts";
+import type { Model } from "../../catalog/schema.ts";
 import {
   applyRemoteChange,
   type GuardrailRemoteChange,
@@ -64,23 +65,24 @@ export async function policyView(deps: DashboardDeps, access: OrgAccess): Promis
 }
 
 function modelVerdicts(catalog: Catalog, policy: OrgPolicy): ModelVerdict[] {
-  const effective = effectivePolicy(policy, undefined);
-  return catalog.activeModels().map((model) => {
-    const refusals = catalog.routesOf(model).map((r) => routeRefusal(r, effective));
-    const allowed = refusals.some((r) => r === undefined);
-    return {
-      id: model.id,
-      allowed,
-      reasons: allowed ? [] : [...new Set(refusals.map((r) => r!.reason))],
-    };
-  });
+  return verdictsOf(catalog, catalog.activeModels(), policy, routeRefusal);
 }
 
 /** Whether the organization's data rules let the text reach each moderation model. */
 function moderationVerdicts(catalog: Catalog, policy: OrgPolicy): ModelVerdict[] {
+  return verdictsOf(catalog, catalog.moderationModels(), policy, remoteRouteRefusal);
+}
+
+/** A model is allowed when at least one of its routes is; else every distinct reason. */
+function verdictsOf(
+  catalog: Catalog,
+  models: readonly Model[],
+  policy: OrgPolicy,
+  refusalOf: typeof routeRefusal,
+): ModelVerdict[] {
   const effective = effectivePolicy(policy, undefined);
-  return catalog.moderationModels().map((model) => {
-    const refusals = catalog.routesOf(model).map((r) => remoteRouteRefusal(r, effective));
+  return models.map((model) => {
+    const refusals = catalog.routesOf(model).map((r) => refusalOf(r, effective));
     const allowed = refusals.some((r) => r === undefined);
     return {
       id: model.id,
