@@ -30,6 +30,12 @@ export interface UpstreamAdmission {
    * requests in flight is used up.
    */
   admit(estimate: AdmissionEstimate): void;
+  /**
+   * Holds the estimate ahead of `admit`, with the same check and 402, for a step that waits
+   * between planning and admission (the guardrail's remote classifier call): a request the credit
+   * check refuses never reaches it. `admit` then keeps this hold without checking again.
+   */
+  hold(holdMicroEur: bigint): void;
   /** Resolves once the admission record is durable (never rejects: a store failure is logged). */
   durable(): Promise<void>;
   /** True once `durable()` has resolved (a waiter then needs no timer). */
@@ -58,15 +64,22 @@ export interface AdmissionContext {
 export class RequestAdmission implements UpstreamAdmission {
   #written: Promise<void> | undefined;
   #durable = false;
+  #held = false;
 
   constructor(private readonly ctx: AdmissionContext) {}
 
   admit(estimate: AdmissionEstimate): void {
-    const { gate, keyId, org, requestId, instance } = this.ctx;
-    if (this.ctx.billed && !gate.tryHold(keyId, org, requestId, estimate.holdMicroEur)) {
+    if (!this.#held) this.hold(estimate.holdMicroEur);
+    const { instance } = this.ctx;
+    this.countOnce(estimate.recovery ? { instance, record: estimate.recovery } : undefined);
+  }
+
+  hold(holdMicroEur: bigint): void {
+    const { gate, keyId, org, requestId } = this.ctx;
+    if (this.ctx.billed && !gate.tryHold(keyId, org, requestId, holdMicroEur)) {
       throw this.ctx.refusal();
     }
-    this.countOnce(estimate.recovery ? { instance, record: estimate.recovery } : undefined);
+    this.#held = true;
   }
 
   durable(): Promise<void> {

@@ -48,6 +48,20 @@ export function admitUpstream(
 }
 
 /**
+ * Holds the estimate only (throws the 402), for a request that waits before its admission (the
+ * guardrail's remote check): `admitUpstream` then keeps this hold and writes the record.
+ */
+export function holdUpstream(
+  caller: Caller,
+  planned: PlannedRequest,
+  candidates: readonly RouteCandidate<unknown>[],
+): void {
+  if (!caller.admission) return;
+  const models = candidates.map((c) => c.route.model);
+  caller.admission.hold(estimateOf(planned, models).holdMicroEur);
+}
+
+/**
  * The characters of a chat prompt (messages, tool calls and tool definitions), counted once per
  * request however many models are priced: the tools' JSON is the costly part.
  */

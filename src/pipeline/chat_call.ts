@@ -19,7 +19,7 @@ import { StreamAccounting } from "../canonical/stream_accounting.ts";
 import { billableUsage, resultText } from "./billable_usage.ts";
 import { settleFailure, settleRequest } from "./settle_request.ts";
 import type { PipelineDeps } from "./pipeline_deps.ts";
-import { admitUpstream } from "./admission_estimate.ts";
+import { admitUpstream, holdUpstream } from "./admission_estimate.ts";
 import { untilAdmitted } from "./admission_wait.ts";
 import { collectToolCallIds } from "../router/stream_tool_calls.ts";
 
@@ -125,10 +125,19 @@ export function planChat(ctx: ChatCallContext, request: ChatRequest): RoutePlan<
 
 /**
  * A borderline guardrail verdict's remote check (the organization's policy), after planning and
- * before admission and any upstream call; it throws the refusal. Most requests have none.
+ * before admission and any upstream call; it throws the refusal. Most requests have none. The
+ * credit hold comes first (the 402), so a request refused for credit never reaches the
+ * classifier; admission keeps that hold (docs/guardrail_remote.md, "Order").
  */
-function remoteGuardrail(ctx: ChatCallContext): Promise<void> | undefined {
-  return ctx.caller.notes?.escalate?.(ctx.clientSignal);
+function remoteGuardrail(
+  ctx: ChatCallContext,
+  request: ChatRequest,
+  plan: RoutePlan<ChatRequest>,
+): Promise<void> | undefined {
+  const escalate = ctx.caller.notes?.escalate;
+  if (!escalate) return undefined;
+  holdUpstream(ctx.caller, { endpoint: ctx.endpoint, request }, plan.candidates);
+  return escalate(ctx.clientSignal);
 }
 
 /** A whole (non-streamed) answer, settled before it is returned. */
@@ -137,7 +146,7 @@ export async function completeChat(
   request: ChatRequest,
 ): Promise<{ result: ChatResult; served: Served }> {
   const plan = planChat(ctx, request);
-  const remoteCheck = remoteGuardrail(ctx);
+  const remoteCheck = remoteGuardrail(ctx, request, plan);
   if (remoteCheck) await remoteCheck;
   admitChat(ctx, request, plan);
   const started = performance.now();
@@ -270,7 +279,7 @@ export async function openChatStream(
 ): Promise<OpenChatStream<PassthroughItem>> {
   const { deps } = ctx;
   const plan = planChat(ctx, request);
-  const remoteCheck = remoteGuardrail(ctx);
+  const remoteCheck = remoteGuardrail(ctx, request, plan);
   if (remoteCheck) await remoteCheck;
   admitChat(ctx, request, plan);
   const passthrough = options.passthrough === true;

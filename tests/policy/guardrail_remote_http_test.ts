@@ -8,26 +8,15 @@
  * which layer decided and never holds the text.
  */
 import assert from "node:assert/strict";
-import { chatModel, type TestModel } from "../helpers/harness.ts";
+import { chatModel } from "../helpers/harness.ts";
 import {
   borderlineText,
   errorBody,
+  moderationModel,
   type PolicyHarness,
   startPolicyHarness,
 } from "./policy_support.ts";
 import type { GuardrailRemote } from "../../src/state/policy_store.ts";
-
-/** A moderation model on the harness's strict simulator provider `sim-a`. */
-function moderationModel(id: string, upstream: string, provider = "sim-a"): TestModel {
-  return {
-    id,
-    kind: "moderation",
-    sovereignty: "strict",
-    pricing: { prompt_micro_eur_per_million: 92_000 },
-    moderation: { injection_categories: ["jailbreaking"] },
-    routes: [{ provider, upstream_model: upstream }],
-  };
-}
 
 const MODELS = [
   chatModel("acme/chat", "sim-chat"),

@@ -18,7 +18,11 @@ export interface PolicyHarness extends Harness {
 
 export async function startPolicyHarness(
   models: TestModel[],
-  options: { now?: () => number; providers?: Record<string, Record<string, unknown>> } = {},
+  options: {
+    now?: () => number;
+    providers?: Record<string, Record<string, unknown>>;
+    credits?: number;
+  } = {},
 ): Promise<PolicyHarness> {
   const prag = await startOpenAISimulator({ apiKey: SIM_KEY });
   try {
@@ -44,6 +48,7 @@ export async function startPolicyHarness(
         ...options.providers,
       },
       ...(options.now ? { now: options.now } : {}),
+      ...(options.credits === undefined ? {} : { credits: options.credits }),
     });
     return {
       ...h,
@@ -60,6 +65,18 @@ export async function startPolicyHarness(
     await prag.close();
     throw error;
   }
+}
+
+/** A moderation model (the guardrail's remote layer) on the strict simulator provider `sim-a`. */
+export function moderationModel(id: string, upstream: string, provider = "sim-a"): TestModel {
+  return {
+    id,
+    kind: "moderation",
+    sovereignty: "strict",
+    pricing: { prompt_micro_eur_per_million: 92_000 },
+    moderation: { injection_categories: ["jailbreaking"] },
+    routes: [{ provider, upstream_model: upstream }],
+  };
 }
 
 /** A model whose primary is on strict `sim-a` and standby on pragmatic `prag`. */
