@@ -10,7 +10,8 @@
  *   organization's rules about where data may go allow; it is never stored or logged.
  * - The classifier can only make the verdict stronger: an injection category flagged → block
  *   mode refuses with 400 `prompt_injection_detected` (the remote layer decided), flag mode
- *   serves and notes `would_block`; otherwise the local flag stands.
+ *   serves and notes `would_block`; either way `x-sovra-guardrail` ends `; layer=remote`.
+ *   Otherwise the local flag stands.
  * - No answer within `timeout_ms`, or an error: `on_error: open` keeps the local verdict;
  *   `closed` refuses with 503 `guardrail_unavailable` (block mode; flag mode never refuses).
  * - The request's guardrail note gets `remote` (model, provider, verdict, score, category,
@@ -108,14 +109,14 @@ export async function escalate(e: Escalation, clientSignal: AbortSignal): Promis
   e.note.remote = remote;
   e.notes.headers["x-sovra-guardrail-remote"] = remote.verdict;
   if (remote.verdict === "block") {
+    // The first header says the remote layer decided in both modes: a block, or (flag mode)
+    // a flag the classifier would have blocked.
     e.note.layer = "remote";
     e.note.would_block = true;
-    if (e.mode === "block") {
-      e.note.verdict = "block";
-      e.notes.headers["x-sovra-guardrail"] =
-        `block; rule=${e.note.rule}; at=${e.note.at}; layer=remote`;
-      throw remoteBlock(e, remote);
-    }
+    if (e.mode === "block") e.note.verdict = "block";
+    e.notes.headers["x-sovra-guardrail"] =
+      `${e.note.verdict}; rule=${e.note.rule}; at=${e.note.at}; layer=remote`;
+    if (e.mode === "block") throw remoteBlock(e, remote);
   } else if (remote.verdict !== "pass" && e.setting.on_error === "closed" && e.mode === "block") {
     e.note.layer = "remote";
     e.note.verdict = "error";

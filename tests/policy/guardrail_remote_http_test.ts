@@ -124,18 +124,41 @@ Deno.test("guardrail remote — a borderline request the classifier clears is se
   }
 });
 
-Deno.test("guardrail remote — flag mode: served, the note says the remote layer would block", async () => {
+for (const stream of [false, true]) {
+  Deno.test(`guardrail remote — flag mode: served, the first header and the note say the remote layer would block${stream ? " (stream)" : ""}`, async () => {
+    const h = await startPolicyHarness(MODELS);
+    try {
+      await h.setPolicy({ guardrail: "flag", guardrail_remote: remote("acme/guard-jailbreak") });
+      const response = await h.post("/v1/chat/completions", chat(BORDERLINE, stream));
+      assert.equal(response.status, 200);
+      // A client reading only the first header sees that the remote layer decided.
+      assert.equal(
+        response.headers.get("x-sovra-guardrail"),
+        `flag; rule=${RULE}; at=messages[1]; layer=remote`,
+      );
+      assert.equal(response.headers.get("x-sovra-guardrail-remote"), "block");
+      await response.text();
+      assert.deepEqual(paths(h), ["/v1/moderations", "/v1/chat/completions"]);
+      const row = await lastRow(h);
+      assert.equal(row.guardrail?.verdict, "flag");
+      assert.equal(row.guardrail?.would_block, true);
+      assert.equal(row.guardrail?.layer, "remote");
+    } finally {
+      await h.close();
+    }
+  });
+}
+
+Deno.test("guardrail remote — flag mode, the classifier clears it: the local flag's header, no layer", async () => {
   const h = await startPolicyHarness(MODELS);
   try {
-    await h.setPolicy({ guardrail: "flag", guardrail_remote: remote("acme/guard-jailbreak") });
-    const response = await h.post("/v1/chat/completions", chat(BORDERLINE, true));
+    await h.setPolicy({ guardrail: "flag", guardrail_remote: remote("acme/guard-clean") });
+    const response = await h.post("/v1/chat/completions", chat(BORDERLINE));
     assert.equal(response.status, 200);
+    assert.equal(response.headers.get("x-sovra-guardrail"), `flag; rule=${RULE}; at=messages[1]`);
+    assert.equal(response.headers.get("x-sovra-guardrail-remote"), "pass");
     await response.text();
-    assert.deepEqual(paths(h), ["/v1/moderations", "/v1/chat/completions"]);
-    const row = await lastRow(h);
-    assert.equal(row.guardrail?.verdict, "flag");
-    assert.equal(row.guardrail?.would_block, true);
-    assert.equal(row.guardrail?.layer, "remote");
+    assert.equal((await lastRow(h)).guardrail?.layer, "local");
   } finally {
     await h.close();
   }
