@@ -2,7 +2,7 @@
  * `deno task admin <command>`: works on the same state as the running gateway (`SOVRA_KV`, or
  * PostgreSQL when `SOVRA_DATABASE_URL` is set; `migrate` applies the schema migrations).
  * Prints one JSON object, or JSON lines for listings; on failure a JSON `{"error": …}` on
- * stderr and exit code 1.
+ * stderr and exit code 1; a warning (the command succeeded) as `{"warning": …}` on stderr.
  */
 import { parseArgs } from "node:util";
 import { loadConfig } from "../src/config.ts";
@@ -142,6 +142,11 @@ try {
       ...withPlane(controlPlaneOf(store)),
       catalog: () => loadCatalog(config.catalogDir, DIALECTS),
     });
+  }
+  // A warning (the command succeeded) is also told on stderr, one JSON line each.
+  const warnings = Array.isArray(result) ? undefined : result.warnings;
+  if (Array.isArray(warnings)) {
+    for (const w of warnings) console.error(JSON.stringify({ warning: w }));
   }
   const lines = Array.isArray(result)
     ? result.map((r) => JSON.stringify(r))

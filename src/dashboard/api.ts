@@ -18,6 +18,7 @@ import { changeMember, inviteMember, listMembers, parseRole } from "./areas/memb
 import { createOrg, listAllOrgs } from "./areas/operator.ts";
 import { globalAudit, orgAudit } from "./areas/audit_log.ts";
 import { dryRun, policyView, updatePolicy } from "./areas/policies.ts";
+import { keyPolicyView, updateKeyPolicy } from "./areas/key_policies.ts";
 import { liveModelStats } from "./areas/model_health.ts";
 import { clientAddress, requireViewer, withOrgAccess } from "./middleware.ts";
 import { exampleModel } from "./example_model.ts";
@@ -67,6 +68,13 @@ const PolicyChange = z.object({
   allowed_models: z.array(z.string()).nullable().optional(),
   guardrail: z.enum(["off", "flag", "block"]).optional(),
   guardrail_remote: GuardrailRemoteChange.optional(),
+});
+const KeyPolicyChange = z.strictObject({
+  sovereignty: z.enum(["any", "strict_only"]).optional(),
+  blocked_providers: z.array(z.string()).optional(),
+  zdr_only: z.boolean().optional(),
+  allowed_models: z.array(z.string()).nullable().optional(),
+  guardrail: z.enum(["off", "flag", "block"]).optional(),
 });
 const DryRunBody = z.object({
   model: z.string(),
@@ -161,6 +169,15 @@ export function createApi(deps: DashboardDeps): Hono<DashEnv> {
     "/keys/:key/revoke",
     async (c) => c.json(await revokeKey(deps, c.var.access, c.var.viewer, c.req.param("key"))),
   );
+  org.get(
+    "/keys/:key/policy",
+    async (c) => c.json(await keyPolicyView(deps, c.var.access, c.req.param("key"))),
+  );
+  org.put("/keys/:key/policy", async (c) => {
+    const input = await body(c, KeyPolicyChange);
+    const key = c.req.param("key");
+    return c.json(await updateKeyPolicy(deps, c.var.access, c.var.viewer, key, input));
+  });
   org.get("/credits", async (c) => c.json(await ledger(deps, c.var.access)));
   org.post("/credits/grants", async (c) => {
     const input = await body(c, Grant);
