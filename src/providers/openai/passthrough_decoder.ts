@@ -66,7 +66,7 @@ export function openaiPassthroughDecoder(): StreamDecoder<PassthroughItem> {
   let head: string | undefined;
   let first = true;
   return openaiSseEvents<PassthroughItem>((data, out) => {
-    if (head !== undefined && data.startsWith(head)) {
+    if (head !== undefined && startsWithText(data, head)) {
       const rest = data.slice(head.length);
       if (!needsParse(rest)) {
         out.push(new UpstreamChunk(data, rest));
@@ -144,18 +144,47 @@ function skipSpace(text: string, i: number): number {
 }
 
 /**
+ * `text.startsWith(prefix)`, as V8 runs it fastest: a slice compared with `===` is a native
+ * comparison, while `startsWith` walks the characters in JavaScript-level builtins (~10× slower
+ * for a 100-character head; this runs once per forwarded event).
+ */
+function startsWithText(text: string, prefix: string): boolean {
+  return text.length >= prefix.length && text.slice(0, prefix.length) === prefix;
+}
+
+/**
+ * Whitespace as `skipSpace` skips it, then a member's value. A key in `NEEDS_PARSE` followed by
+ * anything else is not a member (`valueAt` gives -1).
+ */
+const WS = "[ \\t\\n\\r]*";
+
+/**
+ * Every sign `needsParse` looks for, in one pass of the regular-expression engine (compiled to
+ * native code) instead of one `includes`/`indexOf` search per sign (V8 sets each search up anew:
+ * ~2–3 µs per event for the eight of them, more than parsing the chunk). In order: a raw line
+ * feed (multi-line data); `\u00XX` spelling a character from `@` to DEL (a key could hide in it);
+ * the keys `"error"`, `"model"`, `"reasoning_content"`, `"reasoning_details"` anywhere; a
+ * `"usage"` or `"finish_reason"` that is not a member whose value is `null`; a `"content"`
+ * member whose value is an array (content parts).
+ */
+const NEEDS_PARSE = new RegExp(
+  [
+    "\\n",
+    "\\\\u00[4-7]",
+    '"(?:error|model|reasoning_content|reasoning_details)"',
+    `"(?:usage|finish_reason)"(?!${WS}:${WS}null)`,
+    `"content"${WS}:${WS}\\[`,
+  ].join("|"),
+);
+
+/**
  * True when the rest of a chunk (after the learnt head) may carry something the client
  * encoder would send differently, so the chunk must be parsed: see the module comment.
  * A JSON string cannot hold an unescaped `"`, so a quoted key found here is a key (or a
  * string value that happens to spell one: then the chunk is parsed for nothing).
  */
 export function needsParse(rest: string): boolean {
-  if (rest.charCodeAt(rest.length - 1) !== 0x7d /* } */ || rest.includes("\n")) return true;
-  if (escapesLetter(rest)) return true;
-  return rest.includes('"error"') || rest.includes('"model"') ||
-    rest.includes('"reasoning_content"') || rest.includes('"reasoning_details"') ||
-    !allNull(rest, '"usage"') || !allNull(rest, '"finish_reason"') ||
-    memberStarts(rest, '"content"', 0x5b /* [ */);
+  return rest.charCodeAt(rest.length - 1) !== 0x7d /* } */ || NEEDS_PARSE.test(rest);
 }
 
 /** True when `\u00XX` spells a character from `@` to DEL (letters, `_`): a key could hide in it. */
@@ -165,30 +194,6 @@ function escapesLetter(text: string): boolean {
     if (c >= 0x34 /* 4 */ && c <= 0x37 /* 7 */) return true;
   }
   return false;
-}
-
-/** True when every `key` in `text` is a member whose value is `null`. */
-function allNull(text: string, key: string): boolean {
-  for (let at = text.indexOf(key); at !== -1; at = text.indexOf(key, at + key.length)) {
-    const value = valueAt(text, at + key.length);
-    if (value === -1 || !text.startsWith("null", value)) return false;
-  }
-  return true;
-}
-
-/** True when some member `key` in `text` has a value starting with the character `char`. */
-function memberStarts(text: string, key: string, char: number): boolean {
-  for (let at = text.indexOf(key); at !== -1; at = text.indexOf(key, at + key.length)) {
-    const value = valueAt(text, at + key.length);
-    if (value !== -1 && text.charCodeAt(value) === char) return true;
-  }
-  return false;
-}
-
-/** The index of a member's value after its key, or -1 when no `:` follows the key. */
-function valueAt(text: string, afterKey: number): number {
-  const colon = skipSpace(text, afterKey);
-  return text[colon] === ":" ? skipSpace(text, colon + 1) : -1;
 }
 
 /**
