@@ -12,6 +12,8 @@ const ORG_ROUTES: Array<[string, string, unknown?]> = [
   ["GET", "/keys"],
   ["POST", "/keys", { name: "stolen" }],
   ["POST", "/keys/KEY/revoke", {}],
+  ["GET", "/keys/KEY/policy"],
+  ["PUT", "/keys/KEY/policy", { zdr_only: true }],
   ["GET", "/credits"],
   ["POST", "/credits/grants", { amount_micro_eur: 1_000_000 }],
   ["PATCH", "/settings", { low_balance_micro_eur: 1 }],
@@ -83,6 +85,14 @@ Deno.test("isolation — ids of another organization's keys and members inside o
   });
   assert.equal(page.status, 404, "the page's form action checks the same way");
   await page.body?.cancel();
+  const keyPolicy = await c.json("PUT", `/api/orgs/${d.h.org}/keys/${otherKey.id}/policy`, {
+    zdr_only: true,
+  });
+  assert.equal(keyPolicy.status, 404);
+  const keyPolicyPage = await c.request("GET", `/orgs/${d.h.org}/policies/keys/${otherKey.id}`);
+  assert.equal(keyPolicyPage.status, 404);
+  await keyPolicyPage.body?.cancel();
+  assert.equal(await d.h.store.getKeyPolicy(String(otherKey.id)), undefined);
   assert.equal((await d.h.store.listApiKeys(d.otherOrg))[0]!.revoked, false);
   assert.equal((await d.dash.deps.accounts.getMembership(d.otherOrg, otherOwner))?.role, "owner");
 });

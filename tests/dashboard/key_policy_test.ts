@@ -1,6 +1,7 @@
 /**
- * A key's narrowing through the dashboard's JSON API (`GET`/`PUT /api/orgs/:org/keys/:key/policy`),
- * on Deno KV and on PostgreSQL: only the fields given change; bad values are refused; viewers read
+ * A key's narrowing through the dashboard's JSON API (`GET`/`PUT /api/orgs/:org/keys/:key/policy`)
+ * and its page (`/orgs/:org/policies/keys/:key`, listed on the policies page), on Deno KV and on
+ * PostgreSQL: only the fields given change; bad values are refused; viewers read
  * only; another organization's key is not found; every change is in the policy's trail (actor
  * `dashboard:<e-mail>`) and the control-plane log. A key policy that leaves the organization's
  * remote guardrail classifier no route is saved with a warning (not refused), and the request API
@@ -120,13 +121,56 @@ async function roundTrip(env: Record<string, string> = {}) {
   const entries = (log.body.data as Array<{ action: string; target: string }>)
     .filter((e) => e.action === "policy.changed" && e.target === keyId);
   assert.equal(entries.length, 5);
+
+  // The pages: the form saves with the same rules and shows the warning; the policies page lists
+  // the key with it.
+  const form = (fields: Record<string, string>) =>
+    fetch(`${d.url}/orgs/${org}/policies/keys/${keyId}`, {
+      method: "POST",
+      headers: {
+        cookie: c.cookie,
+        origin: d.url,
+        "content-type": "application/x-www-form-urlencoded",
+      },
+      body: new URLSearchParams(fields).toString(),
+    });
+  const fields = {
+    sovereignty: "any",
+    zdr_only: "false",
+    guardrail: "block",
+    blocked_providers: "sim-b",
+    allowed_models: "",
+  };
+  const warnedPage = await form(fields);
+  assert.equal(warnedPage.status, 200);
+  const warnedHtml = await warnedPage.text();
+  assert.ok(warnedHtml.includes("Key policy saved, with the warning above"));
+  assert.match(
+    warnedHtml,
+    /id="key-policy-warning">[^<]*no route \(blocked_providers \(key policy\) lists/,
+  );
+  assert.deepEqual(await d.h.store.getKeyPolicy(keyId), {
+    guardrail: "block",
+    blocked_providers: ["sim-b"],
+  });
+  const orgPage = await (await c.request("GET", `/orgs/${org}/policies`)).text();
+  assert.match(
+    orgPage,
+    new RegExp(`data-key="${keyId}"[\\s\\S]*?class="key-warning">[^<]*no route`),
+  );
+  const cleanPage = await (await form({ ...fields, blocked_providers: "" })).text();
+  assert.ok(cleanPage.includes("Key policy saved; gateways apply it"));
+  assert.ok(!cleanPage.includes('id="key-policy-warning"'));
+  const viewerPage = await (await viewer.request("GET", `/orgs/${org}/policies/keys/${keyId}`))
+    .text();
+  assert.ok(!viewerPage.includes('id="key-policy-form"'), "viewers see no form");
 }
 
-Deno.test("dashboard key policy — JSON API, warning for a classifier left with no route (KV)", async () => {
+Deno.test("dashboard key policy — JSON API and pages, warning for a classifier left with no route (KV)", async () => {
   await roundTrip();
 });
 
-Deno.test("dashboard key policy — JSON API, warning for a classifier left with no route (PostgreSQL)", async () => {
+Deno.test("dashboard key policy — JSON API and pages, warning for a classifier left with no route (PostgreSQL)", async () => {
   await using cluster = await startPostgres();
   await roundTrip({ SOVRA_DATABASE_URL: cluster.url });
 });

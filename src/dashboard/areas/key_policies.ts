@@ -109,3 +109,34 @@ export async function updateKeyPolicy(
   });
   return await keyPolicyView(deps, access, keyId);
 }
+
+export interface KeyPolicyRow extends KeyPolicyView {
+  name: string | null;
+  prefix: string;
+}
+
+/**
+ * Every active key of the organization with its narrowing and warnings (the policies page's table):
+ * a key whose narrowing leaves the remote classifier no route shows its warning here, also when it
+ * was the organization's later change that made it so.
+ */
+export async function keyPolicies(deps: DashboardDeps, access: OrgAccess): Promise<KeyPolicyRow[]> {
+  const [keys, org] = await Promise.all([
+    deps.store.listApiKeys(access.org.id),
+    deps.store.getOrgPolicy(access.org.id),
+  ]);
+  const catalog = deps.catalog?.();
+  const active = keys.filter((k) => !k.revoked).sort((a, b) => a.created.localeCompare(b.created));
+  return await Promise.all(active.map(async (k) => {
+    const key = await deps.store.getKeyPolicy(k.id);
+    const warning = keyRemoteWarning(catalog, org, k.id, key);
+    return {
+      key_id: k.id,
+      name: k.name,
+      prefix: k.prefix,
+      policy: key ?? {},
+      models_allowed: catalog ? allowedModelIds(catalog, effectivePolicy(org, key)) : [],
+      warnings: warning ? [warning] : [],
+    };
+  }));
+}

@@ -10,6 +10,8 @@ import { type DryRun, dryRun, policyView, updatePolicy } from "../areas/policies
 import { can } from "../access.ts";
 import { formError, formFields } from "./form.ts";
 import { badInput } from "../errors.ts";
+import { keyPolicies } from "../areas/key_policies.ts";
+import { registerKeyPolicyPage } from "./key_policy.tsx";
 
 async function render(
   c: Context<DashEnv>,
@@ -18,6 +20,7 @@ async function render(
 ) {
   const access = c.var.access;
   const view = await policyView(deps, access);
+  const keys = await keyPolicies(deps, access);
   const frame = await frameFor(deps, c.var.viewer, access, "Organization policies", "policies");
   const base = `/orgs/${access.org.id}/policies`;
   const manage = can(access, "manage_policies");
@@ -249,6 +252,37 @@ async function render(
         )}
       </div>
       <div class="panel">
+        <h2>Key narrowing</h2>
+        <p class="muted">
+          A key may be stricter than the organization, never looser. A key whose rules leave the
+          remote guardrail classifier no route is marked: its borderline requests are then refused
+          (fail closed) or decided by the local scan alone (fail open).
+        </p>
+        <table id="key-policies">
+          <thead>
+            <tr>
+              <th>Key</th>
+              <th>Narrowing</th>
+              <th>Warning</th>
+            </tr>
+          </thead>
+          <tbody>
+            {keys.map((k) => (
+              <tr data-key={k.key_id}>
+                <td>
+                  <a href={`${base}/keys/${k.key_id}`}>{k.name ?? k.key_id}</a>{" "}
+                  <span class="muted">{k.prefix}</span>
+                </td>
+                <td class="muted">
+                  <code>{JSON.stringify(k.policy)}</code>
+                </td>
+                <td class="key-warning">{k.warnings.join(" ")}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <div class="panel">
         <h2>Models under this policy</h2>
         <table id="policy-models">
           <thead>
@@ -344,6 +378,7 @@ export const policiesPage: OrgPage = {
   visible: () => true,
   register(router, deps) {
     router.get("/policies", (c) => render(c, deps));
+    registerKeyPolicyPage(router, deps);
     router.post("/policies", async (c) => {
       const form = await formFields(c);
       try {
