@@ -34,7 +34,9 @@ export interface TextPass {
 
 /**
  * Per UTF-16 code (a table over all of them, so the loops need no range test; only the ASCII
- * entries are set): 1 a word character ([a-z0-9]), 2 base64 alphabet, 4 a hex digit.
+ * entries are set): 1 a word character ([a-z0-9]), 2 base64 alphabet, 4 a hex digit; 8, 16,
+ * 32 the first character of a structural mark ("<", "!", "@"; noteMarks looks for the marks
+ * only when one of them occurs).
  */
 const CLASS = new Uint8Array(0x10000);
 for (const ch of "abcdefghijklmnopqrstuvwxyz0123456789") CLASS[ch.charCodeAt(0)]! |= 1;
@@ -42,6 +44,9 @@ for (const ch of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789
   CLASS[ch.charCodeAt(0)]! |= 2;
 }
 for (const ch of "0123456789abcdefABCDEF") CLASS[ch.charCodeAt(0)]! |= 4;
+CLASS[60]! |= 8; // <
+CLASS[33]! |= 16; // !
+CLASS[64]! |= 32; // @
 
 const EMPTY = new Int32Array(0);
 /** All-zero weights: the anchors-only pass runs the same loop. */
@@ -52,6 +57,8 @@ const BLOCK_SHIFT = Math.log2(STRIDE);
 if (!Number.isInteger(BLOCK_SHIFT)) throw new Error("text pass: STRIDE must be a power of two");
 /** Word starts of the text being passed (scratch, grown on demand; the scan is synchronous). */
 let starts = new Int32Array(4096);
+/** The CLASS bits of all the text's characters, or-ed (charPass sets it). */
+let leads = 0;
 
 /**
  * `weights`: the model's int8 weights, or null when only the anchors are wanted; `anchors`:
@@ -76,7 +83,7 @@ export function textPass(
   if (starts.length < length + 1) starts = new Int32Array(length + 1024);
   const words = charPass(text, weights ?? zeroWeights!, sums, anchors);
   wordPass(text, words, anchors);
-  noteMarks(anchors, text);
+  noteMarks(anchors, text, leads >> 3);
   return { anchors, blocks };
 }
 
@@ -85,7 +92,8 @@ export function textPass(
  * starting in block b (the same hashes and buckets as ngram_model.ts's forEachNgram and
  * blockSums; a test holds them equal), collects the word starts (a word character not
  * preceded by one) into `starts` without a branch, and notes where base64 runs reach
- * MIN_ENCODED_RUN characters. Returns how many word starts it collected.
+ * MIN_ENCODED_RUN characters; or-s every character's CLASS bits into `leads`. Returns how many
+ * word starts it collected.
  */
 function charPass(text: string, weights: Int8Array, blocks: Int32Array, anchors: Anchors): number {
   const length = text.length;
@@ -102,10 +110,12 @@ function charPass(text: string, weights: Int8Array, blocks: Int32Array, anchors:
   let base64 = 0;
   let firstRun = -1;
   let lastRun = -1;
+  let seen = 0;
   // The first four characters (or fewer): classified here, hashed below.
   const head = Math.min(4, length);
   for (let p = 0; p < head; p++) {
     const k = classOf[text.charCodeAt(p)]!;
+    seen |= k;
     at[n] = p;
     n += k & 1 & (word ^ 1);
     word = k & 1;
@@ -136,6 +146,7 @@ function charPass(text: string, weights: Int8Array, blocks: Int32Array, anchors:
       sum += weights[Math.imul(h, golden) >>> shift]!;
       // The character at s + 4: a word start? the end of a long enough base64 run?
       const k = classOf[c5]!;
+      seen |= k;
       at[n] = s + 4;
       n += k & 1 & (word ^ 1);
       word = k & 1;
@@ -165,6 +176,7 @@ function charPass(text: string, weights: Int8Array, blocks: Int32Array, anchors:
   }
   anchors.encodedRunAt = firstRun;
   anchors.lastRunAt = lastRun;
+  leads = seen;
   return n;
 }
 

@@ -140,11 +140,17 @@ export function note(anchors: Anchors, slot: number, position: number): void {
   }
 }
 
-/** Adds the positions of the structural marks ("<|", "<!--"…), and those of `INDEX.always`. */
-export function noteMarks(anchors: Anchors, text: string): void {
+/**
+ * Adds the positions of the structural marks ("<|", "<!--"…), and those of `INDEX.always`.
+ * `leads`: which of the marks' first characters the text holds (1 "<", 2 "!", 4 "@"), when the
+ * caller knows (the text pass does); else looked up here.
+ */
+export function noteMarks(anchors: Anchors, text: string, leads = -1): void {
   let marked = false;
   // Every mark starts with one of three characters: one look for each rules most marks out.
-  const lt = text.includes("<"), bang = text.includes("!"), at0 = text.includes("@");
+  const lt = leads === -1 ? text.includes("<") : (leads & 1) !== 0;
+  const bang = leads === -1 ? text.includes("!") : (leads & 2) !== 0;
+  const at0 = leads === -1 ? text.includes("@") : (leads & 4) !== 0;
   for (const { mark, slots } of INDEX.marks) {
     const lead = mark.charCodeAt(0);
     if (lead === 60 ? !lt : lead === 33 ? !bang : lead === 64 ? !at0 : false) continue;

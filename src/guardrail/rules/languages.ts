@@ -16,6 +16,11 @@ export interface Vocabulary {
   everything: string[];
   /** "you are now", "from now on you" */
   nowYouAre: string[];
+  /**
+   * A rarer part that anchors a `nowYouAre` phrase in place of the part the anchor index would
+   * pick (its first group with stems): every match of the phrase holds a word of it too.
+   */
+  nowAnchor?: Record<string, string>;
   /** unrestricted / without rules */
   unrestricted: string[];
   /** reveal / show / repeat */
@@ -739,6 +744,11 @@ export const vocabularies: Record<string, Vocabulary> = {
       "vanaf dit moment,? (?:ben|ga|moet|antwoord|zal) (?:je|jij|u)",
       "stel je voor dat (?:je|jij)",
     ],
+    nowAnchor: {
+      // "is" and "bent" are among the commonest words of Dutch (and "is" of English): the
+      // phrase is anchored on its "nu / voortaan" part instead.
+      "(?:je|jij|u) (?:bent|is) (?:nu|vanaf nu|voortaan)": "(?:nu|vanaf nu|voortaan)",
+    },
     unrestricted: [
       "zonder (?:enige |alle )?(?:beperkingen|regels|filters?|censuur|grenzen|restricties|ethiek|moraal)",
       "ongecensureerd\\w?",
