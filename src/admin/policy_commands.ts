@@ -10,7 +10,8 @@
  * `--guardrail-remote-timeout-ms N`, `--guardrail-remote-on-error open|closed`; validated by
  * `policy/guardrail_remote_setting.ts` (the same rules as the dashboard). With `--key`, a key
  * narrowing that leaves that classifier no route is kept, with `warnings` in the answer
- * (`policy/key_remote_warning.ts`; the CLI also prints each on stderr).
+ * (`policy/key_remote_warning.ts`; the CLI also prints each on stderr); without `--key`, the
+ * warnings of every such key of the organization.
  */
 import type { Store } from "../state/store.ts";
 import { DEFAULT_ORG_POLICY, type KeyPolicy, type OrgPolicy } from "../state/policy_store.ts";
@@ -18,7 +19,7 @@ import type { Catalog } from "../catalog/catalog.ts";
 import { effectivePolicy } from "../policy/effective_policy.ts";
 import { allowedModelIds } from "../policy/route_rules.ts";
 import { applyRemoteChange, RemoteSettingError } from "../policy/guardrail_remote_setting.ts";
-import { keyRemoteWarning } from "../policy/key_remote_warning.ts";
+import { keyRemoteWarning, orgKeyRemoteWarnings } from "../policy/key_remote_warning.ts";
 import { AdminError } from "./commands.ts";
 
 export interface PolicyFlags {
@@ -82,9 +83,15 @@ async function describe(
   };
   if (keyId !== undefined) out.key = { id: keyId, ...(key ?? {}) };
   if (catalog) out.models_allowed = allowedModelIds(catalog, effectivePolicy(org, key));
-  // Saved anyway (a key may only narrow): the warning says what the narrowing costs.
-  const warning = keyId === undefined ? undefined : keyRemoteWarning(catalog, org, keyId, key);
-  if (warning) out.warnings = [warning];
+  // Saved anyway (a key may only narrow): the warning says what the narrowing costs. Without
+  // --key, every key of the organization whose narrowing leaves the classifier no route.
+  const own = keyId === undefined ? undefined : keyRemoteWarning(catalog, org, keyId, key);
+  const warnings = keyId === undefined
+    ? await orgKeyRemoteWarnings(store, catalog, orgId, org)
+    : own === undefined
+    ? []
+    : [own];
+  if (warnings.length > 0) out.warnings = warnings;
   return out;
 }
 

@@ -9,7 +9,8 @@
  * (guardrail_remote_setting.ts refuses a setting they leave without a route).
  */
 import type { Catalog } from "../catalog/catalog.ts";
-import type { KeyPolicy, OrgPolicy } from "../state/policy_store.ts";
+import type { KeyPolicy, OrgPolicy, PolicyStore } from "../state/policy_store.ts";
+import type { ApiKeyRecord } from "../state/records.ts";
 import { effectivePolicy } from "./effective_policy.ts";
 import { remoteRouteRefusal } from "./guardrail_remote_setting.ts";
 
@@ -40,4 +41,28 @@ export function keyRemoteWarning(
   return `Key '${keyId}': its policy leaves the organization's remote guardrail classifier ` +
     `'${setting.model}' no route (${reasons}); ${outcome}. Kept as set; to change it, loosen ` +
     "the key's rules or name a moderation model with a route they allow.";
+}
+
+/**
+ * The warnings of every active key of the organization (its policy pages and `policy show|set`
+ * without `--key`): an organization change — switching the layer on, another model — can leave an
+ * existing key narrowing without a classifier route too. Reads nothing when the layer is off.
+ */
+export async function orgKeyRemoteWarnings(
+  store: Pick<PolicyStore, "getKeyPolicy"> & {
+    listApiKeys(orgId: string): Promise<ApiKeyRecord[]>;
+  },
+  catalog: Catalog | undefined,
+  orgId: string,
+  org: OrgPolicy | undefined,
+): Promise<string[]> {
+  if (!catalog || !org?.guardrail_remote) return [];
+  const keys = (await store.listApiKeys(orgId)).filter((k) => !k.revoked);
+  const policies = await Promise.all(keys.map((k) => store.getKeyPolicy(k.id)));
+  const out: string[] = [];
+  keys.forEach((k, i) => {
+    const warning = keyRemoteWarning(catalog, org, k.id, policies[i]);
+    if (warning) out.push(warning);
+  });
+  return out;
 }

@@ -59,6 +59,11 @@ async function roundTrip(env: Record<string, string> = {}) {
     "stored",
   );
   assert.deepEqual((await c.get(base)).body.warnings, [warning], "reading it warns too");
+  assert.deepEqual(
+    (await c.get(`/api/orgs/${org}/policy`)).body.warnings,
+    [warning],
+    "the organization's policy lists it",
+  );
 
   // What the warning says, through the request API: 503, and the classifier got nothing.
   const res = await fetch(`${d.h.url}/v1/chat/completions`, {

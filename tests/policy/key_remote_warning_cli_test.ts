@@ -2,8 +2,9 @@
  * `deno task admin policy set|show --key` as a real process, on a KV file: a key narrowing that
  * leaves the organization's remote guardrail classifier no route (the shipped catalog's
  * `mistral/mistral-moderation-2603` is only on `mistral`, strict and not ZDR) is saved, exit code
- * 0, with a warning in the JSON answer (`warnings`) and on stderr; a narrowing that leaves it a
- * route, or an organization without the remote layer, gets none.
+ * 0, with a warning in the JSON answer (`warnings`) and on stderr; so is an organization change
+ * that switches the layer on over such a key; a narrowing that leaves the classifier a route, or an
+ * organization without the remote layer, gets none.
  */
 import assert from "node:assert/strict";
 import { REPO_ROOT, runAdminCliWith } from "../helpers/api.ts";
@@ -27,9 +28,9 @@ Deno.test("admin CLI — a key policy that leaves the remote classifier no route
     const plain = await ok("policy", "set", "--org", org, "--key", key, "--zdr-only", "true");
     assert.equal(plain.json.warnings, undefined);
     assert.equal(plain.stderr, "");
-    await ok("policy", "set", "--org", org, "--key", key, "--zdr-only", "false");
 
-    await ok(
+    // Switching the layer on at the organization then warns about that key (saved all the same).
+    const on = await ok(
       "policy",
       "set",
       "--org",
@@ -41,6 +42,17 @@ Deno.test("admin CLI — a key policy that leaves the remote classifier no route
       "--guardrail-remote-on-error",
       "closed",
     );
+    assert.deepEqual(on.json.guardrail_remote, {
+      model: MODEL,
+      timeout_ms: 1500,
+      on_error: "closed",
+    });
+    assert.equal(on.json.warnings.length, 1);
+    assert.match(on.json.warnings[0], new RegExp(`^Key '${key}'.*zdr_only \\(key policy\\)`));
+    assert.deepEqual(JSON.parse(on.stderr), { warning: on.json.warnings[0] });
+    const undone = await ok("policy", "set", "--org", org, "--key", key, "--zdr-only", "false");
+    assert.equal(undone.json.warnings, undefined);
+    assert.equal((await ok("policy", "show", "--org", org)).json.warnings, undefined);
     // strict_only leaves the (strict) classifier its route: no warning.
     const strict = await ok(
       "policy",
@@ -91,8 +103,8 @@ Deno.test("admin CLI — a key policy that leaves the remote classifier no route
       "mistral",
     );
     assert.match(open.json.warnings[0], /local scan alone/);
-    // The organization's own view (no --key) has no key warning.
-    assert.equal((await ok("policy", "show", "--org", org)).json.warnings, undefined);
+    // The organization's view (no --key) lists the key's warning too.
+    assert.deepEqual((await ok("policy", "show", "--org", org)).json.warnings, open.json.warnings);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

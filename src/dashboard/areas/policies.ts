@@ -24,6 +24,7 @@ import {
   RemoteSettingError,
 } from "../../policy/guardrail_remote_setting.ts";
 import { isBorderline } from "../../policy/remote_guardrail.ts";
+import { orgKeyRemoteWarnings } from "../../policy/key_remote_warning.ts";
 
 export interface ModelVerdict {
   id: string;
@@ -39,6 +40,8 @@ export interface PolicyView {
   moderationModels: ModelVerdict[];
   providers: Array<{ id: string; name: string; tier: string | null; zdr: boolean }>;
   changes: PolicyAuditEntry[];
+  /** Keys whose narrowing leaves the remote guardrail classifier no route (allowed, worth knowing). */
+  warnings: string[];
 }
 
 export async function policyView(deps: DashboardDeps, access: OrgAccess): Promise<PolicyView> {
@@ -61,6 +64,7 @@ export async function policyView(deps: DashboardDeps, access: OrgAccess): Promis
       }))
       : [],
     changes: changes.filter((e) => e.key_id === null),
+    warnings: await orgKeyRemoteWarnings(deps.store, catalog, access.org.id, policy),
   };
 }
 
