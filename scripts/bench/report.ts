@@ -17,6 +17,8 @@ export interface TargetResult {
   loopDelay?: LatencySummary;
   /** CPU time (µs, all threads) the proxy process spent per request in the closed loop. */
   proxyCpuUsPerRequest?: number;
+  /** Sovra's group commits per request (and writes per commit): closed loop, paced run. */
+  commits?: { closedPerRequest?: number; pacedPerRequest?: number; writesPerCommit?: number };
 }
 
 export interface OpenStreamsResult {

@@ -246,6 +246,8 @@ try {
   };
   /** Ours answer SIGUSR1 with their event-loop delay; a peer's runtime would not. */
   const probed = new Set<BenchProcess>([bare, sovra, unguarded]);
+  const probeOf = (proxy: BenchProcess | undefined) =>
+    proxy && probed.has(proxy) ? proxy : undefined;
   /** Peers that started (`--peers`); measured after every row of ours, see below. */
   const peerTargets: TargetName[] = [];
   /** Measures one target in one scenario: closed loop (not for slow-upstream), then paced. */
@@ -273,6 +275,8 @@ try {
     const proxy = processes[target];
     let closed: TargetResult["closed"] | undefined;
     let proxyCpuUsPerRequest: number | undefined;
+    let closedCommits: number | undefined;
+    let writesPerCommit: number | undefined;
     if (!slow) {
       log(`${scenario} ${target}: warm-up ${warmupSeconds} s, closed loop ${closedSeconds} s`);
       if (warmupSeconds > 0) {
@@ -282,6 +286,7 @@ try {
           durationSeconds: warmupSeconds,
         });
       }
+      const countsBefore = probeOf(proxy) ? await loopDelay(proxy!) : undefined;
       const cpuBefore = proxy ? await readCpuSeconds(proxy.pid) : 0;
       closed = await closedLoop(layout, spec, {
         tool: tools.closed,
@@ -291,26 +296,44 @@ try {
       proxyCpuUsPerRequest = proxy
         ? ((await readCpuSeconds(proxy.pid)) - cpuBefore) * 1e6 / closed.requests
         : undefined;
-      log(`${scenario} ${target}: ${Math.round(closed.requestsPerSecond)} req/s`);
+      const countsAfter = probeOf(proxy) ? await loopDelay(proxy!) : undefined;
+      closedCommits = commitsPer(countsBefore, countsAfter, closed.requests);
+      if (closedCommits !== undefined && countsBefore?.writes !== undefined) {
+        const commits = countsAfter!.commits! - countsBefore.commits!;
+        writesPerCommit = commits > 0 ? (countsAfter!.writes! - countsBefore.writes) / commits : 0;
+      }
+      log(
+        `${scenario} ${target}: ${Math.round(closed.requestsPerSecond)} req/s` +
+          (closedCommits === undefined
+            ? ""
+            : `, ${closedCommits.toFixed(2)} store commits per request ` +
+              `(${writesPerCommit?.toFixed(1)} writes each)`),
+      );
     }
     const pacedRate = slow ? slowRate : rate;
     log(`${scenario} ${target}: paced ${pacedRate}/s for ${pacedSeconds} s`);
-    const probe = proxy && probed.has(proxy) ? proxy : undefined;
-    if (probe) await loopDelay(probe); // start the bracket
+    const probe = probeOf(proxy);
+    const pacedBefore = probe ? await loopDelay(probe) : undefined; // start the bracket
     const paced = await pacedLoop(layout, spec, {
       rate: pacedRate,
       durationSeconds: pacedSeconds,
       warmupSeconds: 1,
       connections,
     });
-    const delay = probe ? await loopDelay(probe) : undefined;
+    const pacedAfter = probe ? await loopDelay(probe) : undefined;
+    const delay = pacedAfter?.loopDelay;
+    // The paced bracket includes the generator's warm-up second.
+    const pacedCommits = commitsPer(pacedBefore, pacedAfter, paced.sent + pacedRate);
     // A run without one successful request has no percentiles (NaN, null through JSON).
     const f2 = (n: number | null) => typeof n === "number" ? n.toFixed(2) : "–";
     log(
       `${scenario} ${target}: p50 ${f2(paced.latency.p50)} ms, ` +
         `p99 ${f2(paced.latency.p99)} ms, TTFB p50 ${f2(paced.ttfb.p50)} ms ` +
         `(generator lag p99 ${f2(paced.sendLag.p99)} ms, ${paced.errors} errors` +
-        (delay ? `; proxy loop delay p99 ${f2(delay.p99)} ms)` : ")"),
+        (delay ? `; proxy loop delay p99 ${f2(delay.p99)} ms` : "") +
+        (pacedCommits === undefined
+          ? ")"
+          : `; ${pacedCommits.toFixed(2)} store commits per request)`),
     );
     // A peer that timed out still works through its backlog on the proxy core: the next
     // scenario's rows (ours included) would measure that (the 10:02 run's router and
@@ -321,6 +344,13 @@ try {
       paced,
       ...(delay === undefined ? {} : { loopDelay: delay }),
       ...(proxyCpuUsPerRequest === undefined ? {} : { proxyCpuUsPerRequest }),
+      ...(closedCommits === undefined && pacedCommits === undefined ? {} : {
+        commits: {
+          ...(closedCommits === undefined ? {} : { closedPerRequest: closedCommits }),
+          ...(pacedCommits === undefined ? {} : { pacedPerRequest: pacedCommits }),
+          ...(writesPerCommit === undefined ? {} : { writesPerCommit }),
+        },
+      }),
     };
   };
 
@@ -454,11 +484,19 @@ try {
   await stopAll();
 }
 
+/** What a benchmarked process of ours prints on SIGUSR1 (loop_delay.ts). */
+interface ProbeReport {
+  loopDelay?: LatencySummary;
+  /** Sovra: the store's group commits since it started, and the writes they carried. */
+  commits?: number;
+  writes?: number;
+}
+
 /**
- * The proxy's event-loop delay since the previous call (loop_delay.ts): SIGUSR1, then the JSON
- * line it prints.
+ * The proxy's event-loop delay since the previous call (loop_delay.ts), and its counters: SIGUSR1,
+ * then the JSON line it prints.
  */
-async function loopDelay(proxy: BenchProcess): Promise<LatencySummary | undefined> {
+async function loopDelay(proxy: BenchProcess): Promise<ProbeReport | undefined> {
   Deno.kill(proxy.pid, LOOP_DELAY_SIGNAL);
   let timer: ReturnType<typeof setTimeout> | undefined;
   const line = await Promise.race([
@@ -467,7 +505,19 @@ async function loopDelay(proxy: BenchProcess): Promise<LatencySummary | undefine
   ]);
   clearTimeout(timer);
   if (line === undefined || !line.startsWith("{")) return undefined;
-  return (JSON.parse(line) as { loopDelay?: LatencySummary }).loopDelay;
+  return JSON.parse(line) as ProbeReport;
+}
+
+/** Commits per request between two reports (undefined where the process has no store). */
+function commitsPer(
+  before: ProbeReport | undefined,
+  after: ProbeReport | undefined,
+  requests: number,
+): number | undefined {
+  if (before?.commits === undefined || after?.commits === undefined || requests <= 0) {
+    return undefined;
+  }
+  return (after.commits - before.commits) / requests;
 }
 
 /** One request per target and scenario before measuring: a 200 with a complete body. */

@@ -8,7 +8,8 @@
  *     [--database-url postgres://…] [--guard on|off] [--workers N (SOVRA_WORKERS, default 1)]
  *
  * Prints one JSON line on stdout: `{"url", "key", "pid", "state", "models"}`. Stops on SIGTERM/SIGINT
- * and removes what it created. SIGUSR1 prints the event-loop delay since the last one (loop_delay.ts).
+ * and removes what it created. SIGUSR1 prints the event-loop delay since the last one (loop_delay.ts)
+ * and the store's group commits so far (`commits`, and `writes` they carried).
  */
 import { parseArgs } from "node:util";
 import { startGatewayWorkers } from "../../src/workers/pool.ts";
@@ -105,7 +106,16 @@ console.log(JSON.stringify({
   models: Object.values(BENCH_MODELS).map((m) => m.id),
 }));
 
-reportLoopDelayOnSignal();
+// The store's group commits so far (the primary isolate's): the runner divides them by the
+// requests of a measurement (commits per request, what each admission's urgent commit costs).
+reportLoopDelayOnSignal(undefined, async () => {
+  const { values } = await gateway.deps.telemetry.metrics.commitBatchSize.get();
+  const total = (name: string) => values.find((v) => v.metricName === name)?.value ?? 0;
+  return {
+    commits: total("sovra_commit_batch_size_count"),
+    writes: total("sovra_commit_batch_size_sum"),
+  };
+});
 
 let stopping = false;
 const stop = async () => {
