@@ -92,10 +92,19 @@ export function guardrailRequestCheck(
         try {
           await escalate(signal);
         } catch (error) {
-          record(input, error);
+          // A client that left while the classifier was asked: its text reached that provider,
+          // so the request leaves its row (499, not billed) like any request that called out.
+          record(
+            input,
+            signal.aborted && !(error instanceof GatewayError) ? clientClosed() : error,
+          );
           throw error;
         }
       };
     }
   };
+}
+
+function clientClosed(): GatewayError {
+  return new GatewayError(499, "client_closed", "The client closed the request.");
 }

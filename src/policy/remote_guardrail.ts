@@ -95,17 +95,16 @@ export async function escalate(e: Escalation, clientSignal: AbortSignal): Promis
         category: judgement.category,
       };
     } catch (error) {
-      if (clientSignal.aborted) throw clientSignal.reason ?? error;
+      if (clientSignal.aborted) {
+        // The text did reach the classifier: the note (and the 499 row hooks.ts writes) says so.
+        const cancelled = { verdict: "cancelled", score: null, category: null } as const;
+        e.note.remote = remoteNote(e, route.providerId, cancelled, started);
+        throw clientSignal.reason ?? error;
+      }
       answer = { verdict: timeout.aborted ? "timeout" : "error", score: null, category: null };
     }
   }
-  const remote: GuardrailRemoteMetadata = {
-    model: e.setting.model,
-    provider: route?.providerId ?? null,
-    ...answer,
-    on_error: e.setting.on_error,
-    latency_ms: Math.round(performance.now() - started),
-  };
+  const remote = remoteNote(e, route?.providerId ?? null, answer, started);
   e.note.remote = remote;
   e.notes.headers["x-sovra-guardrail-remote"] = remote.verdict;
   if (remote.verdict === "block") {
@@ -123,6 +122,21 @@ export async function escalate(e: Escalation, clientSignal: AbortSignal): Promis
     e.notes.headers["x-sovra-guardrail"] = "error";
     throw remoteUnavailable(e, remote);
   }
+}
+
+function remoteNote(
+  e: Escalation,
+  provider: string | null,
+  answer: Pick<GuardrailRemoteMetadata, "verdict" | "score" | "category">,
+  started: number,
+): GuardrailRemoteMetadata {
+  return {
+    model: e.setting.model,
+    provider,
+    ...answer,
+    on_error: e.setting.on_error,
+    latency_ms: Math.round(performance.now() - started),
+  };
 }
 
 /** The borderline unit's text, its head and tail when longer than `MAX_REMOTE_CHARS`. */

@@ -102,8 +102,11 @@ export interface GuardrailRemoteMetadata {
   /** The catalog moderation model asked. */
   model: string;
   provider: string | null;
-  /** `timeout` / `error`: no usable answer (`on_error` then decided). */
-  verdict: "block" | "pass" | "timeout" | "error";
+  /**
+   * `timeout` / `error`: no usable answer (`on_error` then decided); `cancelled`: the client
+   * left while the classifier was being asked (the request ended with 499).
+   */
+  verdict: "block" | "pass" | "timeout" | "error" | "cancelled";
   /** The highest injection-category score, null without an answer. */
   score: number | null;
   /** The injection category that decided, e.g. `jailbreaking`. */

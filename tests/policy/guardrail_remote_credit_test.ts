@@ -177,7 +177,7 @@ for (
   });
 }
 
-Deno.test("guardrail remote — a client that leaves during the classifier's wait leaves no hold and no debit", async () => {
+Deno.test("guardrail remote — a client that leaves during the classifier's wait leaves no hold, no debit, and a 499 row", async () => {
   const credits = 1_000_000;
   const h = await startPolicyHarness(MODELS, { credits });
   const holds = h.gateway.deps.gate.holds;
@@ -201,6 +201,37 @@ Deno.test("guardrail remote — a client that leaves during the classifier's wai
     assert.equal(holds.total, 0n);
     assert.equal(await balanceOf(h), credits);
     assert.deepEqual(paths(h), ["/v1/moderations"]);
+    // The text reached the classifier's provider: the request leaves its metadata row (499,
+    // cost 0), and the note says the classifier was asked and the client left first.
+    const rows = await h.store.listRequests(h.org, 10);
+    assert.equal(rows.length, 1, "one metadata row");
+    assert.equal(rows[0]!.status, 499);
+    assert.equal(rows[0]!.cost_micro_eur, 0);
+    assert.equal(rows[0]!.guardrail?.remote?.verdict, "cancelled");
+    assert.equal(rows[0]!.guardrail?.remote?.model, "acme/guard-slow");
+  } finally {
+    await h.close();
+  }
+});
+
+Deno.test("guardrail remote — during the classifier's wait no admission record exists, so a crash then bills nothing", async () => {
+  const credits = 1_000_000;
+  const h = await startPolicyHarness(MODELS, { credits });
+  try {
+    await h.setPolicy({
+      guardrail: "block",
+      guardrail_remote: { model: "acme/guard-slow", timeout_ms: 2000, on_error: "closed" },
+    });
+    const response = h.post("/v1/chat/completions", borderlineChat());
+    response.catch(() => {}); // awaited below
+    await until("the classifier asked", () => paths(h).includes("/v1/moderations"));
+    // What recovery would find if this process died now (its lease seen as run out): nothing.
+    await h.flushed();
+    assert.equal(await h.store.recoverAdmissions("test", Date.now() + 86_400_000), 0);
+    assert.equal(await balanceOf(h), credits, "nothing billed from an estimate");
+    const refused = await response;
+    assert.equal(refused.status, 503);
+    await refused.body?.cancel();
   } finally {
     await h.close();
   }
