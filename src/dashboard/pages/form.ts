@@ -2,6 +2,7 @@
 import type { Context } from "hono";
 import { GatewayError } from "../../errors.ts";
 import { AccountError } from "../../accounts/account_error.ts";
+import { badInput } from "../errors.ts";
 
 export async function formFields(c: Context): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
@@ -30,4 +31,22 @@ export function formError(error: unknown): GatewayError {
 export function optionalInt(raw: string | undefined): number | undefined {
   if (raw === undefined || raw.trim() === "") return undefined;
   return /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : NaN;
+}
+
+/** A comma-separated form field as its non-empty, trimmed items. */
+export function list(raw: string | undefined): string[] {
+  return (raw ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "");
+}
+
+/** An optional form field that must be one of `allowed` (400 naming the field otherwise). */
+export function oneOf<T extends string>(
+  raw: string | undefined,
+  allowed: readonly T[],
+  name: string,
+): T | undefined {
+  if (raw === undefined) return undefined;
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw badInput(`'${name}' must be one of ${allowed.join(", ")}.`, name);
+  }
+  return raw as T;
 }

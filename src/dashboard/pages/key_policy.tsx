@@ -9,8 +9,7 @@ import type { DashboardDeps, DashEnv } from "../deps.ts";
 import { ErrorNote, frameFor, Layout } from "./layout.tsx";
 import { keyPolicyView, updateKeyPolicy } from "../areas/key_policies.ts";
 import { can } from "../access.ts";
-import { formError, formFields } from "./form.ts";
-import { badInput } from "../errors.ts";
+import { formError, formFields, list, oneOf } from "./form.ts";
 
 async function render(
   c: Context<DashEnv>,
@@ -93,18 +92,6 @@ async function render(
     </Layout>,
     (extra.status ?? 200) as 200,
   );
-}
-
-function list(raw: string | undefined): string[] {
-  return (raw ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "");
-}
-
-function oneOf<T extends string>(raw: string | undefined, allowed: readonly T[], name: string) {
-  if (raw === undefined) return undefined;
-  if (!(allowed as readonly string[]).includes(raw)) {
-    throw badInput(`'${name}' must be one of ${allowed.join(", ")}.`, name);
-  }
-  return raw as T;
 }
 
 /** The key policy routes, registered by the policies page (`policies.tsx`). */

@@ -8,7 +8,7 @@ import type { DashboardDeps, DashEnv } from "../deps.ts";
 import { ErrorNote, frameFor, Layout } from "./layout.tsx";
 import { type DryRun, dryRun, policyView, updatePolicy } from "../areas/policies.ts";
 import { can } from "../access.ts";
-import { formError, formFields } from "./form.ts";
+import { formError, formFields, list, oneOf } from "./form.ts";
 import { badInput } from "../errors.ts";
 import { keyPolicies } from "../areas/key_policies.ts";
 import { registerKeyPolicyPage } from "./key_policy.tsx";
@@ -334,18 +334,6 @@ async function render(
     </Layout>,
     (extra.status ?? 200) as 200,
   );
-}
-
-function list(raw: string | undefined): string[] {
-  return (raw ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "");
-}
-
-function oneOf<T extends string>(raw: string | undefined, allowed: readonly T[], name: string) {
-  if (raw === undefined) return undefined;
-  if (!(allowed as readonly string[]).includes(raw)) {
-    throw badInput(`'${name}' must be one of ${allowed.join(", ")}.`, name);
-  }
-  return raw as T;
 }
 
 /** The remote layer's form fields as a change (`off` switches it off; absent fields: no change). */
