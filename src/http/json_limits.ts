@@ -16,8 +16,39 @@ function pathLabel(parts: readonly (string | number)[]): string {
   return parts.length > 6 ? `${out}…` : out;
 }
 
-/** Throws 400 `invalid_request` naming the field where `value` nests deeper than the limit. */
+/**
+ * Throws 400 `invalid_request` naming the field where `value` nests deeper than the limit.
+ * Every request body passes here, so the walk keeps no paths: only objects and arrays are
+ * visited, with their depth (a body of a few hundred values used to allocate an object and a
+ * path copy per value). Only a body that is too deep is walked again with paths, in the same
+ * order, so the error names the same field.
+ */
 export function checkJsonDepth(value: unknown, maxDepth = JSON_MAX_DEPTH): void {
+  if (nestsDeeper(value, maxDepth)) throwAtDepth(value, maxDepth);
+}
+
+/** True when some object or array in `value` sits at depth `maxDepth` or more (root: 0). */
+function nestsDeeper(value: unknown, maxDepth: number): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  const nodes: object[] = [value];
+  const depths: number[] = [0];
+  while (nodes.length > 0) {
+    const node = nodes.pop()!;
+    const depth = depths.pop()!;
+    if (depth >= maxDepth) return true;
+    const children = Array.isArray(node) ? node : Object.values(node);
+    for (const child of children) {
+      if (typeof child === "object" && child !== null) {
+        nodes.push(child);
+        depths.push(depth + 1);
+      }
+    }
+  }
+  return false;
+}
+
+/** The walk with paths: throws at the first node (in stack order) past the limit. */
+function throwAtDepth(value: unknown, maxDepth: number): void {
   const stack: Array<{ value: unknown; path: (string | number)[] }> = [{ value, path: [] }];
   while (stack.length > 0) {
     const { value: node, path } = stack.pop()!;
