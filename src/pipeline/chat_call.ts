@@ -431,17 +431,21 @@ export async function openChatStream(
       } else if (outcome === "failed" && !commitWait.stalled) {
         deps.metrics.recordFailure(metricsKey);
       }
+      const consumed = billableUsage(
+        messages,
+        accounting.usage,
+        () => accounting.generatedText(),
+      );
       settleRequest(deps, {
         ...settlement,
         status: 200,
         stream: true,
-        consumed: billableUsage(
-          messages,
-          accounting.usage,
-          () => accounting.generatedText(),
-        ),
+        consumed,
         finish: { reason: accounting.finishReason, raw: accounting.rawFinishReason },
       });
+      // The estimate (if any) has read the text once `consumed` settles; the text goes then.
+      const release = () => accounting.release();
+      consumed.then(release, release);
     },
   };
 }
