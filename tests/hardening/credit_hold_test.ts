@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { chatModel, type Harness, startHarness } from "../helpers/harness.ts";
 import { chatBody } from "../helpers/api.ts";
+import { until } from "../helpers/until.ts";
 
 const PROMPT_PER_TOKEN = 10; // µEUR
 const COMPLETION_PER_TOKEN = 60; // µEUR
@@ -25,14 +26,6 @@ async function balanceOf(h: Harness): Promise<number> {
   await h.flushed();
   const org = await h.admin(["org", "show"], { org: h.org });
   return Number(org.balance_micro_eur);
-}
-
-async function until(what: string, probe: () => boolean): Promise<void> {
-  const deadline = Date.now() + 10_000; // liveness bound, not a timing assert
-  while (!probe()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 async function statusOf(response: Promise<Response>): Promise<number> {

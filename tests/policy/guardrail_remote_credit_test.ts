@@ -16,6 +16,7 @@ import {
 } from "./policy_support.ts";
 import { rateName } from "../../src/limits/gate_state.ts";
 import { minuteOf } from "../../src/state/minute.ts";
+import { until } from "../helpers/until.ts";
 
 /** µEUR per token of `chatModel`'s default pricing. */
 const PROMPT_PER_TOKEN = 1;
@@ -50,14 +51,6 @@ const BORDERLINE_HOLD = BigInt(
 );
 
 const paths = (h: PolicyHarness) => h.sim.requests.map((r) => r.path);
-
-async function until(what: string, probe: () => boolean): Promise<void> {
-  const deadline = Date.now() + 10_000; // liveness bound, not a timing assert
-  while (!probe()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 /** Requests of the harness's key that passed the gate (its in-memory rate increments). */
 function gatePassed(h: PolicyHarness): number {
