@@ -7,8 +7,9 @@
  * allow-list, a stronger guardrail). Gateways pick a change up within 30 s.
  *
  * The guardrail's remote layer (organization only): `--guardrail-remote MODEL|off`,
- * `--guardrail-remote-timeout-ms N`, `--guardrail-remote-on-error open|closed`; validated by
- * `policy/guardrail_remote_setting.ts` (the same rules as the dashboard). With `--key`, a key
+ * `--guardrail-remote-timeout-ms N`, `--guardrail-remote-on-error open|closed`. The business rules
+ * (what a value may be, what a key may narrow) are `policy/policy_edit.ts`, the dashboard's too:
+ * this file turns flags into its typed change and its refusals into the CLI's wording. With `--key`, a key
  * narrowing that leaves that classifier no route is kept, with `warnings` in the answer
  * (`policy/key_remote_warning.ts`; the CLI also prints each on stderr); without `--key`, the
  * warnings of every such key of the organization.
@@ -18,7 +19,13 @@ import { DEFAULT_ORG_POLICY, type KeyPolicy, type OrgPolicy } from "../state/pol
 import type { Catalog } from "../catalog/catalog.ts";
 import { effectivePolicy } from "../policy/effective_policy.ts";
 import { allowedModelIds } from "../policy/route_rules.ts";
-import { applyRemoteChange, RemoteSettingError } from "../policy/guardrail_remote_setting.ts";
+import {
+  editKeyPolicy,
+  editOrgPolicy,
+  type OrgPolicyEdit,
+  type PolicyEdit,
+  PolicyEditError,
+} from "../policy/policy_edit.ts";
 import { keyRemoteWarning, orgKeyRemoteWarnings } from "../policy/key_remote_warning.ts";
 import { AdminError } from "./commands.ts";
 
@@ -95,30 +102,40 @@ async function describe(
   return out;
 }
 
-function applyToOrg(current: OrgPolicy, flags: PolicyFlags, catalog: Catalog | undefined) {
-  const next: OrgPolicy = { ...current, blocked_providers: [...current.blocked_providers] };
-  if (flags.sovereignty !== undefined) {
-    next.sovereignty = oneOf(flags.sovereignty, ["any", "strict_only"] as const, "sovereignty");
-  }
-  next.blocked_providers = blocked(next.blocked_providers, flags, catalog);
-  if (flags["zdr-only"] !== undefined) next.zdr_only = bool(flags["zdr-only"], "zdr-only");
-  if (flags.guardrail !== undefined) {
-    next.guardrail = oneOf(flags.guardrail, ["off", "flag", "block"] as const, "guardrail");
-  }
-  if (flags["allowed-models"] !== undefined) {
-    next.allowed_models = flags["allowed-models"] === "all"
+/**
+ * The flags as a change for `policy/policy_edit.ts`: each given field's whole new value (the
+ * blocked providers: the current list plus `--block-provider`, less `--unblock-provider`).
+ */
+function editOf(flags: PolicyFlags, blocked: readonly string[]): PolicyEdit {
+  const list = new Set(blocked);
+  for (const id of flags["block-provider"] ?? []) list.add(id);
+  for (const id of flags["unblock-provider"] ?? []) list.delete(id);
+  const models = flags["allowed-models"];
+  return {
+    sovereignty: flags.sovereignty === undefined
+      ? undefined
+      : oneOf(flags.sovereignty, ["any", "strict_only"] as const, "sovereignty"),
+    blocked_providers: [...list],
+    zdr_only: flags["zdr-only"] === undefined ? undefined : bool(flags["zdr-only"], "zdr-only"),
+    guardrail: flags.guardrail === undefined
+      ? undefined
+      : oneOf(flags.guardrail, ["off", "flag", "block"] as const, "guardrail"),
+    allowed_models: models === undefined
+      ? undefined
+      : models === "all"
       ? null
-      : models(flags["allowed-models"], catalog);
-  }
-  // Also when only the data rules change: the remote layer's model must keep a route they allow
-  // (the dashboard's form always names it, so the same change is refused there).
-  if (REMOTE_FLAGS.some((flag) => flags[flag] !== undefined) || next.guardrail_remote) {
-    next.guardrail_remote = remote(next, flags, catalog);
-  }
-  return next;
+      : models.split(",").map((s) => s.trim()).filter((s) => s !== ""),
+  };
 }
 
-function remote(next: OrgPolicy, flags: PolicyFlags, catalog: Catalog | undefined) {
+function applyToOrg(current: OrgPolicy, flags: PolicyFlags, catalog: Catalog | undefined) {
+  const edit: OrgPolicyEdit = editOf(flags, current.blocked_providers);
+  if (REMOTE_FLAGS.some((flag) => flags[flag] !== undefined)) edit.guardrail_remote = remote(flags);
+  return cliErrors(() => editOrgPolicy(current, edit, catalog));
+}
+
+/** The remote layer's flags as a change (validated by `policy/guardrail_remote_setting.ts`). */
+function remote(flags: PolicyFlags): Record<string, unknown> {
   const change: Record<string, unknown> = {};
   const model = flags["guardrail-remote"];
   if (model !== undefined) change.model = model === "off" ? null : model;
@@ -133,22 +150,7 @@ function remote(next: OrgPolicy, flags: PolicyFlags, catalog: Catalog | undefine
   }
   const onError = flags["guardrail-remote-on-error"];
   if (onError !== undefined) change.on_error = onError;
-  try {
-    return applyRemoteChange(next.guardrail_remote ?? null, change, catalog, next);
-  } catch (error) {
-    if (error instanceof RemoteSettingError) {
-      throw new AdminError(`--${flagOf(error.field)}: ${error.message}`);
-    }
-    throw error;
-  }
-}
-
-function flagOf(field: string): string {
-  return field === "timeout_ms"
-    ? "guardrail-remote-timeout-ms"
-    : field === "on_error"
-    ? "guardrail-remote-on-error"
-    : "guardrail-remote";
+  return change;
 }
 
 function applyToKey(current: KeyPolicy, flags: PolicyFlags, catalog: Catalog | undefined) {
@@ -158,56 +160,40 @@ function applyToKey(current: KeyPolicy, flags: PolicyFlags, catalog: Catalog | u
       `--${given} is an organization setting (the remote guardrail layer); drop --key.`,
     );
   }
-  const next: KeyPolicy = { ...current };
-  if (flags.sovereignty !== undefined) {
-    const value = oneOf(flags.sovereignty, ["any", "strict_only"] as const, "sovereignty");
-    if (value === "strict_only") next.sovereignty = value;
-    else delete next.sovereignty;
-  }
-  const list = blocked(current.blocked_providers ?? [], flags, catalog);
-  if (list.length > 0) next.blocked_providers = list;
-  else delete next.blocked_providers;
-  if (flags["zdr-only"] !== undefined) {
-    if (bool(flags["zdr-only"], "zdr-only")) next.zdr_only = true;
-    else delete next.zdr_only;
-  }
-  if (flags.guardrail !== undefined) {
-    const value = oneOf(flags.guardrail, ["off", "flag", "block"] as const, "guardrail");
-    if (value === "off") delete next.guardrail;
-    else next.guardrail = value;
-  }
-  if (flags["allowed-models"] !== undefined) {
-    if (flags["allowed-models"] === "all") delete next.allowed_models;
-    else next.allowed_models = models(flags["allowed-models"], catalog);
-  }
-  return next;
+  const edit = editOf(flags, current.blocked_providers ?? []);
+  return cliErrors(() => editKeyPolicy(current, edit, catalog));
 }
 
-function blocked(list: string[], flags: PolicyFlags, catalog: Catalog | undefined): string[] {
-  const out = new Set(list);
-  for (const id of flags["block-provider"] ?? []) {
-    if (catalog && !Object.hasOwn(catalog.providers, id)) {
-      throw new AdminError(
-        `--block-provider: unknown provider '${id}' (catalog: ${
-          Object.keys(catalog.providers).join(", ")
-        }).`,
-      );
+/** The shared rules' refusals, worded as the CLI always has (operator contract). */
+function cliErrors<T>(edit: () => T): T {
+  try {
+    return edit();
+  } catch (error) {
+    if (!(error instanceof PolicyEditError)) throw error;
+    const problem = error.problem;
+    switch (problem.kind) {
+      case "unknown_provider":
+        throw new AdminError(
+          `--block-provider: unknown provider '${problem.id}' (catalog: ${
+            problem.known.join(", ")
+          }).`,
+        );
+      case "unknown_model":
+        throw new AdminError(`--allowed-models: unknown model '${problem.id}'.`);
+      case "empty_allow_list":
+        throw new AdminError("--allowed-models needs model ids or 'all'.");
+      case "guardrail_remote":
+        throw new AdminError(`--${flagOf(problem.field)}: ${error.message}`);
     }
-    out.add(id);
   }
-  for (const id of flags["unblock-provider"] ?? []) out.delete(id);
-  return [...out].sort();
 }
 
-function models(raw: string, catalog: Catalog | undefined): string[] {
-  const ids = raw.split(",").map((s) => s.trim()).filter((s) => s !== "");
-  if (ids.length === 0) throw new AdminError("--allowed-models needs model ids or 'all'.");
-  for (const id of ids) {
-    if (catalog && !catalog.activeModels().some((m) => m.id === id)) {
-      throw new AdminError(`--allowed-models: unknown model '${id}'.`);
-    }
-  }
-  return [...new Set(ids)].sort();
+function flagOf(field: string): string {
+  return field === "timeout_ms"
+    ? "guardrail-remote-timeout-ms"
+    : field === "on_error"
+    ? "guardrail-remote-on-error"
+    : "guardrail-remote";
 }
 
 function oneOf<T extends string>(value: string, allowed: readonly T[], flag: string): T {

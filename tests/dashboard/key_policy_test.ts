@@ -2,7 +2,8 @@
  * A key's narrowing through the dashboard's JSON API (`GET`/`PUT /api/orgs/:org/keys/:key/policy`)
  * and its page (`/orgs/:org/policies/keys/:key`, listed on the policies page), on Deno KV and on
  * PostgreSQL: only the fields given change; bad values are refused; viewers read
- * only; another organization's key is not found; every change is in the policy's trail (actor
+ * only; an allow-list naming no model is refused (for the organization too); another
+ * organization's key is not found; every change is in the policy's trail (actor
  * `dashboard:<e-mail>`) and the control-plane log. A key policy that leaves the organization's
  * remote guardrail classifier no route is saved with a warning (not refused), and the request API
  * then does what the warning says: fail-closed, the key's borderline request gets 503 and the text
@@ -111,6 +112,19 @@ async function roundTrip(env: Record<string, string> = {}) {
     const refused = await c.json("PUT", base, bad);
     assert.equal(refused.status, 400, JSON.stringify(bad));
   }
+  // An allow-list naming no model: refused for a key and for the organization (as the CLI does;
+  // the rules are src/policy/policy_edit.ts), nothing stored.
+  const before = await d.h.store.getKeyPolicy(keyId);
+  const orgBefore = await d.h.store.getOrgPolicy(org);
+  for (const path of [base, `/api/orgs/${org}/policy`]) {
+    const empty = await c.json("PUT", path, { allowed_models: [] });
+    assert.equal(empty.status, 400, path);
+    assert.equal(empty.body.error.code, "invalid_request");
+    assert.equal(empty.body.error.param, "allowed_models");
+    assert.match(empty.body.error.message, /empty list would allow no model at all/);
+  }
+  assert.deepEqual(await d.h.store.getKeyPolicy(keyId), before, "nothing stored for the key");
+  assert.deepEqual(await d.h.store.getOrgPolicy(org), orgBefore, "nor for the organization");
   const viewer = await ApiClient.signedIn(d.url, "viewer@example.eu");
   assert.equal((await viewer.get(base)).status, 200, "viewers read");
   assert.equal((await viewer.json("PUT", base, { zdr_only: true })).status, 403);

@@ -1,6 +1,7 @@
 /** `deno task admin policy show|set` as a real process on a KV file (operator contract). */
 import assert from "node:assert/strict";
 import { REPO_ROOT, runAdminCliWith } from "../helpers/api.ts";
+import { tempDir } from "../helpers/temp_dir.ts";
 
 function admin(kv: string, ...args: string[]) {
   return runAdminCliWith({ SOVRA_KV: kv, SOVRA_CATALOG: `${REPO_ROOT}/catalog` }, args);
@@ -88,4 +89,51 @@ Deno.test("admin CLI — policy show, set (repeated --block-provider), key narro
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("admin CLI — policy set refusals keep their wording; an empty allow-list is refused for the organization and a key alike, nothing stored", async () => {
+  await using tmp = await tempDir({ prefix: "sovra-policy-cli-" });
+  const kv = `${tmp.path}/sovra.kv`;
+  const org = JSON.parse((await admin(kv, "org", "create", "--name", "P")).stdout).id;
+  const key = JSON.parse((await admin(kv, "key", "create", "--org", org)).stdout).id;
+  const providers = Object.keys(
+    JSON.parse(await Deno.readTextFile(`${REPO_ROOT}/catalog/providers.json`)).providers,
+  );
+  const refused = async (args: string[], message: string) => {
+    const out = await admin(kv, "policy", "set", "--org", org, ...args);
+    assert.equal(out.code, 1, args.join(" "));
+    assert.equal(out.stdout, "", args.join(" "));
+    assert.deepEqual(JSON.parse(out.stderr), { error: message }, args.join(" "));
+  };
+  for (const scope of [[], ["--key", key]]) {
+    await refused(
+      [...scope, "--allowed-models", ","],
+      "--allowed-models needs model ids or 'all'.",
+    );
+    await refused([...scope, "--allowed-models", ""], "--allowed-models needs model ids or 'all'.");
+    await refused(
+      [...scope, "--allowed-models", "mistral/mistral-small-2506,no/such"],
+      "--allowed-models: unknown model 'no/such'.",
+    );
+    await refused(
+      [...scope, "--block-provider", "ionos", "--block-provider", "nope"],
+      `--block-provider: unknown provider 'nope' (catalog: ${providers.join(", ")}).`,
+    );
+    await refused(
+      [...scope, "--sovereignty", "eu"],
+      "--sovereignty must be one of any, strict_only, got 'eu'.",
+    );
+  }
+  await refused(
+    ["--key", key, "--guardrail-remote", "off"],
+    "--guardrail-remote is an organization setting (the remote guardrail layer); drop --key.",
+  );
+  await refused(
+    ["--guardrail-remote-timeout-ms", "300"],
+    "--guardrail-remote: guardrail_remote: the remote layer is off; name a moderation model to switch it on.",
+  );
+  const shown = JSON.parse((await admin(kv, "policy", "show", "--org", org, "--key", key)).stdout);
+  assert.equal(shown.allowed_models, null, "nothing stored for the organization");
+  assert.equal(shown.blocked_providers.length, 0);
+  assert.deepEqual(shown.key, { id: key }, "nothing stored for the key");
 });

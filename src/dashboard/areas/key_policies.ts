@@ -1,29 +1,25 @@
 /**
  * A key's narrowing of its organization's policy in the dashboard (issue 12: "a key may be
- * narrower than its org, never wider"), the same rules as `deno task admin policy set --key`:
- * strict_only, more blocked providers, zdr_only, a smaller allow-list, a stronger guardrail. A
- * change names only the fields it changes; `sovereignty: "any"`, `zdr_only: false`,
- * `allowed_models: null` and `guardrail: "off"` drop that narrowing. Owners and admins change it
- * (stored with the policy's audit trail, and as `policy.changed` in the control-plane log); every
- * member reads it. Saving or reading a key policy that leaves the organization's remote guardrail
+ * narrower than its org, never wider"), with the rules `deno task admin policy set --key` uses
+ * (`policy/policy_edit.ts`): strict_only, more blocked providers, zdr_only, a smaller allow-list
+ * (never an empty one), a stronger guardrail. A change names only the fields it changes;
+ * `sovereignty: "any"`, `zdr_only: false`, `allowed_models: null` and `guardrail: "off"` drop that
+ * narrowing. Owners and admins change it (stored with the policy's audit trail, and as
+ * `policy.changed` in the control-plane log); every member reads it. Saving or reading a key policy that leaves the organization's remote guardrail
  * classifier no route is allowed, with a warning (policy/key_remote_warning.ts).
  */
 import type { DashboardDeps, OrgAccess, Viewer } from "../deps.ts";
 import { requirePermission } from "../access.ts";
 import { audit } from "../audit.ts";
-import { badInput, notFound } from "../errors.ts";
+import { notFound } from "../errors.ts";
 import type { KeyPolicy } from "../../state/policy_store.ts";
 import { effectivePolicy } from "../../policy/effective_policy.ts";
 import { allowedModelIds } from "../../policy/route_rules.ts";
 import { keyRemoteWarning } from "../../policy/key_remote_warning.ts";
+import { editKeyPolicy, type PolicyEdit } from "../../policy/policy_edit.ts";
 
-export interface KeyPolicyChange {
-  sovereignty?: "any" | "strict_only" | undefined;
-  blocked_providers?: string[] | undefined;
-  zdr_only?: boolean | undefined;
-  allowed_models?: string[] | null | undefined;
-  guardrail?: "off" | "flag" | "block" | undefined;
-}
+/** The fields given change (each its whole new value); the rules: `policy/policy_edit.ts`. */
+export type KeyPolicyChange = PolicyEdit;
 
 export interface KeyPolicyView {
   key_id: string;
@@ -69,35 +65,8 @@ export async function updateKeyPolicy(
 ): Promise<KeyPolicyView> {
   requirePermission(access, "manage_policies", "changing a key's policy");
   await ownKey(deps, access, keyId);
-  const catalog = deps.catalog?.();
   const current = await deps.store.getKeyPolicy(keyId) ?? {};
-  const next: KeyPolicy = { ...current };
-  if (change.sovereignty === "strict_only") next.sovereignty = "strict_only";
-  else if (change.sovereignty === "any") delete next.sovereignty;
-  if (change.zdr_only === true) next.zdr_only = true;
-  else if (change.zdr_only === false) delete next.zdr_only;
-  if (change.guardrail === "flag" || change.guardrail === "block") {
-    next.guardrail = change.guardrail;
-  } else if (change.guardrail === "off") delete next.guardrail;
-  if (change.blocked_providers !== undefined) {
-    for (const id of change.blocked_providers) {
-      if (catalog && !Object.hasOwn(catalog.providers, id)) {
-        throw badInput(`Unknown provider '${id}'.`, "blocked_providers");
-      }
-    }
-    const list = [...new Set(change.blocked_providers)].sort();
-    if (list.length > 0) next.blocked_providers = list;
-    else delete next.blocked_providers;
-  }
-  if (change.allowed_models !== undefined) {
-    for (const id of change.allowed_models ?? []) {
-      if (catalog && !catalog.activeModels().some((m) => m.id === id)) {
-        throw badInput(`Unknown model '${id}'.`, "allowed_models");
-      }
-    }
-    if (change.allowed_models === null) delete next.allowed_models;
-    else next.allowed_models = [...new Set(change.allowed_models)].sort();
-  }
+  const next = editKeyPolicy(current, change, deps.catalog?.());
   await deps.store.putKeyPolicy(access.org.id, keyId, next, `dashboard:${viewer.user.email}`);
   await audit(deps, access.org.id, viewer.user.email, "policy.changed", keyId, {
     key: keyId,

@@ -18,11 +18,10 @@ import { Guardrail } from "../../guardrail/scanner.ts";
 import type { Catalog } from "../../catalog/catalog.ts";
 import type { Model } from "../../catalog/schema.ts";
 import {
-  applyRemoteChange,
   type GuardrailRemoteChange,
   remoteRouteRefusal,
-  RemoteSettingError,
 } from "../../policy/guardrail_remote_setting.ts";
+import { editOrgPolicy, type OrgPolicyEdit } from "../../policy/policy_edit.ts";
 import { isBorderline } from "../../policy/remote_guardrail.ts";
 import { orgKeyRemoteWarnings } from "../../policy/key_remote_warning.ts";
 
@@ -96,13 +95,11 @@ function verdictsOf(
   });
 }
 
-export interface PolicyChange {
-  sovereignty?: "any" | "strict_only" | undefined;
-  blocked_providers?: string[] | undefined;
-  zdr_only?: boolean | undefined;
-  allowed_models?: string[] | null | undefined;
-  guardrail?: "off" | "flag" | "block" | undefined;
-  /** The remote layer: `{model: null}` switches it off; other fields change only what they name. */
+/**
+ * The fields given change (each its whole new value; the remote layer: `{model: null}` switches it
+ * off, its other fields change only what they name); the rules: `policy/policy_edit.ts`.
+ */
+export interface PolicyChange extends OrgPolicyEdit {
   guardrail_remote?: GuardrailRemoteChange | undefined;
 }
 
@@ -113,44 +110,8 @@ export async function updatePolicy(
   change: PolicyChange,
 ): Promise<OrgPolicy> {
   requirePermission(access, "manage_policies", "changing the organization's policies");
-  const catalog = deps.catalog?.();
   const current = await deps.store.getOrgPolicy(access.org.id) ?? DEFAULT_ORG_POLICY;
-  const next: OrgPolicy = { ...current };
-  if (change.sovereignty !== undefined) next.sovereignty = change.sovereignty;
-  if (change.zdr_only !== undefined) next.zdr_only = change.zdr_only;
-  if (change.guardrail !== undefined) next.guardrail = change.guardrail;
-  if (change.blocked_providers !== undefined) {
-    for (const id of change.blocked_providers) {
-      if (catalog && !Object.hasOwn(catalog.providers, id)) {
-        throw badInput(`Unknown provider '${id}'.`, "blocked_providers");
-      }
-    }
-    next.blocked_providers = [...new Set(change.blocked_providers)].sort();
-  }
-  if (change.allowed_models !== undefined) {
-    for (const id of change.allowed_models ?? []) {
-      if (catalog && !catalog.activeModels().some((m) => m.id === id)) {
-        throw badInput(`Unknown model '${id}'.`, "allowed_models");
-      }
-    }
-    next.allowed_models = change.allowed_models === null
-      ? null
-      : [...new Set(change.allowed_models)].sort();
-  }
-  // Also when only the data rules change: the remote layer's model must keep a route they allow.
-  if (change.guardrail_remote !== undefined || current.guardrail_remote) {
-    try {
-      next.guardrail_remote = applyRemoteChange(
-        current.guardrail_remote ?? null,
-        change.guardrail_remote ?? {},
-        catalog,
-        next,
-      );
-    } catch (error) {
-      if (error instanceof RemoteSettingError) throw badInput(error.message, "guardrail_remote");
-      throw error;
-    }
-  }
+  const next = editOrgPolicy(current, change, deps.catalog?.());
   await deps.store.putOrgPolicy(access.org.id, next, `dashboard:${viewer.user.email}`);
   await audit(deps, access.org.id, viewer.user.email, "policy.changed", access.org.id, {
     sovereignty: next.sovereignty,
