@@ -2,7 +2,8 @@
  * JSON bodies: `application/json` only, at most 2 MiB counted while reading (the body is
  * never buffered past the limit), complete within a deadline (a slow body is a held
  * connection), parsed to a value. Every failure is 400 (`invalid_request`, or
- * `upload_timeout` with `connection: close` for a body that came too slowly).
+ * `upload_timeout` with `connection: close` for a body that came too slowly), except a client that
+ * closed the connection before its body ended: 499 `client_closed`.
  */
 import { GatewayError, invalidRequest } from "../errors.ts";
 import { isJsonContentType } from "../content_type.ts";
@@ -105,12 +106,20 @@ export async function readJsonBody(
     await request.body?.cancel().catch(() => {});
     throw invalidRequest("The request body must be JSON with 'Content-Type: application/json'.");
   }
-  const bytes = await readLimitedBytes(
-    request,
-    limit,
-    () => invalidRequest(`The request body is larger than ${limit} bytes (2 MiB).`),
-    options.deadlineMs,
-  );
+  let bytes: Uint8Array;
+  try {
+    bytes = await readLimitedBytes(
+      request,
+      limit,
+      () => invalidRequest(`The request body is larger than ${limit} bytes (2 MiB).`),
+      options.deadlineMs,
+    );
+  } catch (error) {
+    // The connection closed before the body ended (Deno: BadResource; the request's signal does
+    // not abort): the client left, so the answer — and the telemetry's count of it — is 499.
+    if (!(error instanceof Deno.errors.BadResource)) throw error;
+    throw new GatewayError(499, "client_closed", "The client closed the request.");
+  }
   if (bytes.length === 0) throw invalidRequest("The request body is empty; send a JSON object.");
   let value: unknown;
   try {

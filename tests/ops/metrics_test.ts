@@ -205,3 +205,38 @@ Deno.test("GET /metrics — a stream in flight is an open stream; a 402 is count
     "1",
   );
 });
+
+Deno.test("GET /metrics — a client that leaves during the body read is counted as its 499 (4xx), not as an unhandled 500", async () => {
+  await using h = await startHarness({
+    models: [chatModel(MODEL, "sim-model")],
+    env: { SOVRA_METRICS_PORT: "0" },
+  });
+  // Through the real HTTP stack: the request line, headers and half the body (chunked, then with a
+  // declared length), then the connection closes before the body ends.
+  const half = `{"model":"${MODEL}","messages":[`;
+  const head = "POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\n" +
+    `authorization: Bearer ${h.key}\r\ncontent-type: application/json\r\n`;
+  for (
+    const raw of [
+      `${head}transfer-encoding: chunked\r\n\r\n${half.length.toString(16)}\r\n${half}\r\n`,
+      `${head}content-length: ${half.length + 100}\r\n\r\n${half}`,
+    ]
+  ) {
+    const conn = await Deno.connect({ hostname: "127.0.0.1", port: Number(new URL(h.url).port) });
+    await conn.write(new TextEncoder().encode(raw));
+    conn.close();
+  }
+  // Liveness bound: each request ends (and is counted) once the server sees its closed connection.
+  const deadline = Date.now() + 10_000;
+  let counted: Sample[] = [];
+  while (counted.reduce((n, s) => n + Number(s.value), 0) < 2) {
+    assert.ok(Date.now() < deadline, "both requests are counted within 10 s");
+    await new Promise((r) => setTimeout(r, 20));
+    counted = (await scrape(h)).get("sovra_requests_total")?.metrics ?? [];
+  }
+  // Before the fix: status_class 5xx (the body read's BadResource answered as an unhandled 500).
+  assert.deepEqual(counted.map((s) => [s.labels, s.value]), [
+    [{ endpoint: "chat", status_class: "4xx" }, "2"],
+  ]);
+  assert.deepEqual(await h.store.listRequests(h.org, 10), [], "no provider called, no row");
+});
