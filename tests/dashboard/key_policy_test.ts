@@ -14,6 +14,7 @@ import { ApiClient, startDashboardHarness } from "./support.ts";
 import { borderlineText, moderationModel } from "../policy/policy_support.ts";
 import { startPostgres } from "../helpers/postgres.ts";
 import { DEFAULT_ORG_POLICY } from "../../src/state/policy_store.ts";
+import type { Store } from "../../src/state/store.ts";
 
 const GUARD = "acme/guard";
 const { text: BORDERLINE } = borderlineText();
@@ -192,4 +193,58 @@ Deno.test("dashboard key policy — JSON API and pages, warning for a classifier
 Deno.test("dashboard key policy — JSON API and pages, warning for a classifier left with no route (PostgreSQL)", async () => {
   await using cluster = await startPostgres();
   await roundTrip({ SOVRA_DATABASE_URL: cluster.url });
+});
+
+/** The real store, with the calls of `method` counted (their first argument each). */
+function counting(method: "getKeyPolicy" | "listApiKeys" | "getOrgPolicy", calls: string[]) {
+  return (store: Store): Store =>
+    new Proxy(store, {
+      get(target, name) {
+        const value = Reflect.get(target, name, target);
+        if (typeof value !== "function") return value;
+        if (name !== method) return value.bind(target);
+        return (...args: unknown[]) => {
+          calls.push(String(args[0]));
+          return value.apply(target, args);
+        };
+      },
+    });
+}
+
+Deno.test("dashboard policies page — each key's policy is read once per render (table and warnings from one pass)", async () => {
+  const reads: string[] = [];
+  await using d = await startDashboardHarness({
+    models: [moderationModel(GUARD, "guard+jailbreak-97", "sim-b")],
+    wrapStore: counting("getKeyPolicy", reads),
+  });
+  const { org, keyId } = d.h;
+  // The remote layer on: the organization's warnings need every key's policy too.
+  await d.h.store.putOrgPolicy(org, {
+    ...DEFAULT_ORG_POLICY,
+    guardrail_remote: { model: GUARD, timeout_ms: 1500, on_error: "open" },
+  }, "test");
+  const keys = [keyId];
+  for (let i = 0; i < 3; i++) {
+    keys.push(String((await d.h.admin(["key", "create"], { org })).id));
+  }
+  await d.h.store.putKeyPolicy(org, keys[1]!, { blocked_providers: ["sim-b"] }, "test");
+  await d.user("owner@example.eu", org, "owner");
+  const c = await ApiClient.signedIn(d.url, "owner@example.eu");
+
+  reads.length = 0;
+  const page = await c.request("GET", `/orgs/${org}/policies`);
+  assert.equal(page.status, 200);
+  const html = await page.text();
+  assert.deepEqual(reads.toSorted(), keys.toSorted(), "one read of each key's policy");
+  assert.match(
+    html,
+    new RegExp(`data-key="${keys[1]}"[\\s\\S]*?class="key-warning">[^<]*no route`),
+    "the warning is still shown",
+  );
+
+  // The JSON API's view reads them once too (its warnings only).
+  reads.length = 0;
+  const view = await c.get(`/api/orgs/${org}/policy`);
+  assert.equal(view.body.warnings.length, 1);
+  assert.deepEqual(reads.toSorted(), keys.toSorted());
 });

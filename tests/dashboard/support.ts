@@ -8,6 +8,7 @@ import { silentLogger } from "../../src/log.ts";
 import type { Role } from "../../src/state/account_records.ts";
 import { hashPassword } from "../../src/dashboard/passwords.ts";
 import { randomId } from "../../src/ids.ts";
+import type { Store } from "../../src/state/store.ts";
 
 export const PASSWORD = "correct horse battery staple";
 export const MODEL = "acme/chat";
@@ -34,6 +35,8 @@ export async function startDashboardHarness(
     env?: Record<string, string>;
     /** More catalog models (besides MODEL and BROKEN_MODEL). */
     models?: TestModel[];
+    /** Wraps the (real) store the dashboard is given, e.g. to count its reads. */
+    wrapStore?: (store: Store) => Store;
   } = {},
 ): Promise<DashboardHarness> {
   const h = await startHarness({
@@ -54,7 +57,7 @@ export async function startDashboardHarness(
   };
   const dash = startDashboard({
     config,
-    store: h.store,
+    store: options.wrapStore ? options.wrapStore(h.store) : h.store,
     log: silentLogger,
     apiUrl: h.url,
     catalog: () => h.gateway.deps.catalog.current,

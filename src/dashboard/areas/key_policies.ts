@@ -12,7 +12,7 @@ import type { DashboardDeps, OrgAccess, Viewer } from "../deps.ts";
 import { requirePermission } from "../access.ts";
 import { audit } from "../audit.ts";
 import { notFound } from "../errors.ts";
-import type { KeyPolicy } from "../../state/policy_store.ts";
+import type { KeyPolicy, OrgPolicy } from "../../state/policy_store.ts";
 import { effectivePolicy } from "../../policy/effective_policy.ts";
 import { allowedModelIds } from "../../policy/route_rules.ts";
 import { keyRemoteWarning } from "../../policy/key_remote_warning.ts";
@@ -85,15 +85,17 @@ export interface KeyPolicyRow extends KeyPolicyView {
 }
 
 /**
- * Every active key of the organization with its narrowing and warnings (the policies page's table):
- * a key whose narrowing leaves the remote classifier no route shows its warning here, also when it
- * was the organization's later change that made it so.
+ * Every active key of the organization with its narrowing and warnings (the policies page's table,
+ * under the organization's policy `org`, read by the caller): a key whose narrowing leaves the
+ * remote classifier no route shows its warning here, also when it was the organization's later
+ * change that made it so. One read of each key's policy.
  */
-export async function keyPolicies(deps: DashboardDeps, access: OrgAccess): Promise<KeyPolicyRow[]> {
-  const [keys, org] = await Promise.all([
-    deps.store.listApiKeys(access.org.id),
-    deps.store.getOrgPolicy(access.org.id),
-  ]);
+export async function keyPolicies(
+  deps: DashboardDeps,
+  access: OrgAccess,
+  org: OrgPolicy | undefined,
+): Promise<KeyPolicyRow[]> {
+  const keys = await deps.store.listApiKeys(access.org.id);
   const catalog = deps.catalog?.();
   const active = keys.filter((k) => !k.revoked).sort((a, b) => a.created.localeCompare(b.created));
   return await Promise.all(active.map(async (k) => {

@@ -24,6 +24,7 @@ import {
 import { editOrgPolicy, type OrgPolicyEdit } from "../../policy/policy_edit.ts";
 import { isBorderline } from "../../policy/remote_guardrail.ts";
 import { orgKeyRemoteWarnings } from "../../policy/key_remote_warning.ts";
+import { keyPolicies, type KeyPolicyRow } from "./key_policies.ts";
 
 export interface ModelVerdict {
   id: string;
@@ -44,12 +45,40 @@ export interface PolicyView {
 }
 
 export async function policyView(deps: DashboardDeps, access: OrgAccess): Promise<PolicyView> {
+  const { policy, changes } = await readPolicy(deps, access);
+  const catalog = deps.catalog?.();
+  const warnings = await orgKeyRemoteWarnings(deps.store, catalog, access.org.id, policy);
+  return viewOf(catalog, policy, changes, warnings);
+}
+
+/**
+ * The policies page: the organization's view and its keys' table from one pass over the keys (the
+ * view's warnings are the rows' warnings), so each key's policy is read once per render.
+ */
+export async function policyPage(
+  deps: DashboardDeps,
+  access: OrgAccess,
+): Promise<{ view: PolicyView; keys: KeyPolicyRow[] }> {
+  const { policy, changes } = await readPolicy(deps, access);
+  const keys = await keyPolicies(deps, access, policy);
+  const view = viewOf(deps.catalog?.(), policy, changes, keys.flatMap((k) => k.warnings));
+  return { view, keys };
+}
+
+async function readPolicy(deps: DashboardDeps, access: OrgAccess) {
   const [stored, changes] = await Promise.all([
     deps.store.getOrgPolicy(access.org.id),
     deps.store.listPolicyAudit(access.org.id, 20),
   ]);
-  const policy = { ...DEFAULT_ORG_POLICY, ...stored };
-  const catalog = deps.catalog?.();
+  return { policy: { ...DEFAULT_ORG_POLICY, ...stored }, changes };
+}
+
+function viewOf(
+  catalog: Catalog | undefined,
+  policy: OrgPolicy,
+  changes: PolicyAuditEntry[],
+  warnings: string[],
+): PolicyView {
   return {
     policy,
     models: catalog ? modelVerdicts(catalog, policy) : [],
@@ -63,7 +92,7 @@ export async function policyView(deps: DashboardDeps, access: OrgAccess): Promis
       }))
       : [],
     changes: changes.filter((e) => e.key_id === null),
-    warnings: await orgKeyRemoteWarnings(deps.store, catalog, access.org.id, policy),
+    warnings,
   };
 }
 

@@ -6,11 +6,10 @@ import type { Context } from "hono";
 import type { OrgPage } from "./nav.ts";
 import type { DashboardDeps, DashEnv } from "../deps.ts";
 import { ErrorNote, frameFor, Layout } from "./layout.tsx";
-import { type DryRun, dryRun, policyView, updatePolicy } from "../areas/policies.ts";
+import { type DryRun, dryRun, policyPage, updatePolicy } from "../areas/policies.ts";
 import { can } from "../access.ts";
 import { formError, formFields, list, oneOf } from "./form.ts";
 import { badInput } from "../errors.ts";
-import { keyPolicies } from "../areas/key_policies.ts";
 import { registerKeyPolicyPage } from "./key_policy.tsx";
 
 async function render(
@@ -19,8 +18,7 @@ async function render(
   extra: { error?: string; status?: number; notice?: string; dry?: DryRun } = {},
 ) {
   const access = c.var.access;
-  const view = await policyView(deps, access);
-  const keys = await keyPolicies(deps, access);
+  const { view, keys } = await policyPage(deps, access);
   const frame = await frameFor(deps, c.var.viewer, access, "Organization policies", "policies");
   const base = `/orgs/${access.org.id}/policies`;
   const manage = can(access, "manage_policies");
