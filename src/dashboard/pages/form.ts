@@ -3,6 +3,7 @@ import type { Context } from "hono";
 import { GatewayError } from "../../errors.ts";
 import { AccountError } from "../../accounts/account_error.ts";
 import { badInput } from "../errors.ts";
+import type { PolicyEdit } from "../../policy/policy_edit.ts";
 
 export async function formFields(c: Context): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
@@ -49,4 +50,21 @@ export function oneOf<T extends string>(
     throw badInput(`'${name}' must be one of ${allowed.join(", ")}.`, name);
   }
   return raw as T;
+}
+
+/**
+ * The policy forms' fields (organization and key pages) as a change for `policy/policy_edit.ts`:
+ * each field given is its whole new value; an empty allow-list field means every model (`null`).
+ */
+export function policyFormEdit(form: Record<string, string>): PolicyEdit {
+  const allowedModels = list(form.allowed_models);
+  return {
+    sovereignty: oneOf(form.sovereignty, ["any", "strict_only"] as const, "sovereignty"),
+    zdr_only: form.zdr_only === undefined ? undefined : form.zdr_only === "true",
+    guardrail: oneOf(form.guardrail, ["off", "flag", "block"] as const, "guardrail"),
+    ...("blocked_providers" in form ? { blocked_providers: list(form.blocked_providers) } : {}),
+    ...("allowed_models" in form
+      ? { allowed_models: allowedModels.length === 0 ? null : allowedModels }
+      : {}),
+  };
 }

@@ -9,7 +9,7 @@ import type { DashboardDeps, DashEnv } from "../deps.ts";
 import { ErrorNote, frameFor, Layout } from "./layout.tsx";
 import { keyPolicyView, updateKeyPolicy } from "../areas/key_policies.ts";
 import { can } from "../access.ts";
-import { formError, formFields, list, oneOf } from "./form.ts";
+import { formError, formFields, policyFormEdit } from "./form.ts";
 
 async function render(
   c: Context<DashEnv>,
@@ -100,16 +100,14 @@ export function registerKeyPolicyPage(router: Hono<DashEnv>, deps: DashboardDeps
   router.post("/policies/keys/:key", async (c) => {
     const form = await formFields(c);
     try {
-      const allowedModels = list(form.allowed_models);
-      const saved = await updateKeyPolicy(deps, c.var.access, c.var.viewer, c.req.param("key"), {
-        sovereignty: oneOf(form.sovereignty, ["any", "strict_only"] as const, "sovereignty"),
-        zdr_only: form.zdr_only === undefined ? undefined : form.zdr_only === "true",
-        guardrail: oneOf(form.guardrail, ["off", "flag", "block"] as const, "guardrail"),
-        ...("blocked_providers" in form ? { blocked_providers: list(form.blocked_providers) } : {}),
-        ...("allowed_models" in form
-          ? { allowed_models: allowedModels.length === 0 ? null : allowedModels }
-          : {}),
-      });
+      const key = c.req.param("key");
+      const saved = await updateKeyPolicy(
+        deps,
+        c.var.access,
+        c.var.viewer,
+        key,
+        policyFormEdit(form),
+      );
       const notice = saved.warnings.length > 0
         ? "Key policy saved, with the warning above; gateways apply it within 30 s."
         : "Key policy saved; gateways apply it within 30 s.";

@@ -8,7 +8,7 @@ import type { DashboardDeps, DashEnv } from "../deps.ts";
 import { ErrorNote, frameFor, Layout } from "./layout.tsx";
 import { type DryRun, dryRun, policyPage, updatePolicy } from "../areas/policies.ts";
 import { can } from "../access.ts";
-import { formError, formFields, list, oneOf } from "./form.ts";
+import { formError, formFields, oneOf, policyFormEdit } from "./form.ts";
 import { badInput } from "../errors.ts";
 import { registerKeyPolicyPage } from "./key_policy.tsx";
 
@@ -368,17 +368,8 @@ export const policiesPage: OrgPage = {
     router.post("/policies", async (c) => {
       const form = await formFields(c);
       try {
-        const allowedModels = list(form.allowed_models);
         await updatePolicy(deps, c.var.access, c.var.viewer, {
-          sovereignty: oneOf(form.sovereignty, ["any", "strict_only"] as const, "sovereignty"),
-          zdr_only: form.zdr_only === undefined ? undefined : form.zdr_only === "true",
-          guardrail: oneOf(form.guardrail, ["off", "flag", "block"] as const, "guardrail"),
-          ...("blocked_providers" in form
-            ? { blocked_providers: list(form.blocked_providers) }
-            : {}),
-          ...("allowed_models" in form
-            ? { allowed_models: allowedModels.length === 0 ? null : allowedModels }
-            : {}),
+          ...policyFormEdit(form),
           ...remoteChange(form),
         });
         return await render(c, deps, { notice: "Policy saved; gateways apply it within 30 s." });
