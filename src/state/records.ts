@@ -73,6 +73,16 @@ export interface AdmissionRecord {
   instance: string;
 }
 
+/**
+ * The admission records one group commit wrote on Deno KV (`kv/admission_rows.ts`): one row
+ * for many requests, deleted with the settle of the last of them. A listed request that has a
+ * request row is settled; recovery bills the others.
+ */
+export interface AdmissionRow {
+  records: RequestRecord[];
+  instance: string;
+}
+
 /** The guardrail's note in a request's metadata (issue 12). */
 export interface GuardrailMetadata {
   mode: "off" | "flag" | "block";

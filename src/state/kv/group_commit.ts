@@ -7,20 +7,32 @@
  * after the previous one's start, idle or not (`CommitPacer`): the writes of that interval
  * share one commit. Settles happen after the
  * answer; the one write an answer waits for is a request's rate increment with its admission
- * record (issue 17), issued before the upstream call so the wait overlaps it.
+ * record (issue 17), issued before the upstream call so the wait overlaps it. A commit lists
+ * all the admission records it carries in one row (`admission_rows.ts`).
  */
 import type { CommitObserver } from "../store.ts";
+import type { AdmissionRecord } from "../records.ts";
 import { withLockRetry } from "../lock_retry.ts";
 import { CommitPacer } from "../commit_pacer.ts";
+import { AdmissionRows } from "./admission_rows.ts";
 
 export type Mutation =
   | { type: "sum"; key: Deno.KvKey; value: bigint }
   | { type: "set"; key: Deno.KvKey; value: unknown }
   | { type: "delete"; key: Deno.KvKey };
 
+/** A write's part in the admission rows (`admission_rows.ts`). */
+export interface AdmissionPart {
+  /** An admission record to list in this commit's row. */
+  admission?: AdmissionRecord;
+  /** The request this write settles: its row closes when it is the last open one. */
+  settles?: string;
+}
+
 interface Pending {
   mutations: Mutation[];
   bytes: number;
+  rows: AdmissionPart | undefined;
   onSent: (() => void) | undefined;
   resolve: () => void;
   reject: (error: unknown) => void;
@@ -42,6 +54,7 @@ export class GroupCommitter {
   #closed = false;
   #idle: Array<() => void> = [];
   readonly #pacer: CommitPacer;
+  readonly #rows = new AdmissionRows();
 
   constructor(
     private readonly kv: Deno.Kv,
@@ -63,11 +76,12 @@ export class GroupCommitter {
     onSent?: () => void,
     /** An answer waits for this write: commit without waiting for the interval. */
     urgent = false,
+    rows?: AdmissionPart,
   ): Promise<void> {
     if (this.#closed) return Promise.reject(new Error("The store is closed."));
     if (urgent) this.#pacer.hurry();
     return new Promise<void>((resolve, reject) => {
-      this.#queue.push({ mutations, bytes: approxBytes, onSent, resolve, reject });
+      this.#queue.push({ mutations, bytes: approxBytes, rows, onSent, resolve, reject });
       if (!this.#running) {
         this.#running = true;
         queueMicrotask(() => this.#drain());
@@ -118,19 +132,21 @@ export class GroupCommitter {
     let mutations = 0;
     let bytes = 0;
     for (const next of this.#queue) {
-      const fits = mutations + next.mutations.length <= MAX_MUTATIONS &&
-        bytes + next.bytes <= MAX_BYTES;
+      // An admission or a settle adds at most one row's set or delete.
+      const size = next.mutations.length + (next.rows ? 1 : 0);
+      const fits = mutations + size <= MAX_MUTATIONS && bytes + next.bytes <= MAX_BYTES;
       if (!fits && count > 0) break;
       count++;
-      mutations += next.mutations.length;
+      mutations += size;
       bytes += next.bytes;
     }
     return this.#queue.splice(0, count);
   }
 
-  #commit(batch: Pending[]): Promise<void> {
-    const { sums, sets, deletes } = mergeMutations(batch);
-    return withLockRetry(async (attempt) => {
+  async #commit(batch: Pending[]): Promise<void> {
+    const rows = this.#rowsOf(batch);
+    const { sums, sets, deletes } = mergeMutations(batch, rows?.mutations);
+    await withLockRetry(async (attempt) => {
       const op = this.kv.atomic();
       for (const [key, value] of sums.values()) op.sum(key, value);
       for (const m of sets) op.set(m.key, m.value);
@@ -141,6 +157,20 @@ export class GroupCommitter {
       }
       await committed;
     }, RETRIES);
+    rows?.apply();
+  }
+
+  /** The admission rows this batch writes and closes, if it carries admissions or settles. */
+  #rowsOf(batch: Pending[]) {
+    const admissions: AdmissionRecord[] = [];
+    const settled: string[] = [];
+    for (const p of batch) {
+      if (p.rows?.admission) admissions.push(p.rows.admission);
+      if (p.rows?.settles !== undefined) settled.push(p.rows.settles);
+    }
+    return admissions.length + settled.length > 0
+      ? this.#rows.plan(admissions, settled)
+      : undefined;
   }
 }
 
@@ -148,9 +178,9 @@ export class GroupCommitter {
  * Sums to the same key within one batch become one sum (the org's spent counter, daily
  * aggregates and rate buckets are shared by many requests), so a batch writes far fewer rows.
  * KvU64 sums wrap modulo 2^64, so adding the operands first gives the same result. A delete of
- * a key set earlier in the same batch (an admission record and its settle) cancels the set.
+ * a key set earlier in the same batch cancels the set. `extra`: the batch's admission rows.
  */
-function mergeMutations(batch: Pending[]): {
+function mergeMutations(batch: Pending[], extra: Mutation[] = []): {
   sums: Map<string, [Deno.KvKey, bigint]>;
   sets: Array<{ key: Deno.KvKey; value: unknown }>;
   deletes: Deno.KvKey[];
@@ -158,8 +188,8 @@ function mergeMutations(batch: Pending[]): {
   const sums = new Map<string, [Deno.KvKey, bigint]>();
   const sets = new Map<string, { key: Deno.KvKey; value: unknown }>();
   const deletes = new Map<string, Deno.KvKey>();
-  for (const p of batch) {
-    for (const m of p.mutations) {
+  for (const mutations of [...batch.map((p) => p.mutations), extra]) {
+    for (const m of mutations) {
       const id = keyId(m.key);
       if (m.type === "set") {
         sets.set(id, m);

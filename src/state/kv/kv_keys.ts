@@ -13,8 +13,10 @@
  *   ["usage_day", orgId, "YYYY-MM-DD", field]   → KvU64 daily aggregate
  *   ["routing_policy", orgId, policyId]         → RoutingPolicyRecord (ids sort the listing)
  *   ["router_pin", pinKey]                      → { model, expires } (expireIn; router pins)
- *   ["admission", requestId]                    → AdmissionRecord (from before the upstream call
- *                                                  to the settle)
+ *   ["admission", requestId]                    → AdmissionRow: the admission records of one
+ *                                                  group commit, keyed by its first request, from
+ *                                                  before their upstream calls to the last settle
+ *                                                  (an AdmissionRecord alone: written before rows)
  *   ["instance", instanceId]                    → lease end, epoch ms (expires with the lease)
  *
  * Control plane (dashboard, admin CLI; never read on the request path):

@@ -28,23 +28,14 @@ export function kvMeteringStore(kv: Deno.Kv, writer: GroupCommitter): MeteringSt
     },
     countRequest(keyId, minute, onSent, admission) {
       const mutations: Mutation[] = [{ type: "sum", key: kvKeys.rate(minute, keyId), value: 1n }];
-      // The admission record rides in the rate increment's commit: no extra write.
-      if (admission) {
-        mutations.push({
-          type: "set",
-          key: kvKeys.admission(admission.record.id),
-          value: admission,
-        });
-      }
-      // An answer waits for an admission record: it does not wait for the commit interval.
-      return writer.write(mutations, admission ? 900 : 64, onSent, admission !== undefined);
+      // The admission record rides in the rate increment's commit, listed in that commit's
+      // admission row (admission_rows.ts). An answer waits for it: no commit interval.
+      if (!admission) return writer.write(mutations, 64, onSent);
+      return writer.write(mutations, 900, onSent, true, { admission });
     },
     settle(record, onSent) {
-      return writer.write(
-        [...settleMutations(record), { type: "delete", key: kvKeys.admission(record.id) }],
-        900,
-        onSent,
-      );
+      // Closes the request's admission row when it is the row's last open request.
+      return writer.write(settleMutations(record), 900, onSent, false, { settles: record.id });
     },
   };
 }

@@ -3,8 +3,21 @@ import { kvKeys } from "./kv_keys.ts";
 import { withLockRetry } from "../lock_retry.ts";
 import { u64 } from "./kv_values.ts";
 import type { RequestLogStore } from "../store.ts";
-import type { OrgRecord, RequestRecord } from "../records.ts";
+import type { AdmissionRecord, AdmissionRow, OrgRecord, RequestRecord } from "../records.ts";
 import { timeOrderedIdFloor } from "../../ids.ts";
+import { recordsOf } from "./admissions.ts";
+
+/** The start (epoch ms) of the oldest request listed in an admission row; Infinity: none. */
+async function oldestAdmitted(kv: Deno.Kv): Promise<number> {
+  let oldest = Infinity;
+  const entries = kv.list<AdmissionRow | AdmissionRecord>({ prefix: kvKeys.admissionPrefix() });
+  for await (const entry of entries) {
+    for (const record of recordsOf(entry.value)) {
+      oldest = Math.min(oldest, Date.parse(record.created));
+    }
+  }
+  return oldest;
+}
 
 export function kvRequestLogStore(kv: Deno.Kv): RequestLogStore {
   const deleteRange = async (selector: { start: Deno.KvKey; end: Deno.KvKey }) => {
@@ -42,11 +55,14 @@ export function kvRequestLogStore(kv: Deno.Kv): RequestLogStore {
       return out;
     },
     async cleanup(before, beforeMinute) {
+      // A request record is what tells recovery that a request listed in an open admission
+      // row was settled: none at least as new as the oldest listed request goes.
+      const cutoff = Math.min(before.getTime(), await oldestAdmitted(kv));
       let requests = 0;
       for await (const org of kv.list<OrgRecord>({ prefix: kvKeys.orgPrefix() })) {
         requests += await deleteRange({
           start: kvKeys.requestPrefix(org.value.id),
-          end: kvKeys.request(org.value.id, timeOrderedIdFloor("req_", before.getTime())),
+          end: kvKeys.request(org.value.id, timeOrderedIdFloor("req_", cutoff)),
         });
       }
       const rateBuckets = await deleteRange({
