@@ -8,7 +8,7 @@ import { AccountError } from "../accounts/account_error.ts";
 import { createOrganization, requireOrganization, topUpCredits } from "../accounts/orgs.ts";
 import { issueApiKey, listApiKeys, revokeApiKey } from "../accounts/api_keys.ts";
 import { dailyUsage, recentRequests } from "../accounts/usage.ts";
-import { sequentialId } from "../ids.ts";
+import { grantCredits } from "../dashboard/areas/credits.ts";
 import { type ControlPlane, runUserCommand, UserCommandError } from "./user_commands.ts";
 import type { Catalog } from "../catalog/catalog.ts";
 import { RoutingCommandError, runRoutingCommand } from "./routing_commands.ts";
@@ -105,18 +105,16 @@ async function runCommand(
     case "credits topup": {
       const orgId = required(flags, "org");
       const amount = nonNegativeInteger(flags, "micro-eur");
-      // With the control plane at hand the top-up is a ledger line too (one atomic step).
-      const balance = args.plane && amount > 0n && (await requireOrganization(store, orgId))
-        ? await args.plane.control.grantCredits({
-          id: sequentialId("led_"),
-          org: orgId,
-          created: new Date().toISOString(),
-          amount_micro_eur: Number(amount),
-          actor: "cli",
-          note: "credits topup",
-        })
-        : await topUpCredits(store, orgId, amount);
-      return { org: orgId, balance_micro_eur: Number(balance) };
+      // With the control plane at hand the top-up is the dashboard's grant (a ledger line, one
+      // atomic step, and the audit entry), by actor `cli`.
+      const org = args.plane && amount > 0n ? await requireOrganization(store, orgId) : undefined;
+      if (args.plane && org) {
+        const access = { org, role: null, operator: true };
+        return await grantCredits({ control: args.plane.control, now: Date.now }, access, {
+          user: { email: "cli" },
+        }, { amount_micro_eur: Number(amount), note: "credits topup" });
+      }
+      return { org: orgId, balance_micro_eur: Number(await topUpCredits(store, orgId, amount)) };
     }
     case "key create": {
       const orgId = required(flags, "org");

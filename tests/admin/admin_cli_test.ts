@@ -15,6 +15,9 @@ import {
   runAdminCli,
 } from "../helpers/api.ts";
 import { tempDir } from "../helpers/temp_dir.ts";
+import { openKvStore } from "../../src/state/kv/kv_store.ts";
+import { kvControlPlane } from "../../src/state/kv/control_plane.ts";
+import { closing } from "../helpers/dispose.ts";
 
 const METADATA_FIELDS = [
   "id",
@@ -188,4 +191,30 @@ Deno.test("request metadata — exactly the contract's fields, values consistent
   assert.equal(plain.prompt_tokens, completion.usage?.prompt_tokens);
   assert.equal(plain.completion_tokens, completion.usage?.completion_tokens);
   assert.notEqual(plain.id, streamed.id);
+});
+
+Deno.test("admin CLI — credits topup is the dashboard's grant: a ledger line and a credits.granted audit entry, actor cli", async () => {
+  await using tmp = await tempDir({ prefix: "sovra-cli-topup-" });
+  const kv = `${tmp.path}/admin.kv`;
+  const org = String(
+    JSON.parse((await runAdminCli(kv, ["org", "create", "--name", "T"])).stdout).id,
+  );
+  const topup = await runAdminCli(kv, ["credits", "topup", "--org", org, "--micro-eur", "1250"]);
+  assert.equal(topup.code, 0, topup.stderr);
+  assert.equal(topup.stdout.trim(), JSON.stringify({ org, balance_micro_eur: 1250 }));
+  const zero = await runAdminCli(kv, ["credits", "topup", "--org", org, "--micro-eur", "0"]);
+  assert.equal(zero.code, 1, "a zero top-up is refused");
+
+  await using store = closing(await openKvStore(kv));
+  const { control } = kvControlPlane(store.kv);
+  const ledger = await control.listLedger(org, 10);
+  assert.deepEqual(
+    ledger.map((l) => [l.amount_micro_eur, l.actor, l.note]),
+    [[1250, "cli", "credits topup"]],
+  );
+  const audit = await control.listAudit(org, 10);
+  assert.deepEqual(
+    audit.map((e) => [e.action, e.actor, e.target, e.detail]),
+    [["credits.granted", "cli", org, { amount_micro_eur: 1250, note: "credits topup" }]],
+  );
 });

@@ -48,8 +48,13 @@ export async function ledger(
   return { balance_micro_eur: org.balance_micro_eur, settings, lines };
 }
 
+/**
+ * A credit grant: an operator's in the dashboard, and the admin CLI's `credits topup` (actor
+ * `cli`): one ledger line with the balance in one atomic step, then a `credits.granted` entry in
+ * the control-plane audit log.
+ */
 export async function grantCredits(
-  deps: DashboardDeps,
+  deps: Pick<DashboardDeps, "control" | "now">,
   access: OrgAccess,
   viewer: Viewer | { user: { email: string } },
   input: { amount_micro_eur: number; note?: string | null | undefined },
