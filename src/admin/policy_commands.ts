@@ -7,12 +7,14 @@
  * allow-list, a stronger guardrail). Gateways pick a change up within 30 s.
  *
  * The guardrail's remote layer (organization only): `--guardrail-remote MODEL|off`,
- * `--guardrail-remote-timeout-ms N`, `--guardrail-remote-on-error open|closed`. The business rules
- * (what a value may be, what a key may narrow) are `policy/policy_edit.ts`, the dashboard's too:
- * this file turns flags into its typed change and its refusals into the CLI's wording. With `--key`, a key
- * narrowing that leaves that classifier no route is kept, with `warnings` in the answer
+ * `--guardrail-remote-timeout-ms N`, `--guardrail-remote-on-error open|closed`. With `--key`, a
+ * key narrowing that leaves that classifier no route is kept, with `warnings` in the answer
  * (`policy/key_remote_warning.ts`; the CLI also prints each on stderr); without `--key`, the
  * warnings of every such key of the organization.
+ *
+ * The business rules (what a value may be, what a key may narrow) are `policy/policy_edit.ts`, the
+ * dashboard's too: this file turns flags into its typed change and its refusals into the CLI's
+ * wording (operator contract: unchanged).
  */
 import type { Store } from "../state/store.ts";
 import { DEFAULT_ORG_POLICY, type KeyPolicy, type OrgPolicy } from "../state/policy_store.ts";
