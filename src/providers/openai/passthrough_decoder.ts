@@ -24,6 +24,7 @@ import { validReasoningDetails } from "../../canonical/reasoning_detail_schema.t
 import type { StreamDecoder } from "../event_batches.ts";
 import { convertChunk, isObject, openaiSseEvents, parseChunk } from "./convert_stream.ts";
 import { mapOpenAIFinishReason } from "./map_finish_reason.ts";
+import { ownText } from "../own_text.ts";
 
 const CHUNK_OBJECT = "chat.completion.chunk";
 const HEAD_KEYS = ["id", "object", "created", "model"];
@@ -62,7 +63,10 @@ class UpstreamChunk implements ForwardedChunk {
 
 /** The pass-through decoder of one `openai`-dialect stream. */
 export function openaiPassthroughDecoder(): StreamDecoder<PassthroughItem> {
-  /** The learnt head; undefined before the first chunk and when the pass-through is off. */
+  /**
+   * The learnt head; undefined before the first chunk and when the pass-through is off. Its own
+   * copy: a slice would keep the stream's first upstream read for the stream's whole life.
+   */
   let head: string | undefined;
   let first = true;
   return openaiSseEvents<PassthroughItem>((data, out) => {
@@ -82,7 +86,8 @@ export function openaiPassthroughDecoder(): StreamDecoder<PassthroughItem> {
     const chunk = parseChunk(data);
     if (first && isObject(chunk)) {
       first = false;
-      head = learnHead(data);
+      const learnt = learnHead(data);
+      head = learnt === undefined ? undefined : ownText(learnt);
     }
     out.push(...decode(chunk));
   });
