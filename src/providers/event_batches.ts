@@ -130,31 +130,45 @@ class UpstreamBatches<E> implements EventBatches<E> {
   #ended = false;
   #cancelled = false;
   #announced = false;
+  /**
+   * The body's reader and the decoder, until the stream is done with (ended, failed or
+   * cancelled): then they go, with the decoder's state and the read buffer. A finished stream's
+   * objects can outlive the young generation's next collections (docs/performance.md,
+   * "Session 6"), and whatever they still point to is promoted with them.
+   */
+  #reader: ChunkReader | undefined;
+  #decoder: StreamDecoder<E> | undefined;
   // A pending read ends at once (done); the check after it turns that into the abort.
-  #onAbort = () => this.reader.cancel(this.signal.reason).catch(() => {});
+  #onAbort = () => this.#reader?.cancel(this.signal.reason).catch(() => {});
 
   constructor(
-    private readonly reader: ChunkReader,
+    reader: ChunkReader,
     private readonly signal: AbortSignal,
-    private readonly decoder: StreamDecoder<E>,
+    decoder: StreamDecoder<E>,
   ) {
+    this.#reader = reader;
+    this.#decoder = decoder;
     if (signal.aborted) this.#onAbort();
     else signal.addEventListener("abort", this.#onAbort, { once: true });
   }
 
   #forget(): void {
     this.signal.removeEventListener("abort", this.#onAbort);
+    this.#reader = undefined;
+    this.#decoder = undefined;
   }
 
   async read(): Promise<ReadableStreamReadResult<E[]>> {
-    const { reader, signal, decoder } = this;
+    const { signal } = this;
     for (;;) {
+      const reader = this.#reader;
+      const decoder = this.#decoder;
       if (this.#cancelled) return { done: true };
       if (this.#failure !== undefined) {
         this.#forget();
         throw this.#failure;
       }
-      if (this.#ended) {
+      if (this.#ended || reader === undefined || decoder === undefined) {
         this.#forget();
         return { done: true };
       }
@@ -185,8 +199,9 @@ class UpstreamBatches<E> implements EventBatches<E> {
   }
 
   cancel(reason?: unknown): Promise<void> {
+    const reader = this.#reader;
     this.#cancelled = true;
     this.#forget();
-    return this.reader.cancel(reason);
+    return reader ? reader.cancel(reason) : Promise.resolve();
   }
 }

@@ -82,3 +82,59 @@ Deno.test("eventBatches — a body that ends normally closes the stream", async 
   // A late abort (the request's signal outlives its stream) changes nothing.
   upstream.abort();
 });
+
+Deno.test("eventBatches — once done (ended, failed or cancelled), reads keep their answer and cancel resolves", async () => {
+  // Ended: the decoder's last batch goes out, then done for good; a late cancel is harmless.
+  let ends = 0;
+  const lastWords: StreamDecoder<string> = {
+    push: (chunk) => [new TextDecoder().decode(chunk)],
+    end: () => (++ends === 1 ? ["last"] : ["again"]),
+  };
+  const ended = eventBatches(
+    new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode("only"));
+        controller.close();
+      },
+    }),
+    new AbortController().signal,
+    lastWords,
+  );
+  assert.deepEqual(await ended.read(), { done: false, value: ["only"] });
+  assert.deepEqual(await ended.read(), { done: false, value: ["last"] });
+  assert.deepEqual(await ended.read(), { done: true });
+  assert.deepEqual(await ended.read(), { done: true });
+  await ended.cancel("late");
+  assert.equal(ends, 1, "the decoder's end is asked once");
+
+  // Failed: every later read fails with the same failure.
+  let pulls = 0;
+  const broken = eventBatches(
+    new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (++pulls === 1) controller.enqueue(new TextEncoder().encode("a"));
+        else controller.error(new Error("connection reset"));
+      },
+    }, { highWaterMark: 0 }),
+    new AbortController().signal,
+    textDecoder,
+  );
+  assert.deepEqual(await broken.read(), { done: false, value: ["a"] });
+  let failure: unknown;
+  await assert.rejects(broken.read(), (error) => {
+    failure = error;
+    return error instanceof UpstreamFailure;
+  });
+  await assert.rejects(broken.read(), (error) => error === failure);
+  await broken.cancel();
+
+  // Cancelled: the body is cancelled once, reads are done, a second cancel resolves.
+  const { body, seen } = endlessBody();
+  const cancelled = eventBatches(body, new AbortController().signal, textDecoder);
+  assert.deepEqual(await cancelled.read(), { done: false, value: ["chunk 1"] });
+  await cancelled.cancel("client left");
+  assert.ok(seen.cancelled);
+  assert.deepEqual(await cancelled.read(), { done: true });
+  await cancelled.cancel("again");
+  assert.equal(seen.reads, 1);
+});
