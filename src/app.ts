@@ -6,7 +6,7 @@
 import { Hono } from "hono";
 import type { AppDeps } from "./deps.ts";
 import type { AppEnv } from "./http/context.ts";
-import { GatewayError, internalError, methodNotAllowed } from "./errors.ts";
+import { clientClosed, GatewayError, internalError, methodNotAllowed } from "./errors.ts";
 import { requestId } from "./http/middleware/request_id.ts";
 import { allowedMethods } from "./http/allowed_methods.ts";
 import { gate } from "./http/middleware/gate.ts";
@@ -22,7 +22,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     if (c.req.raw.signal.aborted) {
       // The client left while the request was handled (its upstream fetch was aborted).
       deps.log.debug("client disconnected", { path: c.req.path });
-      return new GatewayError(499, "client_closed", "The client closed the request.").toResponse();
+      return clientClosed().toResponse();
     }
     deps.log.error("unhandled error", { path: c.req.path, reason: errorMessage(error) });
     return internalError().toResponse();

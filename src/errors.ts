@@ -145,3 +145,7 @@ function article(word: string): "a" | "an" {
 
 export const internalError = () =>
   new GatewayError(500, "internal_error", "The gateway failed to handle the request.");
+
+/** The client left before its answer: 499, the status nginx made common for it. */
+export const clientClosed = () =>
+  new GatewayError(499, "client_closed", "The client closed the request.");

@@ -5,7 +5,7 @@
  * `upload_timeout` with `connection: close` for a body that came too slowly), except a client that
  * closed the connection before its body ended: 499 `client_closed`.
  */
-import { GatewayError, invalidRequest } from "../errors.ts";
+import { clientClosed, GatewayError, invalidRequest } from "../errors.ts";
 import { isJsonContentType } from "../content_type.ts";
 import { checkJsonDepth } from "./json_limits.ts";
 import { DeadlineSweep } from "../deadline_sweep.ts";
@@ -118,7 +118,7 @@ export async function readJsonBody(
     // The connection closed before the body ended (Deno: BadResource; the request's signal does
     // not abort): the client left, so the answer — and the telemetry's count of it — is 499.
     if (!(error instanceof Deno.errors.BadResource)) throw error;
-    throw new GatewayError(499, "client_closed", "The client closed the request.");
+    throw clientClosed();
   }
   if (bytes.length === 0) throw invalidRequest("The request body is empty; send a JSON object.");
   let value: unknown;

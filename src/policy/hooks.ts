@@ -5,7 +5,7 @@
  * is left. Typed by the fields they read, so the composition root can put them into
  * `RoutingHooks` without this layer importing the routing layer.
  */
-import { GatewayError } from "../errors.ts";
+import { clientClosed, GatewayError } from "../errors.ts";
 import type { Catalog } from "../catalog/catalog.ts";
 import type { Model } from "../catalog/schema.ts";
 import type { ResolvedRoute } from "../catalog/resolved_route.ts";
@@ -103,8 +103,4 @@ export function guardrailRequestCheck(
       };
     }
   };
-}
-
-function clientClosed(): GatewayError {
-  return new GatewayError(499, "client_closed", "The client closed the request.");
 }

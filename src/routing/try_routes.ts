@@ -5,7 +5,7 @@
  */
 import type { ResolvedRoute } from "../catalog/resolved_route.ts";
 import { UpstreamFailure } from "../providers/upstream_failure.ts";
-import { GatewayError, internalError } from "../errors.ts";
+import { clientClosed, GatewayError, internalError } from "../errors.ts";
 import { RouteMetrics } from "./route_metrics.ts";
 import type { RouteCandidate } from "./route_plan.ts";
 
@@ -108,7 +108,7 @@ export async function tryRoutes<R, T>(
   }
   if (last) throw failureToGatewayError(last);
   if (options.signal.aborted) {
-    throw new GatewayError(499, "client_closed", "The client closed the request.");
+    throw clientClosed();
   }
   throw new GatewayError(502, "upstream_error", "No route of this model can serve the request.");
 }

@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { chatModel, type Harness, startHarness } from "../helpers/harness.ts";
+import { transcriptionModel } from "../helpers/non_chat.ts";
 
 interface Sample {
   labels?: Record<string, string>;
@@ -237,6 +238,45 @@ Deno.test("GET /metrics — a client that leaves during the body read is counted
   // Before the fix: status_class 5xx (the body read's BadResource answered as an unhandled 500).
   assert.deepEqual(counted.map((s) => [s.labels, s.value]), [
     [{ endpoint: "chat", status_class: "4xx" }, "2"],
+  ]);
+  assert.deepEqual(await h.store.listRequests(h.org, 10), [], "no provider called, no row");
+});
+
+Deno.test("GET /metrics — a client that leaves during a transcription upload is counted as its 499 (4xx), not as an unhandled 500", async () => {
+  await using h = await startHarness({
+    models: [transcriptionModel("acme/whisper", "sim-whisper")],
+    env: { SOVRA_METRICS_PORT: "0" },
+  });
+  // Through the real HTTP stack: a multipart upload whose file part is cut off by the client
+  // closing the connection (declared length, then chunked).
+  const boundary = "sovra-cut-upload";
+  const half =
+    `--${boundary}\r\ncontent-disposition: form-data; name="model"\r\n\r\nacme/whisper\r\n` +
+    `--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="a.wav"\r\n` +
+    `content-type: audio/wav\r\n\r\nRIFF`;
+  const head = "POST /v1/audio/transcriptions HTTP/1.1\r\nhost: 127.0.0.1\r\n" +
+    `authorization: Bearer ${h.key}\r\n` +
+    `content-type: multipart/form-data; boundary=${boundary}\r\n`;
+  for (
+    const raw of [
+      `${head}content-length: ${half.length + 4096}\r\n\r\n${half}`,
+      `${head}transfer-encoding: chunked\r\n\r\n${half.length.toString(16)}\r\n${half}\r\n`,
+    ]
+  ) {
+    const conn = await Deno.connect({ hostname: "127.0.0.1", port: Number(new URL(h.url).port) });
+    await conn.write(new TextEncoder().encode(raw));
+    conn.close();
+  }
+  // Liveness bound: each request ends (and is counted) once the server sees its closed connection.
+  const deadline = Date.now() + 10_000;
+  let counted: Sample[] = [];
+  while (counted.reduce((n, s) => n + Number(s.value), 0) < 2) {
+    assert.ok(Date.now() < deadline, "both requests are counted within 10 s");
+    await new Promise((r) => setTimeout(r, 20));
+    counted = (await scrape(h)).get("sovra_requests_total")?.metrics ?? [];
+  }
+  assert.deepEqual(counted.map((s) => [s.labels, s.value]), [
+    [{ endpoint: "transcriptions", status_class: "4xx" }, "2"],
   ]);
   assert.deepEqual(await h.store.listRequests(h.org, 10), [], "no provider called, no row");
 });

@@ -11,8 +11,9 @@
  * | one part's headers | 8 KiB; at most 32 parts | 400 `invalid_request` |
  *
  * On any breach (and on the caller's `signal`) the body is cancelled: the rest is never read.
+ * A connection that closes before the upload ends is the client leaving: 499 `client_closed`.
  */
-import { GatewayError, invalidRequest, refusedField } from "../../errors.ts";
+import { clientClosed, GatewayError, invalidRequest, refusedField } from "../../errors.ts";
 import { boundaryFromContentType, malformed, parsePartHeaders } from "./multipart_headers.ts";
 
 export interface MultipartLimits {
@@ -217,7 +218,9 @@ async function readForm(
     return { fields, file };
   } catch (error) {
     await reader.cancel(error).catch(() => {});
-    throw error;
+    // The connection closed before the upload ended (Deno: BadResource; the request's signal does
+    // not abort): the client left, so the answer is 499, as for a JSON body.
+    throw error instanceof Deno.errors.BadResource ? clientClosed() : error;
   } finally {
     stopped.dispose();
     reader.releaseLock();
