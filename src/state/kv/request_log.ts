@@ -7,20 +7,26 @@ import type { AdmissionRecord, AdmissionRow, OrgRecord, RequestRecord } from "..
 import { timeOrderedIdFloor } from "../../ids.ts";
 import { recordsOf } from "./admissions.ts";
 
-/** The start (epoch ms) of the oldest request listed in an admission row; Infinity: none. */
-async function oldestAdmitted(kv: Deno.Kv): Promise<number> {
-  let oldest = Infinity;
+/**
+ * The request records that open admission rows list, as `org\u0000id`: recovery reads them to
+ * tell a listed request that was settled from one that was not, so retention keeps them until
+ * their row closes. Only them: a row left open for good (a settle that failed) must not hold
+ * back every newer request record.
+ */
+async function listedRequests(kv: Deno.Kv): Promise<Set<string>> {
+  const listed = new Set<string>();
   const entries = kv.list<AdmissionRow | AdmissionRecord>({ prefix: kvKeys.admissionPrefix() });
   for await (const entry of entries) {
-    for (const record of recordsOf(entry.value)) {
-      oldest = Math.min(oldest, Date.parse(record.created));
-    }
+    for (const record of recordsOf(entry.value)) listed.add(`${record.org}\u0000${record.id}`);
   }
-  return oldest;
+  return listed;
 }
 
 export function kvRequestLogStore(kv: Deno.Kv): RequestLogStore {
-  const deleteRange = async (selector: { start: Deno.KvKey; end: Deno.KvKey }) => {
+  const deleteRange = async (
+    selector: { start: Deno.KvKey; end: Deno.KvKey },
+    keep: (key: Deno.KvKey) => boolean = () => false,
+  ) => {
     let deleted = 0;
     let batch: Deno.KvKey[] = [];
     const flush = async () => {
@@ -31,6 +37,7 @@ export function kvRequestLogStore(kv: Deno.Kv): RequestLogStore {
       batch = [];
     };
     for await (const entry of kv.list(selector)) {
+      if (keep(entry.key)) continue;
       batch.push(entry.key);
       if (batch.length === 500) await flush();
     }
@@ -56,14 +63,15 @@ export function kvRequestLogStore(kv: Deno.Kv): RequestLogStore {
     },
     async cleanup(before, beforeMinute) {
       // A request record is what tells recovery that a request listed in an open admission
-      // row was settled: none at least as new as the oldest listed request goes.
-      const cutoff = Math.min(before.getTime(), await oldestAdmitted(kv));
+      // row was settled: none that a row lists goes.
+      const listed = await listedRequests(kv);
+      const keep = (key: Deno.KvKey) => listed.has(`${String(key[1])}\u0000${String(key[2])}`);
       let requests = 0;
       for await (const org of kv.list<OrgRecord>({ prefix: kvKeys.orgPrefix() })) {
         requests += await deleteRange({
           start: kvKeys.requestPrefix(org.value.id),
-          end: kvKeys.request(org.value.id, timeOrderedIdFloor("req_", cutoff)),
-        });
+          end: kvKeys.request(org.value.id, timeOrderedIdFloor("req_", before.getTime())),
+        }, keep);
       }
       const rateBuckets = await deleteRange({
         start: kvKeys.ratePrefix(),
