@@ -22,6 +22,7 @@ import type { Catalog } from "../catalog/catalog.ts";
 import { effectivePolicy } from "../policy/effective_policy.ts";
 import { allowedModelIds } from "../policy/route_rules.ts";
 import {
+  checkNamedProviders,
   editKeyPolicy,
   editOrgPolicy,
   type OrgPolicyEdit,
@@ -133,7 +134,10 @@ function editOf(flags: PolicyFlags, blocked: readonly string[]): PolicyEdit {
 function applyToOrg(current: OrgPolicy, flags: PolicyFlags, catalog: Catalog | undefined) {
   const edit: OrgPolicyEdit = editOf(flags, current.blocked_providers);
   if (REMOTE_FLAGS.some((flag) => flags[flag] !== undefined)) edit.guardrail_remote = remote(flags);
-  return cliErrors(() => editOrgPolicy(current, edit, catalog));
+  return cliErrors(() => {
+    checkBlockFlags(current.blocked_providers, flags, catalog);
+    return editOrgPolicy(current, edit, catalog);
+  });
 }
 
 /** The remote layer's flags as a change (validated by `policy/guardrail_remote_setting.ts`). */
@@ -163,7 +167,18 @@ function applyToKey(current: KeyPolicy, flags: PolicyFlags, catalog: Catalog | u
     );
   }
   const edit = editOf(flags, current.blocked_providers ?? []);
-  return cliErrors(() => editKeyPolicy(current, edit, catalog));
+  return cliErrors(() => {
+    checkBlockFlags(current.blocked_providers ?? [], flags, catalog);
+    return editKeyPolicy(current, edit, catalog);
+  });
+}
+
+/**
+ * Every `--block-provider` id is checked, also one that `--unblock-provider` takes out of the
+ * new list again (the shared rules see only that list): an unknown id is refused, as always.
+ */
+function checkBlockFlags(current: readonly string[], flags: PolicyFlags, catalog?: Catalog) {
+  checkNamedProviders(current, flags["block-provider"] ?? [], catalog);
 }
 
 /** The shared rules' refusals, worded as the CLI always has (operator contract). */

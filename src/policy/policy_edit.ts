@@ -119,12 +119,17 @@ export function editKeyPolicy(
   return next;
 }
 
-function providers(
+/**
+ * The rule for providers a change names: each must be a catalog provider, unless `current`
+ * already holds it. The admin CLI also applies it to its `--block-provider` ids, which a
+ * `--unblock-provider` in the same command may take out of the new list again.
+ */
+export function checkNamedProviders(
   current: readonly string[],
-  list: readonly string[],
+  named: readonly string[],
   catalog: Catalog | undefined,
-): string[] {
-  for (const id of list) {
+): void {
+  for (const id of named) {
     if (catalog && !current.includes(id) && !Object.hasOwn(catalog.providers, id)) {
       throw new PolicyEditError(`Unknown provider '${id}'.`, {
         kind: "unknown_provider",
@@ -133,6 +138,14 @@ function providers(
       });
     }
   }
+}
+
+function providers(
+  current: readonly string[],
+  list: readonly string[],
+  catalog: Catalog | undefined,
+): string[] {
+  checkNamedProviders(current, list, catalog);
   return [...new Set(list)].sort();
 }
 
