@@ -13,14 +13,25 @@ const SWEEP = new DeadlineSweep();
 export class IdleWatchdog {
   #deadline: Deadline | undefined;
   #stopped = false;
+  readonly #ms: number;
+  readonly #onIdle: () => void;
   readonly #fire = () => {
     this.#deadline = undefined;
     if (this.#stopped) return;
     this.stop();
-    this.onIdle();
+    this.#onIdle();
   };
 
-  constructor(private readonly ms: number, private readonly onIdle: () => void) {}
+  /**
+   * Plain fields, not TypeScript parameter properties: with those, the `#fire` closure is made
+   * in the constructor, and (Deno 2.9's V8) an instance whose constructor made a closure over
+   * `this` outlives every young-generation collection until the next full one, with all it
+   * points to: here a finished stream's whole state (docs/performance.md, "Session 6").
+   */
+  constructor(ms: number, onIdle: () => void) {
+    this.#ms = ms;
+    this.#onIdle = onIdle;
+  }
 
   /** Awaits `promise` as upstream waiting time. */
   async guard<T>(promise: Promise<T>): Promise<T> {
@@ -39,7 +50,7 @@ export class IdleWatchdog {
   begin(): void {
     if (this.#stopped) return;
     SWEEP.delete(this.#deadline);
-    this.#deadline = SWEEP.add(this.ms, this.#fire);
+    this.#deadline = SWEEP.add(this.#ms, this.#fire);
   }
 
   end(): void {

@@ -138,28 +138,31 @@ class UpstreamBatches<E> implements EventBatches<E> {
    */
   #reader: ChunkReader | undefined;
   #decoder: StreamDecoder<E> | undefined;
+  readonly #signal: AbortSignal;
   // A pending read ends at once (done); the check after it turns that into the abort.
-  #onAbort = () => this.#reader?.cancel(this.signal.reason).catch(() => {});
+  #onAbort = () => this.#reader?.cancel(this.#signal.reason).catch(() => {});
 
-  constructor(
-    reader: ChunkReader,
-    private readonly signal: AbortSignal,
-    decoder: StreamDecoder<E>,
-  ) {
+  /**
+   * Plain fields, not TypeScript parameter properties: with those, `#onAbort` is made in the
+   * constructor, and an instance whose constructor made a closure over `this` outlives every
+   * young-generation collection until the next full one (see `IdleWatchdog`).
+   */
+  constructor(reader: ChunkReader, signal: AbortSignal, decoder: StreamDecoder<E>) {
     this.#reader = reader;
     this.#decoder = decoder;
+    this.#signal = signal;
     if (signal.aborted) this.#onAbort();
     else signal.addEventListener("abort", this.#onAbort, { once: true });
   }
 
   #forget(): void {
-    this.signal.removeEventListener("abort", this.#onAbort);
+    this.#signal.removeEventListener("abort", this.#onAbort);
     this.#reader = undefined;
     this.#decoder = undefined;
   }
 
   async read(): Promise<ReadableStreamReadResult<E[]>> {
-    const { signal } = this;
+    const signal = this.#signal;
     for (;;) {
       const reader = this.#reader;
       const decoder = this.#decoder;
