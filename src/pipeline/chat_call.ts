@@ -54,11 +54,34 @@ function adapterFor(deps: PipelineDeps, route: ResolvedRoute): ProviderAdapter {
   return adapter;
 }
 
-function linkedController(signal: AbortSignal): AbortController {
+/**
+ * An upstream controller that the client's leaving aborts, and `unlink` to drop that listener
+ * once the stream is over: the client's signal outlives the stream (and Deno keeps a request's
+ * objects past the young generation's next collections), so the listener kept the finished
+ * stream's upstream, and what hung from it, reachable (docs/performance.md, "Session 6").
+ */
+function linkedController(signal: AbortSignal): { controller: AbortController; unlink(): void } {
   const controller = new AbortController();
-  if (signal.aborted) controller.abort(signal.reason);
-  else signal.addEventListener("abort", () => controller.abort(signal.reason), { once: true });
-  return controller;
+  if (signal.aborted) {
+    controller.abort(signal.reason);
+    return { controller, unlink() {} };
+  }
+  const onAbort = () => controller.abort(signal.reason);
+  signal.addEventListener("abort", onAbort, { once: true });
+  return { controller, unlink: () => signal.removeEventListener("abort", onAbort) };
+}
+
+/**
+ * The stream's generated text for the estimate, and its release once the settle has it:
+ * closures made here hold the accounting only, not the whole scope of `openChatStream`.
+ */
+function estimateText(accounting: StreamAccounting): () => string {
+  return () => accounting.generatedText();
+}
+
+function releaseWhenSettled(consumed: Promise<unknown>, accounting: StreamAccounting): void {
+  const release = () => accounting.release();
+  consumed.then(release, release);
 }
 
 /** One line per failed upstream attempt: ids and the neutral reason, never a payload. */
@@ -292,11 +315,12 @@ export async function openChatStream(
     first: ReadableStreamReadResult<PassthroughItem[]>;
     watchdog: IdleWatchdog;
     upstream: AbortController;
+    unlink: () => void;
   }>;
   try {
     success = await tryRoutes(plan.candidates, async (candidate) => {
       const { route } = candidate;
-      const upstream = linkedController(ctx.clientSignal);
+      const { controller: upstream, unlink } = linkedController(ctx.clientSignal);
       const watchdog = new IdleWatchdog(
         deps.config.streamIdleMs,
         () => {
@@ -320,10 +344,11 @@ export async function openChatStream(
             : adapter.chatStream(candidate.request, call),
         );
         const first = await watchdog.guard(reader.read());
-        return { reader, first, watchdog, upstream };
+        return { reader, first, watchdog, upstream, unlink };
       } catch (error) {
         watchdog.stop();
         upstream.abort();
+        unlink();
         throw abortReason(error, upstream);
       }
     }, routeOptions(ctx, last, plan.routing));
@@ -337,7 +362,7 @@ export async function openChatStream(
     throw error;
   }
 
-  const { reader, first, watchdog, upstream } = success.value;
+  const { reader, first, watchdog, upstream, unlink } = success.value;
   // No answer content before the admission record is durable (a crash from then on is still
   // billed), but the status, headers and the role chunk of an upstream that started without a
   // token (an empty first batch) go out at once: the commit overlaps the time to first token.
@@ -421,6 +446,7 @@ export async function openChatStream(
       // A read that failed because the client left is a cancel, not a provider failure.
       const outcome = reported === "failed" && ctx.clientSignal.aborted ? "cancelled" : reported;
       watchdog.stop();
+      unlink();
       if (outcome === "completed") {
         routing?.onServed?.(route.model, toolCallIds);
         deps.metrics.recordSuccess(metricsKey, {
@@ -434,7 +460,7 @@ export async function openChatStream(
       const consumed = billableUsage(
         messages,
         accounting.usage,
-        () => accounting.generatedText(),
+        estimateText(accounting),
       );
       settleRequest(deps, {
         ...settlement,
@@ -444,8 +470,7 @@ export async function openChatStream(
         finish: { reason: accounting.finishReason, raw: accounting.rawFinishReason },
       });
       // The estimate (if any) has read the text once `consumed` settles; the text goes then.
-      const release = () => accounting.release();
-      consumed.then(release, release);
+      releaseWhenSettled(consumed, accounting);
     },
   };
 }
