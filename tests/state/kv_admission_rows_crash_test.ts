@@ -9,38 +9,15 @@
  */
 import assert from "node:assert/strict";
 import { createKvStore } from "../../src/state/kv/kv_store.ts";
-import { buildRequestRecord } from "../../src/billing/settle.ts";
 import type { RequestRecord } from "../../src/state/records.ts";
 import { minuteOf } from "../../src/state/minute.ts";
-import { timeOrderedId } from "../../src/ids.ts";
+import { chatRecord } from "../helpers/request_record.ts";
 
 const CHILD = new URL("./fixtures/admission_crash_child.ts", import.meta.url).pathname;
 let seq = 0;
 
 /** A request's settled record (tokens vary, so each cost differs from its estimate). */
-function settledRecord(org: string): RequestRecord {
-  const at = Date.now() + seq++;
-  return buildRequestRecord({
-    id: timeOrderedId("req_", at),
-    startedAt: at,
-    org,
-    keyId: "key_a",
-    user: undefined,
-    endpoint: "chat",
-    requestedModel: "acme/chat",
-    model: {
-      pricing: { prompt_micro_eur_per_million: 1_000_000, completion_micro_eur_per_million: 0 },
-    } as never,
-    servedModel: "acme/chat",
-    provider: "sim-a",
-    status: 200,
-    stream: false,
-    fallbacks: 0,
-    promptTokens: 100 + seq,
-    completionTokens: 7,
-    estimated: false,
-  }, at + 3);
-}
+const settledRecord = (org: string) => chatRecord(org, Date.now() + seq, 100 + seq++);
 
 /** Its admission record: fewer tokens estimated, status 0, recovered. */
 const estimateOf = (r: RequestRecord): RequestRecord => ({

@@ -8,37 +8,15 @@
  */
 import assert from "node:assert/strict";
 import { createKvStore, type KvStore } from "../../src/state/kv/kv_store.ts";
-import { buildRequestRecord } from "../../src/billing/settle.ts";
 import type { RequestRecord } from "../../src/state/records.ts";
 import { runRetentionCleanup } from "../../src/state/retention.ts";
 import { minuteOf } from "../../src/state/minute.ts";
-import { timeOrderedId } from "../../src/ids.ts";
+import { chatRecord } from "../helpers/request_record.ts";
 
 const T0 = Date.UTC(2026, 10, 24, 12, 0, 0);
 const DAY = 86_400_000;
 
-function record(org: string, at: number): RequestRecord {
-  return buildRequestRecord({
-    id: timeOrderedId("req_", at),
-    startedAt: at,
-    org,
-    keyId: "key_a",
-    user: undefined,
-    endpoint: "chat",
-    requestedModel: "acme/chat",
-    model: {
-      pricing: { prompt_micro_eur_per_million: 1_000_000, completion_micro_eur_per_million: 0 },
-    } as never,
-    servedModel: "acme/chat",
-    provider: "sim-a",
-    status: 200,
-    stream: false,
-    fallbacks: 0,
-    promptTokens: 5,
-    completionTokens: 1,
-    estimated: false,
-  }, at + 3);
-}
+const record = (org: string, at: number) => chatRecord(org, at);
 
 const estimate = (r: RequestRecord): RequestRecord => ({ ...r, status: 0, recovered: true });
 
