@@ -7,8 +7,7 @@
  * writes one row. Crash safety is unchanged (issue 17): each record is durable in the same
  * commit as before, and a settled request's record stays listed in its row only until the
  * row's last request settles; recovery bills only the listed requests that have no request
- * row, and retention keeps every request row at least as new as the oldest listed record
- * (`request_log.ts`).
+ * row, and retention keeps the request rows that open admission rows list (`request_log.ts`).
  */
 import type { AdmissionRecord, AdmissionRow, RequestRecord } from "../records.ts";
 import type { Mutation } from "./group_commit.ts";
