@@ -4,11 +4,11 @@
  */
 export async function until(
   what: string,
-  probe: () => boolean,
+  probe: () => boolean | Promise<boolean>,
   limitMs = 10_000,
 ): Promise<void> {
   const deadline = Date.now() + limitMs;
-  while (!probe()) {
+  while (!(await probe())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
