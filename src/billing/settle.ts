@@ -6,6 +6,7 @@ import type { Model } from "../catalog/schema.ts";
 import type { Store } from "../state/store.ts";
 import type { RequestRecord } from "../state/records.ts";
 import { costMicroEur } from "./cost.ts";
+import { isoTime } from "../iso_time.ts";
 import { END_USER_MAX } from "../canonical/end_user.ts";
 import { errorMessage, type Logger } from "../log.ts";
 import type { UnsentTally } from "../limits/unsent_tally.ts";
@@ -48,7 +49,7 @@ export function buildRequestRecord(input: SettleInput, now = Date.now()): Reques
       : undefined);
   return {
     id: input.id,
-    created: new Date(input.startedAt).toISOString(),
+    created: isoTime(input.startedAt),
     org: input.org,
     key_id: input.keyId,
     user: input.user === undefined ? null : input.user.slice(0, END_USER_MAX),
