@@ -47,7 +47,7 @@ export function buildRequestRecord(input: SettleInput, now = Date.now()): Reques
     (input.promptTokens !== undefined && input.completionTokens !== undefined
       ? input.promptTokens + input.completionTokens
       : undefined);
-  return {
+  const record: RequestRecord = {
     id: input.id,
     created: isoTime(input.startedAt),
     org: input.org,
@@ -68,12 +68,13 @@ export function buildRequestRecord(input: SettleInput, now = Date.now()): Reques
     estimated: input.estimated,
     stream: input.stream,
     fallbacks: input.fallbacks,
-    ...(input.guardrail && input.guardrail.verdict !== "pass"
-      ? { guardrail: input.guardrail }
-      : {}),
-    ...(input.routingPolicy === undefined ? {} : { routing_policy: input.routingPolicy }),
-    ...(input.policyRefusal === undefined ? {} : { policy_refusal: input.policyRefusal }),
   };
+  // Assigned, not spread: a spread in a literal this size made it several times dearer (the
+  // request path builds two records a request). The stored order stays the same.
+  if (input.guardrail && input.guardrail.verdict !== "pass") record.guardrail = input.guardrail;
+  if (input.routingPolicy !== undefined) record.routing_policy = input.routingPolicy;
+  if (input.policyRefusal !== undefined) record.policy_refusal = input.policyRefusal;
+  return record;
 }
 
 export class Settler {
