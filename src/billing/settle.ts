@@ -6,7 +6,7 @@ import type { Model } from "../catalog/schema.ts";
 import type { Store } from "../state/store.ts";
 import type { RequestRecord } from "../state/records.ts";
 import { costMicroEur } from "./cost.ts";
-import { isoTime } from "../iso_time.ts";
+import { isoTime } from "./iso_time.ts";
 import { END_USER_MAX } from "../canonical/end_user.ts";
 import { errorMessage, type Logger } from "../log.ts";
 import type { UnsentTally } from "../limits/unsent_tally.ts";

@@ -1,5 +1,5 @@
 import { ok as assert, strictEqual, throws } from "node:assert/strict";
-import { isoTime } from "../src/iso_time.ts";
+import { isoTime } from "../../src/billing/iso_time.ts";
 
 Deno.test("isoTime formats as toISOString across milliseconds, seconds, days and years", () => {
   const starts = [
