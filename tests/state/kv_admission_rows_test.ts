@@ -7,37 +7,15 @@
 import assert from "node:assert/strict";
 import { AdmissionRows, ROW_RECORDS } from "../../src/state/kv/admission_rows.ts";
 import { createKvStore, type KvStore } from "../../src/state/kv/kv_store.ts";
-import { buildRequestRecord } from "../../src/billing/settle.ts";
 import type { AdmissionRow, RequestRecord } from "../../src/state/records.ts";
 import { runRetentionCleanup } from "../../src/state/retention.ts";
 import { minuteOf } from "../../src/state/minute.ts";
-import { timeOrderedId } from "../../src/ids.ts";
+import { chatRecord } from "../helpers/request_record.ts";
 
 const T0 = Date.UTC(2026, 10, 24, 12, 0, 0);
 let seq = 0;
 
-function record(at = T0 + seq++, status = 200): RequestRecord {
-  return buildRequestRecord({
-    id: timeOrderedId("req_", at),
-    startedAt: at,
-    org: "org_a",
-    keyId: "key_a",
-    user: undefined,
-    endpoint: "chat",
-    requestedModel: "acme/chat",
-    model: {
-      pricing: { prompt_micro_eur_per_million: 1_000_000, completion_micro_eur_per_million: 0 },
-    } as never,
-    servedModel: "acme/chat",
-    provider: "sim-a",
-    status,
-    stream: false,
-    fallbacks: 0,
-    promptTokens: 5,
-    completionTokens: 1,
-    estimated: status === 0,
-  }, at + 3);
-}
+const record = (at = T0 + seq++): RequestRecord => chatRecord("org_a", at);
 
 /** The estimate an admission carries for a request (status 0, recovered). */
 const estimate = (r: RequestRecord): RequestRecord => ({ ...r, status: 0, recovered: true });
