@@ -8,6 +8,8 @@
 import type { RequestRecord } from "../state/records.ts";
 import { AggregatorRegistry } from "prom-client";
 import { GatewayMetrics } from "./prometheus.ts";
+import { CounterSeries, HistogramSeries, SeriesCache } from "./series.ts";
+import { RecordSeriesCache, statusClass } from "./record_series.ts";
 import { type AttemptRoute, failureKind, type RequestSpan, Tracing } from "./tracing.ts";
 import { EventLoopProbe } from "./event_loop_probe.ts";
 
@@ -58,12 +60,21 @@ export class Telemetry {
   readonly #tracing: Tracing | undefined;
   readonly #probe: EventLoopProbe | undefined;
   #openStreams = 0;
+  // The series the request path records into, each built once (`series.ts`): no label check,
+  // key or closure per call. The caches are bounded; their keys are the labels' values.
+  readonly #records = new RecordSeriesCache(this.metrics);
+  readonly #attempts = new SeriesCache<AttemptSeries>(4096);
+  readonly #unsettled = new SeriesCache<CounterSeries>(256);
+  readonly #refusals = new SeriesCache<CounterSeries>(16);
+  readonly #commitBatchSize = new HistogramSeries(this.metrics.commitBatchSize);
+  readonly #commitDuration = new HistogramSeries(this.metrics.commitDuration);
 
   constructor(options: TelemetryOptions = {}) {
     this.#tracing = options.tracing ? new Tracing() : undefined;
     const probeMs = options.eventLoopProbeMs ?? 100;
     if (probeMs > 0) {
-      this.#probe = new EventLoopProbe(probeMs, (s) => this.metrics.eventLoopDelay.observe(s));
+      const delay = new HistogramSeries(this.metrics.eventLoopDelay);
+      this.#probe = new EventLoopProbe(probeMs, (s) => delay.observe(s));
     }
     this.metrics.openStreams.collect = () => this.#openStreams;
   }
@@ -95,13 +106,22 @@ export class Telemetry {
    * billed): counted by endpoint and status class only.
    */
   endWithoutSettle(trace: RequestTrace, status: number): void {
-    this.metrics.requests.inc({ endpoint: trace.endpoint, status_class: statusClass(status) });
+    const endpoint = trace.endpoint;
+    const status_class = statusClass(status);
+    const key = `${endpoint} ${status_class}`;
+    (this.#unsettled.get(key) ??
+      this.#unsettled.add(
+        key,
+        new CounterSeries(this.metrics.requests, { endpoint, status_class }),
+      ))
+      .inc();
     trace.span?.end(status);
   }
 
   /** The gate refused the request (a 429 of the key's rate limit, or a 402). */
   refused(reason: RefusalReason): void {
-    this.metrics.gateRefusals.inc({ reason });
+    (this.#refusals.get(reason) ??
+      this.#refusals.add(reason, new CounterSeries(this.metrics.gateRefusals, { reason }))).inc();
   }
 
   /** One upstream attempt; `index` is its fallback index (0 = primary). */
@@ -122,16 +142,9 @@ export class Telemetry {
     } finally {
       const ms = performance.now() - started;
       if (trace) trace.upstreamMs += ms;
-      const kind = failure === undefined ? "none" : failureKind(failure);
-      const labels: Labels = {
-        gen_ai_provider_name: route.providerId,
-        gen_ai_request_model: route.route.upstream_model,
-      };
-      if (kind !== "none") labels.error_type = kind;
-      this.metrics.upstreamDuration.observe(labels, ms / 1000);
-      if (failure !== undefined) {
-        this.metrics.upstreamFailures.inc({ provider: route.providerId, kind });
-      }
+      const series = this.#attemptSeries(route.providerId, route.route.upstream_model);
+      if (failure === undefined) series.succeeded.observe(ms / 1000);
+      else series.failed(failureKind(failure), ms / 1000);
       span?.end(failure);
     }
   }
@@ -155,52 +168,23 @@ export class Telemetry {
 
   /** The settle's record is built: the request's own metrics. */
   settled(record: RequestRecord, trace: RequestTrace | undefined): void {
-    const m = this.metrics;
-    const model = record.requested_model;
-    const provider = record.provider ?? "none";
-    const requests: Labels = {
-      endpoint: record.endpoint,
-      requested_model: model,
-      status_class: statusClass(record.status),
-    };
-    const op = operationName(record.endpoint);
-    const genAi: Labels = { gen_ai_operation_name: op, gen_ai_request_model: model };
-    if (record.served_model !== null) {
-      requests.served_model = genAi.gen_ai_response_model = record.served_model;
-    }
-    if (record.provider !== null) requests.provider = genAi.gen_ai_provider_name = provider;
-    if (record.status >= 400) genAi.error_type = String(record.status);
-    m.requests.inc(requests);
+    const s = this.#records.of(record);
+    s.requests.inc();
     const totalMs = trace?.totalMs ?? record.latency_ms;
-    m.requestDuration.observe(genAi, totalMs / 1000);
-    if (trace?.firstEventMs !== undefined) {
-      m.timeToFirstToken.observe(genAi, trace.firstEventMs / 1000);
-    }
+    s.duration.observe(totalMs / 1000);
+    if (trace?.firstEventMs !== undefined) s.firstToken.observe(trace.firstEventMs / 1000);
     if (trace && record.status < 400) {
       // Overhead = the gateway's own time: total (or, for a stream, time to the first event)
       // minus the time spent waiting on upstream attempts.
       const until = record.stream ? trace.firstEventMs : trace.totalMs;
-      if (until !== undefined) {
-        m.overhead.observe(
-          { endpoint: record.endpoint, stream: String(record.stream) },
-          Math.max(0, until - trace.upstreamMs) / 1000,
-        );
-      }
+      if (until !== undefined) s.overhead.observe(Math.max(0, until - trace.upstreamMs) / 1000);
     }
-    const usage = { gen_ai_operation_name: op, gen_ai_provider_name: provider };
-    if (record.prompt_tokens !== null) {
-      m.tokens.observe({ ...usage, gen_ai_token_type: "input" }, record.prompt_tokens);
-    }
-    if (record.completion_tokens !== null) {
-      m.tokens.observe({ ...usage, gen_ai_token_type: "output" }, record.completion_tokens);
-    }
-    const billed = { endpoint: record.endpoint, requested_model: model, provider };
-    if (record.audio_seconds !== null) m.audioSeconds.inc(billed, record.audio_seconds);
-    if (record.characters !== null) m.characters.inc(billed, record.characters);
-    if (record.cost_micro_eur > 0) m.billed.inc(billed, record.cost_micro_eur);
-    if (record.fallbacks > 0) {
-      m.fallbacks.inc({ endpoint: record.endpoint, requested_model: model }, record.fallbacks);
-    }
+    if (record.prompt_tokens !== null) s.inputTokens.observe(record.prompt_tokens);
+    if (record.completion_tokens !== null) s.outputTokens.observe(record.completion_tokens);
+    if (record.audio_seconds !== null) s.audioSeconds.inc(record.audio_seconds);
+    if (record.characters !== null) s.characters.inc(record.characters);
+    if (record.cost_micro_eur > 0) s.billed.inc(record.cost_micro_eur);
+    if (record.fallbacks > 0) s.fallbacks.inc(record.fallbacks);
     trace?.span?.settled(record);
   }
 
@@ -211,8 +195,8 @@ export class Telemetry {
 
   /** One group commit landed (or failed). */
   committed(batchSize: number, ms: number): void {
-    this.metrics.commitBatchSize.observe(batchSize);
-    this.metrics.commitDuration.observe(ms / 1000);
+    this.#commitBatchSize.observe(batchSize);
+    this.#commitDuration.observe(ms / 1000);
   }
 
   /** The transcription slots the app created: their use is read at each scrape. */
@@ -255,25 +239,58 @@ export class Telemetry {
   close(): void {
     this.#probe?.stop();
   }
+
+  #attemptSeries(providerId: string, upstreamModel: string): AttemptSeries {
+    const key = `${providerId} ${upstreamModel}`;
+    const hit = this.#attempts.get(key);
+    if (hit !== undefined && hit.fits(providerId, upstreamModel)) return hit;
+    const series = new AttemptSeries(this.metrics, providerId, upstreamModel);
+    return hit === undefined ? this.#attempts.add(key, series) : series;
+  }
 }
 
-type Labels = Record<string, string>;
+/** The series of one route's upstream attempts: its successes, and by kind its failures. */
+class AttemptSeries {
+  readonly succeeded: HistogramSeries;
+  readonly #failures = new SeriesCache<{ observe(seconds: number): void }>(64);
 
-function statusClass(status: number): string {
-  return status >= 100 && status < 600 ? `${Math.floor(status / 100)}xx` : "other";
-}
+  constructor(
+    readonly metrics: GatewayMetrics,
+    readonly providerId: string,
+    readonly upstreamModel: string,
+  ) {
+    this.succeeded = new HistogramSeries(metrics.upstreamDuration, {
+      gen_ai_provider_name: providerId,
+      gen_ai_request_model: upstreamModel,
+    });
+  }
 
-/** The OpenTelemetry GenAI `gen_ai.operation.name` of an endpoint. */
-function operationName(endpoint: RequestRecord["endpoint"]): string {
-  switch (endpoint) {
-    case "chat":
-    case "responses":
-      return "chat";
-    case "embeddings":
-      return "embeddings";
-    case "transcriptions":
-      return "transcription";
-    case "speech":
-      return "speech";
+  fits(providerId: string, upstreamModel: string): boolean {
+    return this.providerId === providerId && this.upstreamModel === upstreamModel;
+  }
+
+  failed(kind: string, seconds: number): void {
+    (this.#failures.get(kind) ?? this.#failures.add(kind, this.#failureSeries(kind))).observe(
+      seconds,
+    );
+  }
+
+  #failureSeries(kind: string): { observe(seconds: number): void } {
+    const labels: Record<string, string> = {
+      gen_ai_provider_name: this.providerId,
+      gen_ai_request_model: this.upstreamModel,
+    };
+    if (kind !== "none") labels.error_type = kind;
+    const duration = new HistogramSeries(this.metrics.upstreamDuration, labels);
+    const count = new CounterSeries(this.metrics.upstreamFailures, {
+      provider: this.providerId,
+      kind,
+    });
+    return {
+      observe(seconds) {
+        duration.observe(seconds);
+        count.inc();
+      },
+    };
   }
 }

@@ -1,0 +1,125 @@
+/**
+ * The series a settled request lands in, found with one map lookup per request: requests
+ * with the same endpoint, status, stream flag, requested and served model and provider land in
+ * the same series of every metric, so those are built (labels, keys, checks) once per such
+ * tuple and kept. The labels are the ones `Telemetry.settled` has always recorded, in the same
+ * order (the order prom-client prints them in).
+ */
+import type { RequestRecord } from "../state/records.ts";
+import type { GatewayMetrics } from "./prometheus.ts";
+import { CounterSeries, HistogramSeries, type Labels, SeriesCache } from "./series.ts";
+
+/** The record fields that decide a request's labels. */
+type LabelFields = Pick<
+  RequestRecord,
+  "endpoint" | "status" | "stream" | "requested_model" | "served_model" | "provider"
+>;
+
+export class RecordSeries {
+  readonly requests: CounterSeries;
+  readonly duration: HistogramSeries;
+  readonly firstToken: HistogramSeries;
+  readonly overhead: HistogramSeries;
+  readonly inputTokens: HistogramSeries;
+  readonly outputTokens: HistogramSeries;
+  readonly audioSeconds: CounterSeries;
+  readonly characters: CounterSeries;
+  readonly billed: CounterSeries;
+  readonly fallbacks: CounterSeries;
+  readonly #fields: LabelFields;
+
+  constructor(m: GatewayMetrics, record: LabelFields) {
+    this.#fields = {
+      endpoint: record.endpoint,
+      status: record.status,
+      stream: record.stream,
+      requested_model: record.requested_model,
+      served_model: record.served_model,
+      provider: record.provider,
+    };
+    const model = record.requested_model;
+    const provider = record.provider ?? "none";
+    const requests: Labels = {
+      endpoint: record.endpoint,
+      requested_model: model,
+      status_class: statusClass(record.status),
+    };
+    const op = operationName(record.endpoint);
+    const genAi: Labels = { gen_ai_operation_name: op, gen_ai_request_model: model };
+    if (record.served_model !== null) {
+      requests.served_model = genAi.gen_ai_response_model = record.served_model;
+    }
+    if (record.provider !== null) requests.provider = genAi.gen_ai_provider_name = provider;
+    if (record.status >= 400) genAi.error_type = String(record.status);
+    this.requests = new CounterSeries(m.requests, requests);
+    this.duration = new HistogramSeries(m.requestDuration, genAi);
+    this.firstToken = new HistogramSeries(m.timeToFirstToken, genAi);
+    this.overhead = new HistogramSeries(m.overhead, {
+      endpoint: record.endpoint,
+      stream: String(record.stream),
+    });
+    const usage = { gen_ai_operation_name: op, gen_ai_provider_name: provider };
+    this.inputTokens = new HistogramSeries(m.tokens, { ...usage, gen_ai_token_type: "input" });
+    this.outputTokens = new HistogramSeries(m.tokens, { ...usage, gen_ai_token_type: "output" });
+    const billed = { endpoint: record.endpoint, requested_model: model, provider };
+    this.audioSeconds = new CounterSeries(m.audioSeconds, billed);
+    this.characters = new CounterSeries(m.characters, billed);
+    this.billed = new CounterSeries(m.billed, billed);
+    this.fallbacks = new CounterSeries(m.fallbacks, {
+      endpoint: record.endpoint,
+      requested_model: model,
+    });
+  }
+
+  /** Whether `record` has exactly this bundle's label fields. */
+  fits(record: LabelFields): boolean {
+    const f = this.#fields;
+    return f.requested_model === record.requested_model && f.status === record.status &&
+      f.served_model === record.served_model && f.provider === record.provider &&
+      f.endpoint === record.endpoint && f.stream === record.stream;
+  }
+}
+
+/** The bundles by label tuple (bounded: past the limit a bundle is built for the one call). */
+export class RecordSeriesCache {
+  readonly #cache: SeriesCache<RecordSeries>;
+  constructor(readonly metrics: GatewayMetrics, limit = 4096) {
+    this.#cache = new SeriesCache(limit);
+  }
+
+  of(record: LabelFields): RecordSeries {
+    const key = `${record.endpoint} ${record.status} ${record.stream} ${record.requested_model} ` +
+      `${record.served_model} ${record.provider}`;
+    const hit = this.#cache.get(key);
+    // A model id with a space or named "null" could make two tuples share a key: `fits` checks.
+    if (hit !== undefined && hit.fits(record)) return hit;
+    const series = new RecordSeries(this.metrics, record);
+    return hit === undefined ? this.#cache.add(key, series) : series;
+  }
+
+  get size(): number {
+    return this.#cache.size;
+  }
+}
+
+const STATUS_CLASSES = ["1xx", "2xx", "3xx", "4xx", "5xx"];
+
+/** `2xx` for 200–299 and so on; `other` outside 100–599. */
+export function statusClass(status: number): string {
+  return status >= 100 && status < 600 ? STATUS_CLASSES[Math.floor(status / 100) - 1]! : "other";
+}
+
+/** The OpenTelemetry GenAI `gen_ai.operation.name` of an endpoint. */
+export function operationName(endpoint: RequestRecord["endpoint"]): string {
+  switch (endpoint) {
+    case "chat":
+    case "responses":
+      return "chat";
+    case "embeddings":
+      return "embeddings";
+    case "transcriptions":
+      return "transcription";
+    case "speech":
+      return "speech";
+  }
+}
