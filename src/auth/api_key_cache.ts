@@ -16,6 +16,12 @@ interface Cached {
 }
 
 export class ApiKeyAuthenticator {
+  /**
+   * By the `Authorization` value as received: a client sends the same one on every request,
+   * so a hit needs neither the scheme check, the slice nor the format's regular expression
+   * (only well-formed keys are ever stored). Spellings of one key (`bearer`, spaces) are
+   * entries of their own, each with its own expiry; `forget` drops all of them.
+   */
   #cache = new Map<string, Cached>();
   /** Bumped by every `forget`: a lookup that overlapped one may have read a revoked key's row. */
   #forgets = 0;
@@ -38,15 +44,14 @@ export class ApiKeyAuthenticator {
 
   /** The active key record for an `Authorization` header value, or undefined. */
   async authenticate(header: string | null | undefined): Promise<ApiKeyRecord | undefined> {
+    if (!header) return undefined;
+    const now = this.now();
+    const cached = this.#cache.get(header);
+    if (cached && cached.expires > now) return cached.record.revoked ? undefined : cached.record;
     // The scheme name is case-insensitive (RFC 9110).
-    if (!header || header.length < 7 || header.slice(0, 7).toLowerCase() !== "bearer ") {
-      return undefined;
-    }
+    if (header.length < 7 || header.slice(0, 7).toLowerCase() !== "bearer ") return undefined;
     const key = header.slice(7).trim();
     if (!isWellFormedApiKey(key)) return undefined;
-    const now = this.now();
-    const cached = this.#cache.get(key);
-    if (cached && cached.expires > now) return cached.record.revoked ? undefined : cached.record;
     let record: ApiKeyRecord | undefined;
     const forgets = this.#forgets;
     try {
@@ -59,13 +64,13 @@ export class ApiKeyAuthenticator {
       throw error;
     }
     if (!record) {
-      this.#cache.delete(key);
+      this.#cache.delete(header);
       return undefined;
     }
     if (this.#cache.size > 100_000) this.#cache.clear();
     // A revocation told while this lookup ran may be newer than what it read: not cached.
-    if (forgets === this.#forgets) this.#cache.set(key, { record, expires: now + this.ttlMs });
-    else this.#cache.delete(key);
+    if (forgets === this.#forgets) this.#cache.set(header, { record, expires: now + this.ttlMs });
+    else this.#cache.delete(header);
     return record.revoked ? undefined : record;
   }
 }

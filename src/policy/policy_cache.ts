@@ -14,7 +14,9 @@ interface Cached {
 }
 
 export class PolicyCache {
-  #cache = new Map<string, Cached>();
+  /** Organization → key → entry: no string is built per request; `invalidate(org)` is one delete. */
+  #cache = new Map<string, Map<string, Cached>>();
+  #size = 0;
 
   constructor(
     private readonly store: Pick<PolicyStore, "getOrgPolicy" | "getKeyPolicy">,
@@ -25,8 +27,7 @@ export class PolicyCache {
 
   async policyOf(orgId: string, keyId: string): Promise<EffectivePolicy> {
     const now = this.now();
-    const key = `${orgId}\u0000${keyId}`;
-    const cached = this.#cache.get(key);
+    const cached = this.#cache.get(orgId)?.get(keyId);
     if (cached && cached.expires > now) return cached.policy;
     let policy: EffectivePolicy;
     try {
@@ -39,16 +40,28 @@ export class PolicyCache {
       if (cached && now - cached.expires < this.staleMs) return cached.policy;
       throw error;
     }
-    if (this.#cache.size > 100_000) this.#cache.clear();
-    this.#cache.set(key, { policy, expires: now + this.ttlMs });
+    if (this.#size > 100_000) this.invalidate();
+    let keys = this.#cache.get(orgId);
+    if (keys === undefined) this.#cache.set(orgId, keys = new Map());
+    if (!keys.has(keyId)) this.#size++;
+    keys.set(keyId, { policy, expires: now + this.ttlMs });
     return policy;
   }
 
-  /** Forgets cached entries (the admin CLI and dashboard call it after a change in-process). */
+  /**
+   * Forgets cached entries: the next request of the organization (of any, without `orgId`) reads
+   * its policy again. Nothing in the gateway calls it today (a change takes effect within
+   * `ttlMs`); tests do.
+   */
   invalidate(orgId?: string): void {
-    if (orgId === undefined) this.#cache.clear();
-    else {for (const key of this.#cache.keys()) {
-        if (key.startsWith(`${orgId}\u0000`)) this.#cache.delete(key);
-      }}
+    if (orgId === undefined) {
+      this.#cache.clear();
+      this.#size = 0;
+      return;
+    }
+    const keys = this.#cache.get(orgId);
+    if (keys === undefined) return;
+    this.#size -= keys.size;
+    this.#cache.delete(orgId);
   }
 }

@@ -48,3 +48,82 @@ Deno.test("key cache — a revocation told during an in-flight lookup is not und
   assert.equal((await first)?.id, "key_a", "the request already in flight passes");
   assert.equal(await auth.authenticate(`Bearer ${key}`), undefined, "the next one is refused");
 });
+
+/** A store with one key that counts its lookups (the cache's hits make none). */
+function countingStore(key: string, record: Partial<ApiKeyRecord> = {}) {
+  const stored: ApiKeyRecord = {
+    id: "key_a",
+    org: "org_a",
+    name: null,
+    rpm: 60,
+    hash: hashApiKey(key),
+    prefix: key.slice(0, 10),
+    created: "2026-01-01T00:00:00.000Z",
+    revoked: false,
+    ...record,
+  } as ApiKeyRecord;
+  const store = {
+    lookups: 0,
+    record: stored,
+    findApiKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
+      store.lookups++;
+      return Promise.resolve(hash === store.record.hash ? store.record : undefined);
+    },
+  };
+  return store;
+}
+
+Deno.test("key cache — every spelling of the header gets the same answer, looked up or cached", async () => {
+  const key = generateApiKey();
+  const other = generateApiKey();
+  // The scheme is case-insensitive and the key is trimmed; anything else is refused.
+  const cases: Array<[string | undefined, boolean]> = [
+    [`Bearer ${key}`, true],
+    [`bearer ${key}`, true],
+    [`BEARER ${key}`, true],
+    [`Bearer  ${key} `, true],
+    [`Bearer ${key}\t`, true],
+    [`Basic ${key}`, false],
+    [`Bearer${key}`, false],
+    [`Bearer ${key.slice(0, 48)}`, false],
+    [`Bearer ${key}x`, false],
+    [`Bearer ${other}`, false],
+    ["Bearer ", false],
+    ["", false],
+    [undefined, false],
+  ];
+  const store = countingStore(key);
+  const auth = new ApiKeyAuthenticator(store, 30_000);
+  for (const round of ["first", "second"]) {
+    for (const [header, accepted] of cases) {
+      const found = await auth.authenticate(header);
+      assert.equal(
+        found?.id,
+        accepted ? "key_a" : undefined,
+        `${round}: ${JSON.stringify(header)}`,
+      );
+    }
+  }
+  // Five accepted spellings looked up once each; the unknown well-formed key each time.
+  assert.equal(store.lookups, 5 + 2);
+});
+
+Deno.test("key cache — forget drops every spelling of the key; a cached revoked record answers no", async () => {
+  let now = 1_000_000;
+  const key = generateApiKey();
+  const store = countingStore(key);
+  const auth = new ApiKeyAuthenticator(store, 30_000, () => now);
+  assert.equal((await auth.authenticate(`Bearer ${key}`))?.id, "key_a");
+  assert.equal((await auth.authenticate(`bearer ${key}`))?.id, "key_a");
+  store.record = { ...store.record, revoked: true };
+  auth.forget("key_a");
+  assert.equal(await auth.authenticate(`Bearer ${key}`), undefined);
+  assert.equal(await auth.authenticate(`bearer ${key}`), undefined);
+  // A revoked record read into the cache keeps answering no until it expires.
+  const lookups = store.lookups;
+  assert.equal(await auth.authenticate(`Bearer ${key}`), undefined);
+  assert.equal(store.lookups, lookups, "answered from the cache");
+  store.record = { ...store.record, revoked: false };
+  now += 30_001;
+  assert.equal((await auth.authenticate(`Bearer ${key}`))?.id, "key_a", "read again after 30 s");
+});
