@@ -3,6 +3,9 @@
  * request, never rejected. A parameter is supported when the model lists it in
  * `supported_parameters` and the provider does not list it in `unsupported_parameters`.
  * Returns the names dropped, for the `x-sovra-dropped-params` header.
+ *
+ * What a route supports depends on the catalog alone: it is worked out once per route object
+ * (a reloaded catalog has new ones) and kept beside it, not per request.
  */
 import type { ChatRequest } from "../canonical/chat.ts";
 import type { ResolvedRoute } from "../catalog/resolved_route.ts";
@@ -19,7 +22,7 @@ type Filterable =
   | "reasoning"
   | "user";
 
-const PARAMETER_NAMES: ReadonlyArray<[Filterable, string]> = [
+const PARAMETER_NAMES: ReadonlyArray<readonly [Filterable, string]> = [
   ["temperature", "temperature"],
   ["topP", "top_p"],
   ["maxTokens", "max_tokens"],
@@ -31,6 +34,28 @@ const PARAMETER_NAMES: ReadonlyArray<[Filterable, string]> = [
   ["user", "user"],
 ];
 
+/** What rule 1 needs to know of one route. */
+interface RouteParameters {
+  /** The fields of `PARAMETER_NAMES` this route does not support, in that order. */
+  unsupported: ReadonlyArray<readonly [Filterable, string]>;
+  /** `n` is sent: the dialect has the capability and the route supports the parameter. */
+  n: boolean;
+}
+
+const BY_ROUTE = new WeakMap<ResolvedRoute, RouteParameters>();
+
+function parametersOf(route: ResolvedRoute): RouteParameters {
+  let parameters = BY_ROUTE.get(route);
+  if (parameters === undefined) {
+    parameters = {
+      unsupported: PARAMETER_NAMES.filter(([, name]) => !isSupported(route, name)),
+      n: dialectOf(route.dialect)?.capabilities.n === true && isSupported(route, "n"),
+    };
+    BY_ROUTE.set(route, parameters);
+  }
+  return parameters;
+}
+
 /** `user` is the client's end-user id: always kept for metadata, forwarded only when supported. */
 export function isSupported(route: ResolvedRoute, name: string): boolean {
   return route.model.supported_parameters.includes(name) &&
@@ -41,24 +66,26 @@ export function filterParameters(
   request: ChatRequest,
   route: ResolvedRoute,
 ): { request: ChatRequest; dropped: string[] } {
+  const parameters = parametersOf(route);
   const dropped: string[] = [];
   const out: ChatRequest = { ...request, extra: {} };
-  for (const [field, name] of PARAMETER_NAMES) {
-    if (request[field] !== undefined && !isSupported(route, name)) {
+  for (const [field, name] of parameters.unsupported) {
+    if (request[field] !== undefined) {
       delete out[field];
       if (name !== "user") dropped.push(name);
     }
   }
   // A dialect without the `n` capability produces one choice: `n` is not sent there (named
   // when > 1). Where the dialect has it, it is a parameter like the others.
-  if (
-    request.n !== undefined &&
-    (!dialectOf(route.dialect)?.capabilities.n || !isSupported(route, "n"))
-  ) {
+  if (request.n !== undefined && !parameters.n) {
     delete out.n;
     if (request.n > 1) dropped.push("n");
   }
-  for (const [name, value] of Object.entries(request.extra)) {
+  const extra = request.extra;
+  // Own keys only, as Object.entries gives them (a `__proto__` field may have set a prototype).
+  for (const name in extra) {
+    if (!Object.hasOwn(extra, name)) continue;
+    const value = extra[name];
     if (isSupported(route, name)) out.extra[name] = value;
     else if (value !== undefined && value !== null) dropped.push(name);
   }

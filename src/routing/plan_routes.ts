@@ -23,6 +23,7 @@ import type { ResolvedRoute } from "../catalog/resolved_route.ts";
 import { checkRebuildingRefusals } from "../providers/rebuilding_refusals.ts";
 import { filterParameters } from "./filter_parameters.ts";
 import type {
+  CandidateFilter,
   PlanInput,
   PlannedRequest,
   RemovedRoute,
@@ -43,28 +44,25 @@ export function planRoutes<P extends PlannedRequest>(
   const explanation: string[] = [];
   const removed: RemovedRoute[] = [];
 
-  let routes = sourced
+  // Never changed in place: a step that removes routes makes a new array.
+  let routes: readonly ResolvedRoute[] = sourced
     ? sourced.models.flatMap((model) => input.catalog.routesOf(model))
-    : [...input.catalog.routesOf(input.model)];
+    : input.catalog.routesOf(input.model);
   if (sourced?.routing) {
     explanation.push(`router ${sourced.routing.policy}: ${sourced.routing.reason}`);
   }
-  explanation.push(`candidates: ${routes.map(routeName).join(", ") || "none"}`);
+  explanation.push(sourced ? candidatesLine(routes) : catalogCandidatesLine(routes));
 
-  // The model the client asked for, for a filter's error: the router, not its first model.
-  const requested = sourced?.routing ? `${ROUTER_PREFIX}${sourced.routing.policy}` : input.model.id;
   for (const filter of hooks.filters) {
-    const before = routes;
-    routes = routes.filter((route) => {
-      const reason = filter.exclude(route, input);
-      if (reason === undefined) return true;
-      removed.push({ route, step: filter.name, reason });
-      explanation.push(`${filter.name} removed ${routeName(route)}: ${reason}`);
-      return false;
-    });
-    if (before.length > 0 && routes.length === 0) {
-      throw filter.noneLeft(input, { requested, routes: before });
+    const kept = keptBy(filter, routes, input, removed, explanation);
+    if (routes.length > 0 && kept.length === 0) {
+      // The model the client asked for, for the error: the router, not its first model.
+      const requested = sourced?.routing
+        ? `${ROUTER_PREFIX}${sourced.routing.policy}`
+        : input.model.id;
+      throw filter.noneLeft(input, { requested, routes });
     }
+    routes = kept;
   }
 
   if (input.endpoint === "speech" && routes.length > 1) {
@@ -75,13 +73,50 @@ export function planRoutes<P extends PlannedRequest>(
     explanation.push("single-route: speech never falls back");
   }
 
-  const candidates = routes.map((route) => candidateFor(input, route, explanation));
-  return {
-    candidates,
-    removed,
-    explanation,
-    ...(sourced?.routing ? { routing: sourced.routing } : {}),
-  };
+  const candidates: RouteCandidate<P["request"]>[] = [];
+  for (const route of routes) candidates.push(candidateFor(input, route, explanation));
+  const plan: RoutePlan<P["request"]> = { candidates, removed, explanation };
+  if (sourced?.routing) plan.routing = sourced.routing;
+  return plan;
+}
+
+/**
+ * The routes `filter` keeps, each one it removes recorded with its reason; `routes` itself
+ * when it removes none (no array is made then).
+ */
+function keptBy(
+  filter: CandidateFilter,
+  routes: readonly ResolvedRoute[],
+  input: PlanInput,
+  removed: RemovedRoute[],
+  explanation: string[],
+): readonly ResolvedRoute[] {
+  let kept: ResolvedRoute[] | undefined;
+  for (let i = 0; i < routes.length; i++) {
+    const route = routes[i]!;
+    const reason = filter.exclude(route, input);
+    if (reason === undefined) {
+      kept?.push(route);
+      continue;
+    }
+    kept ??= routes.slice(0, i);
+    removed.push({ route, step: filter.name, reason });
+    explanation.push(`${filter.name} removed ${routeName(route)}: ${reason}`);
+  }
+  return kept ?? routes;
+}
+
+function candidatesLine(routes: readonly ResolvedRoute[]): string {
+  return `candidates: ${routes.map(routeName).join(", ") || "none"}`;
+}
+
+/** A catalog model's routes are one array per catalog: its line is made once. */
+const CATALOG_LINES = new WeakMap<readonly ResolvedRoute[], string>();
+
+function catalogCandidatesLine(routes: readonly ResolvedRoute[]): string {
+  let line = CATALOG_LINES.get(routes);
+  if (line === undefined) CATALOG_LINES.set(routes, line = candidatesLine(routes));
+  return line;
 }
 
 /** Rule 6 (unless a router source chose the models), then the guardrail hooks. */
@@ -132,12 +167,13 @@ function candidateFor<P extends PlannedRequest>(
   if (filtered.dropped.length > 0) {
     explanation.push(`dropped on ${routeName(route)}: ${filtered.dropped.join(", ")}`);
   }
-  return {
+  const candidate: RouteCandidate<P["request"]> = {
     route,
     request: filtered.request as P["request"],
     dropped: filtered.dropped,
-    ...(refusal ? { refusal } : {}),
   };
+  if (refusal) candidate.refusal = refusal;
+  return candidate;
 }
 
 /** Rule 7 on the client's request as sent (before rule-1 filtering), as a value. */

@@ -83,14 +83,14 @@ export async function tryRoutes<R, T>(
 ): Promise<RouteSuccess<T>> {
   let last: UpstreamFailure | undefined;
   let tried = 0;
-  for (const [i, candidate] of candidates.entries()) {
+  for (let i = 0; i < candidates.length; i++) {
+    const candidate = candidates[i]!;
     if (candidate.refusal) {
       if (i === 0) throw candidate.refusal;
       continue;
     }
     if (options.signal.aborted) break;
     const { route } = candidate;
-    const key = RouteMetrics.key(route.providerId, route.route.upstream_model);
     try {
       const value = await (options.observe
         ? options.observe(route, tried, () =>
@@ -99,7 +99,9 @@ export async function tryRoutes<R, T>(
       return { value, route, fallbacks: tried, dropped: candidate.dropped };
     } catch (error) {
       if (!(error instanceof UpstreamFailure)) throw error;
-      options.metrics?.recordFailure(key);
+      options.metrics?.recordFailure(
+        RouteMetrics.key(route.providerId, route.route.upstream_model),
+      );
       tried++;
       options.onFailure?.(route, tried, error);
       last = error;
