@@ -6,16 +6,25 @@ import type { EffectivePolicy } from "../policy/effective_policy.ts";
 import type { RequestNotes } from "../policy/request_notes.ts";
 import type { RequestAdmission } from "../limits/admission.ts";
 
-/** Set for every request by the first middleware (`request_id.ts`). */
 export interface RequestIdentity {
   requestId: string;
   startedAt: number;
+}
+
+/** Set for every request by the first middleware (`request_id.ts`). */
+export interface RequestStart extends RequestIdentity {
+  /** The answer a gated route built with every header on it (`http/answer.ts`). */
+  answer?: Response;
+  /** Whether that answer is an event stream. */
+  answerStreams?: boolean;
 }
 
 /** Set by the gate for authenticated requests. */
 export interface RequestState extends RequestIdentity {
   apiKey: ApiKeyRecord;
   trace: RequestTrace;
+  /** The gate's rate-limit headers, for the answer (`http/answer.ts`). */
+  rateHeaders: Record<string, string>;
   /** The key's effective organization policy (cached ≤ 30 s). */
   policy?: EffectivePolicy;
   /** Filled while the request is planned (guardrail flag); headers go on the answer. */
@@ -24,7 +33,7 @@ export interface RequestState extends RequestIdentity {
   admission?: RequestAdmission;
 }
 
-export type AppEnv = { Variables: { request: RequestIdentity; state: RequestState } };
+export type AppEnv = { Variables: { request: RequestStart; state: RequestState } };
 
 /** The pipeline's view of who is asking. */
 export function callerOf(state: RequestState): Caller {

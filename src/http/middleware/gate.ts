@@ -15,6 +15,7 @@ import { errorMessage } from "../../log.ts";
 import { rateName, type Snapshot } from "../../limits/gate_state.ts";
 import { rateLimitHeaders } from "../rate_limit_headers.ts";
 import { setHeaders } from "./request_id.ts";
+import { isAnswer } from "../answer.ts";
 import { endpointOf, type RequestTrace } from "../../telemetry/telemetry.ts";
 import { RequestAdmission } from "../../limits/admission.ts";
 import { newRequestNotes } from "../../policy/request_notes.ts";
@@ -36,7 +37,9 @@ export function gate(deps: AppDeps, options: { billed: boolean }): MiddlewareHan
       const admission = c.get("state")?.admission;
       // A request that never called out writes its rate increment now.
       admission?.countOnce();
-      const ended = status !== undefined || !isStream(c.res);
+      const start = c.get("request");
+      const streams = isAnswer(start, c.res) ? start.answerStreams === true : isStream(c.res);
+      const ended = status !== undefined || !streams;
       if (!trace.settling && ended) {
         deps.telemetry.endWithoutSettle(trace, status ?? c.res.status);
         admission?.end();
@@ -55,7 +58,8 @@ function admission(deps: AppDeps, options: { billed: boolean }) {
     next: () => Promise<void>,
     trace: RequestTrace,
   ) => {
-    const { requestId, startedAt } = c.get("request");
+    const start = c.get("request");
+    const { requestId, startedAt } = start;
     const authorization = c.req.header("authorization");
     if (authorization === undefined || authorization.trim() === "") throw missingApiKey();
     const apiKey = await deps.auth.authenticate(authorization);
@@ -77,10 +81,11 @@ function admission(deps: AppDeps, options: { billed: boolean }) {
     }
     // From here to the increment nothing awaits: concurrent requests see each other's counts.
     let rate: RateDecision | undefined;
+    let rateHeaders: Record<string, string>;
     if (snapshot) {
       const view = deps.gate.view(snapshot, apiKey.id, apiKey.org);
       rate = decideRate(apiKey.rpm, view.rateCurrent, view.ratePrevious, startedAt);
-      const rateHeaders = rateLimitHeaders(apiKey.rpm, rate);
+      rateHeaders = rateLimitHeaders(apiKey.rpm, rate);
       if (!rate.allowed) {
         deps.telemetry.refused("rate_limit");
         throw new GatewayError(
@@ -94,7 +99,7 @@ function admission(deps: AppDeps, options: { billed: boolean }) {
         deps.telemetry.refused("insufficient_credits");
         throw insufficientCredits(rateHeaders);
       }
-    }
+    } else rateHeaders = rateLimitHeaders(apiKey.rpm, undefined);
     const markSent = deps.unsentRequests.queue(rateName(apiKey.id, minute), 1n, startedAt);
     // The increment is written with the admission record before the first upstream call, or
     // when the request ends without one (admission.ts); it counts in memory from now on.
@@ -110,7 +115,7 @@ function admission(deps: AppDeps, options: { billed: boolean }) {
       markSent,
       refusal: () => {
         deps.telemetry.refused("insufficient_credits");
-        return insufficientCredits(rateLimitHeaders(apiKey.rpm, rate));
+        return insufficientCredits(rateHeaders);
       },
       onWriteError: (error) => {
         deps.counters.gateStoreFailures++;
@@ -120,9 +125,19 @@ function admission(deps: AppDeps, options: { billed: boolean }) {
         });
       },
     });
-    c.set("state", { requestId, startedAt, apiKey, trace, policy, notes, admission });
+    c.set("state", {
+      requestId,
+      startedAt,
+      apiKey,
+      trace,
+      rateHeaders,
+      policy,
+      notes,
+      admission,
+    });
     await next();
-    setHeaders(c, { ...rateLimitHeaders(apiKey.rpm, rate), ...notes.headers });
+    // A route's answer carries them already (`http/answer.ts`); errors get them here.
+    if (!isAnswer(start, c.res)) setHeaders(c, { ...rateHeaders, ...notes.headers });
   };
 }
 

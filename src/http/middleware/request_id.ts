@@ -6,14 +6,17 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../context.ts";
 import { timeOrderedId } from "../../ids.ts";
+import { isAnswer } from "../answer.ts";
 
 export function requestId(now: () => number): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const startedAt = now();
     const id = timeOrderedId("req_", startedAt);
-    c.set("request", { requestId: id, startedAt });
+    const start = { requestId: id, startedAt };
+    c.set("request", start);
     await next();
-    setHeaders(c, { "x-sovra-request-id": id, "x-request-id": id });
+    // A route's answer carries them already (`http/answer.ts`); errors and 404s get them here.
+    if (!isAnswer(start, c.res)) setHeaders(c, { "x-sovra-request-id": id, "x-request-id": id });
   };
 }
 

@@ -8,6 +8,7 @@ import type { AppDeps } from "../../deps.ts";
 import { type AppEnv, callerOf } from "../context.ts";
 import { servedHeaders } from "../served_headers.ts";
 import { readJsonBody } from "../body.ts";
+import { respond } from "../answer.ts";
 import { parseSpeechRequest, validateSpeechRequest } from "../../dialects/audio/speech_request.ts";
 import { callNonChat } from "../../pipeline/non_chat_call.ts";
 import { requireModelField } from "../validation.ts";
@@ -40,11 +41,9 @@ export function speechHandler(deps: AppDeps) {
       (adapter, call) => adapter.speech!(upstream, call),
       () => ({ characters: speech.characters }),
     );
-    return new Response(served.value.audio, {
-      headers: {
-        "content-type": served.value.contentType,
-        ...servedHeaders(state.requestId, served.route),
-      },
+    return respond(c, served.value.audio, {
+      "content-type": served.value.contentType,
+      ...servedHeaders(state.requestId, served.route),
     });
   };
 }

@@ -7,6 +7,7 @@ import type { Context } from "hono";
 import type { AppDeps } from "../../deps.ts";
 import { type AppEnv, callerOf } from "../context.ts";
 import { servedHeaders } from "../served_headers.ts";
+import { respond } from "../answer.ts";
 import { parseMultipartForm } from "../../dialects/audio/multipart.ts";
 import {
   toTranscriptionRequest,
@@ -57,11 +58,9 @@ export function transcriptionsHandler(deps: AppDeps) {
         (adapter, call) => adapter.transcription!(upstream, call),
         () => ({ audioSeconds: seconds }),
       );
-      return new Response(served.value.body, {
-        headers: {
-          "content-type": served.value.contentType,
-          ...servedHeaders(state.requestId, served.route),
-        },
+      return respond(c, served.value.body, {
+        "content-type": served.value.contentType,
+        ...servedHeaders(state.requestId, served.route),
       });
     } finally {
       release();

@@ -6,6 +6,7 @@ import type { Context } from "hono";
 import type { AppDeps } from "../../deps.ts";
 import { type AppEnv, callerOf } from "../context.ts";
 import { readJsonBody } from "../body.ts";
+import { respond } from "../answer.ts";
 import { parseBody } from "../validation.ts";
 import { ChatCompletionRequestSchema } from "../../dialects/chat/request_schema.ts";
 import { decodeChatRequest } from "../../dialects/chat/decode_request.ts";
@@ -45,12 +46,10 @@ export function chatCompletionsHandler(deps: AppDeps) {
     if (!request.stream) {
       const { result, served } = await completeChat(ctx, request);
       const answer = encodeChatCompletion(result, { ...encodeCtx, model: answerModel(served) });
-      return new Response(JSON.stringify(answer), {
-        headers: {
-          "content-type": "application/json",
-          ...servedHeaders(state.requestId, served.route, served.dropped),
-          ...routedHeaders(served),
-        },
+      return respond(c, JSON.stringify(answer), {
+        "content-type": "application/json",
+        ...servedHeaders(state.requestId, served.route, served.dropped),
+        ...routedHeaders(served),
       });
     }
 
@@ -61,13 +60,11 @@ export function chatCompletionsHandler(deps: AppDeps) {
       requestId: state.requestId,
       provider: open.served.route.providerId,
     });
-    return new Response(body$, {
-      headers: {
-        "content-type": "text/event-stream; charset=utf-8",
-        "cache-control": "no-cache",
-        ...servedHeaders(state.requestId, open.served.route, open.served.dropped),
-        ...routedHeaders(open.served),
-      },
+    return respond(c, body$, {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache",
+      ...servedHeaders(state.requestId, open.served.route, open.served.dropped),
+      ...routedHeaders(open.served),
     });
   };
 }

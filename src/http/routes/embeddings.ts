@@ -4,6 +4,7 @@ import type { AppDeps } from "../../deps.ts";
 import { type AppEnv, callerOf } from "../context.ts";
 import { servedHeaders } from "../served_headers.ts";
 import { readJsonBody } from "../body.ts";
+import { respond } from "../answer.ts";
 import { parseEmbeddingsRequest } from "../../dialects/embeddings/request_schema.ts";
 import { estimateEmbeddingTokens } from "../../dialects/embeddings/estimate_embedding_tokens.ts";
 import { callNonChat } from "../../pipeline/non_chat_call.ts";
@@ -36,11 +37,9 @@ export function embeddingsHandler(deps: AppDeps) {
       },
     );
     const body = { ...served.value.body, model: model.id };
-    return new Response(JSON.stringify(body), {
-      headers: {
-        "content-type": "application/json",
-        ...servedHeaders(state.requestId, served.route),
-      },
+    return respond(c, JSON.stringify(body), {
+      "content-type": "application/json",
+      ...servedHeaders(state.requestId, served.route),
     });
   };
 }

@@ -9,6 +9,7 @@ import type { AppDeps } from "../../deps.ts";
 import { modelNotFound } from "../../errors.ts";
 import type { AppEnv } from "../context.ts";
 import { allowedModelsHeader } from "../policy_headers.ts";
+import { respond } from "../answer.ts";
 import type { Model } from "../../catalog/schema.ts";
 
 const PRICE_FIELDS = [
@@ -82,14 +83,13 @@ export function modelEntryBody(catalog: Catalog, id: string): string | undefined
   return model ? JSON.stringify(modelEntry(model, createdOf(catalog))) : undefined;
 }
 
-const JSON_HEADERS = { "content-type": "application/json" };
-
 /** `GET /v1/models`, with the caller's policy header. */
 export function modelListHandler(deps: AppDeps) {
   return function modelList(c: Context<AppEnv>) {
     const catalog = deps.catalog.current;
-    return new Response(modelListBody(catalog), {
-      headers: { ...JSON_HEADERS, ...allowedModelsHeader(catalog, c.get("state").policy) },
+    return respond(c, modelListBody(catalog), {
+      "content-type": "application/json",
+      ...allowedModelsHeader(catalog, c.get("state").policy),
     });
   };
 }
@@ -101,6 +101,6 @@ export function modelEntryHandler(deps: AppDeps) {
     const id = c.req.param("id") ?? "";
     const body = modelEntryBody(deps.catalog.current, id);
     if (body === undefined) throw modelNotFound(id, deps.catalog.current.suggest(id));
-    return new Response(body, { headers: JSON_HEADERS });
+    return respond(c, body, { "content-type": "application/json" });
   };
 }

@@ -7,6 +7,7 @@ import type { Context } from "hono";
 import type { AppDeps } from "../../deps.ts";
 import { type AppEnv, callerOf } from "../context.ts";
 import { readJsonBody } from "../body.ts";
+import { respond } from "../answer.ts";
 import { parseBody } from "../validation.ts";
 import { dialectOf } from "../../providers/registry.ts";
 import { ResponsesRequestSchema } from "../../dialects/responses/request_schema.ts";
@@ -70,7 +71,8 @@ export function responsesHandler(deps: AppDeps) {
 
     if (!request.stream) {
       const { result, served } = await completeChat(ctx, request);
-      return new Response(
+      return respond(
+        c,
         JSON.stringify(
           encodeResponse(result, {
             ...encodeCtx,
@@ -79,11 +81,9 @@ export function responsesHandler(deps: AppDeps) {
           }),
         ),
         {
-          headers: {
-            "content-type": "application/json",
-            ...servedHeaders(state.requestId, served.route, dropped(served)),
-            ...routedHeaders(served),
-          },
+          "content-type": "application/json",
+          ...servedHeaders(state.requestId, served.route, dropped(served)),
+          ...routedHeaders(served),
         },
       );
     }
@@ -113,13 +113,11 @@ export function responsesHandler(deps: AppDeps) {
       model: answerModel(open.served),
       onFinish: (outcome) => open.finish(outcome.status),
     });
-    return new Response(stream.body, {
-      headers: {
-        "content-type": "text/event-stream; charset=utf-8",
-        "cache-control": "no-cache",
-        ...servedHeaders(state.requestId, open.served.route, dropped(open.served)),
-        ...routedHeaders(open.served),
-      },
+    return respond(c, stream.body, {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache",
+      ...servedHeaders(state.requestId, open.served.route, dropped(open.served)),
+      ...routedHeaders(open.served),
     });
   };
 }
