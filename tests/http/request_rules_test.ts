@@ -164,3 +164,38 @@ Deno.test("chat request — unknown or disabled model → 404 model_not_found; e
     await h.close();
   }
 });
+
+Deno.test("JSON body — a UTF-8 byte order mark is dropped and invalid UTF-8 replaced, declared or chunked; empty and malformed bodies say so", async () => {
+  const h = await harness();
+  try {
+    const json = encoder.encode(JSON.stringify(chatBody("acme/chat", "hi")));
+    const withBom = new Uint8Array([0xef, 0xbb, 0xbf, ...json]);
+    for (const body of [withBom, chunked(withBom)]) {
+      const served = await postRaw(h, body);
+      assert.equal(served.status, 200, await served.clone().text());
+      await served.body?.cancel();
+    }
+    // "h\xffi": the invalid byte reaches the upstream as U+FFFD.
+    const invalid = encoder.encode(JSON.stringify(chatBody("acme/chat", "h_i")));
+    invalid[invalid.indexOf(0x5f)] = 0xff;
+    for (const body of [invalid, chunked(invalid)]) {
+      const served = await postRaw(h, body);
+      assert.equal(served.status, 200);
+      await served.body?.cancel();
+    }
+    const sent = h.sim.requests.slice(-2).map((r) =>
+      (r.body as { messages: { content: string }[] }).messages.at(-1)!.content
+    );
+    assert.deepEqual(sent, ["h\ufffdi", "h\ufffdi"]);
+    for (const body of ["", chunked(new Uint8Array(0))]) {
+      const error = await expectError(await postRaw(h, body), 400, "invalid_request");
+      assert.match(error.message, /body is empty/);
+    }
+    for (const body of ["{", chunked(encoder.encode("{"))]) {
+      const error = await expectError(await postRaw(h, body), 400, "invalid_request");
+      assert.match(error.message, /not valid JSON/);
+    }
+  } finally {
+    await h.close();
+  }
+});
