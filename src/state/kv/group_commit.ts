@@ -176,7 +176,7 @@ export class GroupCommitter {
     const { sums, sets, deletes } = mergeMutations(batch, rows?.mutations);
     await withLockRetry(async (attempt) => {
       const op = this.kv.atomic();
-      for (const [key, value] of sums.values()) op.sum(key, value);
+      for (const [key, value] of sums) op.sum(key, value);
       for (const m of sets) op.set(m.key, m.value);
       for (const key of deletes) op.delete(key);
       const committed = op.commit();
@@ -205,42 +205,79 @@ export class GroupCommitter {
 /**
  * Sums to the same key within one batch become one sum (the org's spent counter, daily
  * aggregates and rate buckets are shared by many requests), so a batch writes far fewer rows.
- * KvU64 sums wrap modulo 2^64, so adding the operands first gives the same result. A delete of
- * a key set earlier in the same batch cancels the set. `extra`: the batch's admission rows.
+ * KvU64 sums wrap modulo 2^64, so adding the operands first gives the same result. A later set of
+ * a key replaces an earlier one and drops its delete; a delete of a key set earlier in the same
+ * batch cancels the set. `extra`: the batch's admission rows.
+ *
+ * Keys are found in a tree with one level a key part (maps compare strings and numbers by
+ * value), not by a string built per mutation: ~3× cheaper per request (issue 10).
  */
-function mergeMutations(batch: Pending[], extra: Mutation[] = []): {
-  sums: Map<string, [Deno.KvKey, bigint]>;
+export function mergeMutations(
+  batch: readonly { mutations: readonly Mutation[] }[],
+  extra: readonly Mutation[] = [],
+): {
+  sums: Array<[Deno.KvKey, bigint]>;
   sets: Array<{ key: Deno.KvKey; value: unknown }>;
   deletes: Deno.KvKey[];
 } {
-  const sums = new Map<string, [Deno.KvKey, bigint]>();
-  const sets = new Map<string, { key: Deno.KvKey; value: unknown }>();
-  const deletes = new Map<string, Deno.KvKey>();
-  for (const mutations of [...batch.map((p) => p.mutations), extra]) {
-    for (const m of mutations) {
-      const id = keyId(m.key);
-      if (m.type === "set") {
-        sets.set(id, m);
-        deletes.delete(id);
-      } else if (m.type === "delete") {
-        if (!sets.delete(id)) deletes.set(id, m.key);
-      } else {
-        const current = sums.get(id);
-        if (current) current[1] = (current[1] + m.value) % U64;
-        else sums.set(id, [m.key, m.value]);
-      }
-    }
-  }
-  return { sums, sets: [...sets.values()], deletes: [...deletes.values()] };
+  const merged: Merged = { root: keyNode(), sums: [], sets: [], deletes: [] };
+  for (const p of batch) mergeInto(merged, p.mutations);
+  mergeInto(merged, extra);
+  return {
+    sums: merged.sums,
+    sets: merged.sets.filter((m) => m !== undefined),
+    deletes: merged.deletes.filter((key) => key !== undefined),
+  };
 }
 
-/** One string per key, type-tagged per part (a plain loop: ~5× cheaper than map + join). */
-function keyId(key: Deno.KvKey): string {
-  let id = "";
-  for (const part of key) {
-    id += typeof part === "string" ? `\u0000s${part}` : `\u0000${typeof part}${String(part)}`;
+/** A key part's place in the tree, and what the batch does to the key ending there. */
+interface KeyNode {
+  children: Map<unknown, KeyNode> | undefined;
+  sum: [Deno.KvKey, bigint] | undefined;
+  /** Indexes in `Merged.sets` / `Merged.deletes`. */
+  set: number | undefined;
+  delete: number | undefined;
+}
+
+const keyNode = (): KeyNode => ({
+  children: undefined,
+  sum: undefined,
+  set: undefined,
+  delete: undefined,
+});
+
+interface Merged {
+  root: KeyNode;
+  sums: Array<[Deno.KvKey, bigint]>;
+  /** `undefined`: cancelled by a later mutation of its key. */
+  sets: Array<{ key: Deno.KvKey; value: unknown } | undefined>;
+  deletes: Array<Deno.KvKey | undefined>;
+}
+
+function mergeInto(merged: Merged, mutations: readonly Mutation[]): void {
+  for (const m of mutations) {
+    let node = merged.root;
+    for (const part of m.key) {
+      // A byte array by its bytes; every other part as itself.
+      const id = part instanceof Uint8Array ? `\u0000bytes${String(part)}` : part;
+      let child = node.children?.get(id);
+      if (!child) (node.children ??= new Map()).set(id, child = keyNode());
+      node = child;
+    }
+    if (m.type === "sum") {
+      if (node.sum) node.sum[1] = (node.sum[1] + m.value) % U64;
+      else merged.sums.push(node.sum = [m.key, m.value]);
+    } else if (m.type === "set") {
+      if (node.set !== undefined) merged.sets[node.set] = m;
+      else node.set = merged.sets.push(m) - 1;
+      if (node.delete !== undefined) merged.deletes[node.delete] = undefined;
+      node.delete = undefined;
+    } else if (node.set !== undefined) {
+      merged.sets[node.set] = undefined;
+      node.set = undefined;
+    } else if (node.delete !== undefined) merged.deletes[node.delete] = m.key;
+    else node.delete = merged.deletes.push(m.key) - 1;
   }
-  return id;
 }
 
 const U64 = 1n << 64n;
