@@ -7,7 +7,7 @@
  */
 import type { RequestRecord } from "../state/records.ts";
 import type { GatewayMetrics } from "./prometheus.ts";
-import { CounterSeries, HistogramSeries, type Labels, SeriesCache } from "./series.ts";
+import { CounterSeries, HistogramSeries, type Labels, level } from "./series.ts";
 
 /** The record fields that decide a request's labels. */
 type LabelFields = Pick<
@@ -26,17 +26,8 @@ export class RecordSeries {
   readonly characters: CounterSeries;
   readonly billed: CounterSeries;
   readonly fallbacks: CounterSeries;
-  readonly #fields: LabelFields;
 
   constructor(m: GatewayMetrics, record: LabelFields) {
-    this.#fields = {
-      endpoint: record.endpoint,
-      status: record.status,
-      stream: record.stream,
-      requested_model: record.requested_model,
-      served_model: record.served_model,
-      provider: record.provider,
-    };
     const model = record.requested_model;
     const provider = record.provider ?? "none";
     const requests: Labels = {
@@ -70,35 +61,43 @@ export class RecordSeries {
       requested_model: model,
     });
   }
-
-  /** Whether `record` has exactly this bundle's label fields. */
-  fits(record: LabelFields): boolean {
-    const f = this.#fields;
-    return f.requested_model === record.requested_model && f.status === record.status &&
-      f.served_model === record.served_model && f.provider === record.provider &&
-      f.endpoint === record.endpoint && f.stream === record.stream;
-  }
 }
 
-/** The bundles by label tuple (bounded: past the limit a bundle is built for the one call). */
+type By<K, V> = Map<K, V>;
+type Tree = By<
+  string,
+  By<number, By<boolean, By<string, By<string | null, By<string | null, RecordSeries>>>>>
+>;
+
+/**
+ * The bundles by label tuple, in maps nested by field (a lookup composes no key string, and
+ * two tuples never share an entry). Bounded: past `limit` bundles, one is built for the call.
+ */
 export class RecordSeriesCache {
-  readonly #cache: SeriesCache<RecordSeries>;
-  constructor(readonly metrics: GatewayMetrics, limit = 4096) {
-    this.#cache = new SeriesCache(limit);
-  }
+  readonly #tree: Tree = new Map();
+  #size = 0;
+  constructor(readonly metrics: GatewayMetrics, readonly limit = 4096) {}
 
   of(record: LabelFields): RecordSeries {
-    const key = `${record.endpoint} ${record.status} ${record.stream} ${record.requested_model} ` +
-      `${record.served_model} ${record.provider}`;
-    const hit = this.#cache.get(key);
-    // A model id with a space or named "null" could make two tuples share a key: `fits` checks.
-    if (hit !== undefined && hit.fits(record)) return hit;
+    return this.#tree.get(record.endpoint)?.get(record.status)?.get(record.stream)
+      ?.get(record.requested_model)?.get(record.served_model)?.get(record.provider) ??
+      this.#add(record);
+  }
+
+  #add(record: LabelFields): RecordSeries {
     const series = new RecordSeries(this.metrics, record);
-    return hit === undefined ? this.#cache.add(key, series) : series;
+    if (this.#size >= this.limit) return series;
+    this.#size++;
+    const byStatus = level(this.#tree, record.endpoint);
+    const byStream = level(byStatus, record.status);
+    const byModel = level(byStream, record.stream);
+    const byServed = level(byModel, record.requested_model);
+    level(byServed, record.served_model).set(record.provider, series);
+    return series;
   }
 
   get size(): number {
-    return this.#cache.size;
+    return this.#size;
   }
 }
 

@@ -193,3 +193,37 @@ export class SeriesCache<V> {
     return this.#map.size;
   }
 }
+
+/** `SeriesCache` by two keys (maps nested, so no key string is composed per call). */
+export class SeriesCache2<V> {
+  readonly #map = new Map<string, Map<string, V>>();
+  #size = 0;
+  constructor(readonly limit: number) {}
+
+  get(a: string, b: string): V | undefined {
+    return this.#map.get(a)?.get(b);
+  }
+
+  /** Keeps `value` under `a`, `b` while there is room; returns it. */
+  add(a: string, b: string, value: V): V {
+    if (this.#size < this.limit) {
+      this.#size++;
+      level(this.#map, a).set(b, value);
+    }
+    return value;
+  }
+
+  get size(): number {
+    return this.#size;
+  }
+}
+
+/** The map under `key` in `map`, made if missing. */
+export function level<K, M extends Map<unknown, unknown>>(map: Map<K, M>, key: K): M {
+  let next = map.get(key);
+  if (next === undefined) {
+    next = new Map() as M;
+    map.set(key, next);
+  }
+  return next;
+}

@@ -8,7 +8,7 @@
 import type { RequestRecord } from "../state/records.ts";
 import { AggregatorRegistry } from "prom-client";
 import { GatewayMetrics } from "./prometheus.ts";
-import { CounterSeries, HistogramSeries, SeriesCache } from "./series.ts";
+import { CounterSeries, HistogramSeries, SeriesCache, SeriesCache2 } from "./series.ts";
 import { RecordSeriesCache, statusClass } from "./record_series.ts";
 import { type AttemptRoute, failureKind, type RequestSpan, Tracing } from "./tracing.ts";
 import { EventLoopProbe } from "./event_loop_probe.ts";
@@ -63,8 +63,8 @@ export class Telemetry {
   // The series the request path records into, each built once (`series.ts`): no label check,
   // key or closure per call. The caches are bounded; their keys are the labels' values.
   readonly #records = new RecordSeriesCache(this.metrics);
-  readonly #attempts = new SeriesCache<AttemptSeries>(4096);
-  readonly #unsettled = new SeriesCache<CounterSeries>(256);
+  readonly #attempts = new SeriesCache2<AttemptSeries>(4096);
+  readonly #unsettled = new SeriesCache2<CounterSeries>(256);
   readonly #refusals = new SeriesCache<CounterSeries>(16);
   readonly #commitBatchSize = new HistogramSeries(this.metrics.commitBatchSize);
   readonly #commitDuration = new HistogramSeries(this.metrics.commitDuration);
@@ -108,10 +108,10 @@ export class Telemetry {
   endWithoutSettle(trace: RequestTrace, status: number): void {
     const endpoint = trace.endpoint;
     const status_class = statusClass(status);
-    const key = `${endpoint} ${status_class}`;
-    (this.#unsettled.get(key) ??
+    (this.#unsettled.get(endpoint, status_class) ??
       this.#unsettled.add(
-        key,
+        endpoint,
+        status_class,
         new CounterSeries(this.metrics.requests, { endpoint, status_class }),
       ))
       .inc();
@@ -241,11 +241,12 @@ export class Telemetry {
   }
 
   #attemptSeries(providerId: string, upstreamModel: string): AttemptSeries {
-    const key = `${providerId} ${upstreamModel}`;
-    const hit = this.#attempts.get(key);
-    if (hit !== undefined && hit.fits(providerId, upstreamModel)) return hit;
-    const series = new AttemptSeries(this.metrics, providerId, upstreamModel);
-    return hit === undefined ? this.#attempts.add(key, series) : series;
+    return this.#attempts.get(providerId, upstreamModel) ??
+      this.#attempts.add(
+        providerId,
+        upstreamModel,
+        new AttemptSeries(this.metrics, providerId, upstreamModel),
+      );
   }
 }
 
@@ -263,10 +264,6 @@ class AttemptSeries {
       gen_ai_provider_name: providerId,
       gen_ai_request_model: upstreamModel,
     });
-  }
-
-  fits(providerId: string, upstreamModel: string): boolean {
-    return this.providerId === providerId && this.upstreamModel === upstreamModel;
   }
 
   failed(kind: string, seconds: number): void {

@@ -11,7 +11,7 @@ import fc from "fast-check";
 import { GatewayMetrics } from "../../src/telemetry/prometheus.ts";
 import { type RequestTrace, Telemetry } from "../../src/telemetry/telemetry.ts";
 import { RecordSeriesCache } from "../../src/telemetry/record_series.ts";
-import { CounterSeries, HistogramSeries } from "../../src/telemetry/series.ts";
+import { CounterSeries, HistogramSeries, SeriesCache2 } from "../../src/telemetry/series.ts";
 import { type AttemptRoute, failureKind } from "../../src/telemetry/tracing.ts";
 import type { RequestRecord } from "../../src/state/records.ts";
 
@@ -281,7 +281,7 @@ Deno.test("telemetry series — /metrics text is byte-identical to prom-client's
   );
 });
 
-Deno.test("telemetry series — keys that collide and a full cache still land in the right series", async () => {
+Deno.test("telemetry series — look-alike labels and a full cache still land in the right series", async () => {
   const fresh = new GatewayMetrics();
   const old = new GatewayMetrics();
   const cache = new RecordSeriesCache(fresh, 2);
@@ -291,7 +291,8 @@ Deno.test("telemetry series — keys that collide and a full cache still land in
     stream: false,
     provider: null,
   } as const;
-  // "m" + "null x" and "m null" + "x" compose the same key; five tuples overflow a cache of 2.
+  // "m" + "null x" and "m null" + "x" would join to the same string; five tuples overflow a
+  // cache of 2.
   const tuples = [
     { ...base, requested_model: "m", served_model: "null x" },
     { ...base, requested_model: "m null", served_model: "x" },
@@ -317,11 +318,33 @@ Deno.test("telemetry series — keys that collide and a full cache still land in
     }
   }
   assert.equal(cache.size, 2, "the cache holds no more than its limit");
+  assert.equal(cache.of(tuples[1]!), cache.of({ ...tuples[1]! }), "a kept tuple is found again");
+  assert.notEqual(cache.of(tuples[0]!), cache.of(tuples[1]!));
+  assert.notEqual(cache.of(tuples[4]!), cache.of(tuples[4]!), "past the limit: built per call");
   assert.equal(await fresh.registry.metrics(), await old.registry.metrics());
   assert.match(
     await fresh.registry.metrics(),
     /requested_model="m null",status_class="2xx",served_model="x"\} 3/,
   );
+});
+
+Deno.test("telemetry series — SeriesCache2 finds by both keys and stops at its limit", () => {
+  const cache = new SeriesCache2<number>(2);
+  assert.equal(cache.add("a", "b", 1), 1);
+  assert.equal(cache.add("a b", "", 2), 2);
+  assert.equal(cache.add("c", "d", 3), 3);
+  assert.deepEqual([
+    cache.get("a", "b"),
+    cache.get("a b", ""),
+    cache.get("a", "b "),
+    cache.get("c", "d"),
+  ], [
+    1,
+    2,
+    undefined,
+    undefined,
+  ]);
+  assert.equal(cache.size, 2);
 });
 
 Deno.test("telemetry series — prom-client's checks stay: unknown label, bad value, negative counter", () => {
