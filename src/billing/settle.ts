@@ -118,7 +118,7 @@ export class Settler {
     this.telemetry?.settled(record, trace);
     const markSent = this.unsentDebits.queue(
       record.org,
-      BigInt(record.cost_micro_eur),
+      record.cost_micro_eur,
       Date.now(),
     );
     this.holds?.release(record.id);

@@ -3,21 +3,25 @@
  * most it may cost before its first upstream call; the hold is released when its debit is
  * queued (the settle) or when it ends without one. The gate's balance is the balance minus
  * every hold of this instance, so concurrent requests cannot all spend the same credit.
+ *
+ * Amounts are whole micro-EUR kept as numbers (they come from `costMicroEur`, a number): no
+ * bigint is made per request; `heldBy` and `total` give bigints.
  */
 interface Hold {
   org: string;
-  amount: bigint;
+  amount: number;
 }
 
 export class CreditHolds {
   #byRequest = new Map<string, Hold>();
-  #byOrg = new Map<string, bigint>();
+  #byOrg = new Map<string, number>();
 
   /** Holds `amount` for the request (replacing an earlier hold of the same request). */
-  hold(requestId: string, org: string, amount: bigint): void {
+  hold(requestId: string, org: string, amount: bigint | number): void {
     this.release(requestId);
-    this.#byRequest.set(requestId, { org, amount });
-    this.#byOrg.set(org, (this.#byOrg.get(org) ?? 0n) + amount);
+    const whole = Number(amount);
+    this.#byRequest.set(requestId, { org, amount: whole });
+    this.#byOrg.set(org, (this.#byOrg.get(org) ?? 0) + whole);
   }
 
   /** Releases the request's hold; nothing happens when it has none (idempotent). */
@@ -25,14 +29,19 @@ export class CreditHolds {
     const hold = this.#byRequest.get(requestId);
     if (!hold) return;
     this.#byRequest.delete(requestId);
-    const left = (this.#byOrg.get(hold.org) ?? 0n) - hold.amount;
-    if (left === 0n) this.#byOrg.delete(hold.org);
+    const left = (this.#byOrg.get(hold.org) ?? 0) - hold.amount;
+    if (left === 0) this.#byOrg.delete(hold.org);
     else this.#byOrg.set(hold.org, left);
   }
 
   /** What the organization's requests in flight hold. */
   heldBy(org: string): bigint {
-    return this.#byOrg.get(org) ?? 0n;
+    return BigInt(this.heldCount(org));
+  }
+
+  /** `heldBy` as a number. */
+  heldCount(org: string): number {
+    return this.#byOrg.get(org) ?? 0;
   }
 
   /** Requests holding credit now (metrics, tests). */
@@ -42,8 +51,8 @@ export class CreditHolds {
 
   /** Everything held now, all organizations (metrics, tests). */
   get total(): bigint {
-    let sum = 0n;
+    let sum = 0;
     for (const amount of this.#byOrg.values()) sum += amount;
-    return sum;
+    return BigInt(sum);
   }
 }

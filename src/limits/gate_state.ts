@@ -24,12 +24,14 @@ export interface GateView {
 
 export interface Snapshot {
   minute: number;
+  /** `rateName` of the key and `minute`: the tally's name of this minute's bucket. */
+  rateKey: string;
   fetchedAt: number;
   rateCurrent: number;
   ratePrevious: number;
-  rateMark: bigint;
+  rateMark: number;
   balance: bigint;
-  debitMark: bigint;
+  debitMark: number;
   /** Age (ms) from which a request renews this snapshot in the background. */
   renewAfterMs: number;
   /** Served from an old read while the store fails: the rate limit fails open. */
@@ -74,7 +76,7 @@ export class GateState {
         // The request that finds the snapshot expired reads again (and handles the failure).
       });
     }
-    if (snapshot.fetchedAt !== now && this.#unheldBalance(snapshot, orgId) <= 0n) {
+    if (snapshot.fetchedAt !== now && snapshot.balance <= this.#unsentDebits(snapshot, orgId)) {
       // Before refusing, make sure no top-up has landed since the snapshot.
       snapshot = await this.#orStale(
         keyId,
@@ -106,12 +108,14 @@ export class GateState {
   }
 
   #stale(last: Snapshot, keyId: string, minute: number): Snapshot {
+    const rateKey = rateName(keyId, minute);
     return {
       ...last,
       minute,
+      rateKey,
       rateCurrent: 0,
       ratePrevious: 0,
-      rateMark: this.requests.sentMark(rateName(keyId, minute)),
+      rateMark: this.requests.sentCount(rateKey),
       stale: true,
     };
   }
@@ -120,12 +124,12 @@ export class GateState {
    * The counts now: the snapshot plus what this instance queued that it cannot contain; the
    * balance less the credit its requests in flight hold.
    */
-  view(s: Snapshot, keyId: string, orgId: string): GateView {
-    const balanceMicroEur = this.#unheldBalance(s, orgId) - this.holds.heldBy(orgId);
+  view(s: Snapshot, _keyId: string, orgId: string): GateView {
+    // `_keyId`: the snapshot's key; its bucket's name is kept in the snapshot (`rateKey`).
+    const balanceMicroEur = s.balance - BigInt(this.#pending(s, orgId));
     if (s.stale) return { rateCurrent: 0, ratePrevious: 0, balanceMicroEur };
     return {
-      rateCurrent: s.rateCurrent +
-        Number(this.requests.unsentSince(rateName(keyId, s.minute), s.rateMark)),
+      rateCurrent: s.rateCurrent + this.requests.unsentCount(s.rateKey, s.rateMark),
       ratePrevious: s.ratePrevious,
       balanceMicroEur,
     };
@@ -138,16 +142,25 @@ export class GateState {
    * whenever the balance is above zero, as the spec says; synchronous, like the rate decision.
    * Without a snapshot (the store failed at the gate) the hold is placed and the request passes.
    */
-  tryHold(keyId: string, orgId: string, requestId: string, amount: bigint): boolean {
+  tryHold(keyId: string, orgId: string, requestId: string, amount: bigint | number): boolean {
     this.holds.release(requestId);
     const snapshot = this.#snapshots.get(keyId);
-    if (snapshot && this.view(snapshot, keyId, orgId).balanceMicroEur <= 0n) return false;
+    if (snapshot && snapshot.balance <= this.#pending(snapshot, orgId)) return false;
     this.holds.hold(requestId, orgId, amount);
     return true;
   }
 
-  #unheldBalance(s: Snapshot, orgId: string): bigint {
-    return s.balance - this.debits.unsentSince(orgId, s.debitMark);
+  /**
+   * What the balance read cannot show yet: debits queued since it, in micro-EUR (a number; a
+   * bigint compared with it is compared exactly, nothing converted).
+   */
+  #unsentDebits(s: Snapshot, orgId: string): number {
+    return this.debits.unsentCount(orgId, s.debitMark);
+  }
+
+  /** Unsent debits plus what requests in flight hold: the balance less this is what is left. */
+  #pending(s: Snapshot, orgId: string): number {
+    return this.#unsentDebits(s, orgId) + this.holds.heldCount(orgId);
   }
 
   #sharedRefresh(keyId: string, orgId: string, minute: number, now: number): Promise<Snapshot> {
@@ -164,11 +177,13 @@ export class GateState {
 
   async #refresh(keyId: string, orgId: string, minute: number, now: number): Promise<Snapshot> {
     // Marks first: the read below is issued synchronously inside readGate.
-    const rateMark = this.requests.sentMark(rateName(keyId, minute));
-    const debitMark = this.debits.sentMark(orgId);
+    const rateKey = rateName(keyId, minute);
+    const rateMark = this.requests.sentCount(rateKey);
+    const debitMark = this.debits.sentCount(orgId);
     const read = await this.store.readGate(keyId, orgId, minute);
     const snapshot: Snapshot = {
       minute,
+      rateKey,
       fetchedAt: now,
       rateCurrent: read.rateCurrent,
       ratePrevious: read.ratePrevious,

@@ -4,10 +4,14 @@
  * contains exactly the first S of them (the KV handle is serial), so the true value is
  * `read + (queued now − S)` — which also covers increments queued while the read was in
  * flight or after it.
+ *
+ * The totals are whole numbers kept as JavaScript numbers (exact below 2^53: 9 × 10^9 EUR of
+ * one organization's debits in one process), so the hot path converts nothing to a bigint;
+ * `sentMark` and `unsentSince` give bigints for callers that compute with the store's.
  */
 interface Totals {
-  queued: bigint;
-  sent: bigint;
+  queued: number;
+  sent: number;
   touched: number;
 }
 
@@ -16,31 +20,43 @@ export class UnsentTally {
 
   /** Call right before issuing a store read; pass the result to `unsentSince`. */
   sentMark(name: string): bigint {
-    return this.#totals.get(name)?.sent ?? 0n;
+    return BigInt(this.sentCount(name));
   }
 
   /** What a store read issued at `mark` cannot contain. */
   unsentSince(name: string, mark: bigint): bigint {
     const totals = this.#totals.get(name);
-    return totals ? totals.queued - mark : 0n;
+    return totals ? BigInt(totals.queued) - mark : 0n;
+  }
+
+  /** `sentMark` as a number. */
+  sentCount(name: string): number {
+    return this.#totals.get(name)?.sent ?? 0;
+  }
+
+  /** `unsentSince` of a `sentCount` mark, as a number. */
+  unsentCount(name: string, mark: number): number {
+    const totals = this.#totals.get(name);
+    return totals ? totals.queued - mark : 0;
   }
 
   /** Counts an amount queued for the store; the returned function marks it sent. */
-  queue(name: string, amount: bigint, now: number): () => void {
+  queue(name: string, amount: bigint | number, now: number): () => void {
     let totals = this.#totals.get(name);
     if (!totals) {
       if (this.#totals.size > 50_000) this.#prune(now);
-      totals = { queued: 0n, sent: 0n, touched: now };
+      totals = { queued: 0, sent: 0, touched: now };
       this.#totals.set(name, totals);
     }
-    totals.queued += amount;
+    const whole = Number(amount);
+    totals.queued += whole;
     totals.touched = now;
     const entry = totals;
     let sent = false;
     return () => {
       if (sent) return;
       sent = true;
-      entry.sent += amount;
+      entry.sent += whole;
     };
   }
 

@@ -60,48 +60,51 @@ export function settleRequest(
       raw: s.finish.raw?.slice(0, RAW_FINISH_MAX),
     });
   }
-  const input = (used: Consumption | undefined): SettleInput => {
-    // The optional fields assigned, not spread: spreads made this literal several times dearer.
-    const settle: SettleInput = {
-      id: caller.requestId,
-      startedAt: caller.startedAt,
-      org: caller.org,
-      keyId: caller.keyId,
-      user: s.user,
-      endpoint: s.endpoint,
-      requestedModel: s.requestedModel,
-      // The route that served is priced (a router's pool can serve another catalog model).
-      model: served?.route.model,
-      // A routed answer names the catalog model that served (as its `model` field does).
-      servedModel: served?.routing ? served.route.model.id : served?.route.route.upstream_model,
-      provider: served?.route.providerId,
-      status: s.status,
-      stream: s.stream,
-      fallbacks: served?.fallbacks ?? 0,
-      promptTokens: used?.promptTokens,
-      completionTokens: used?.completionTokens,
-      totalTokens: used?.totalTokens,
-      audioSeconds: used?.audioSeconds,
-      characters: used?.characters,
-      estimated: used?.estimated ?? false,
-    };
-    if (served?.routing) settle.routingPolicy = served.routing.policy;
-    if (caller.notes?.guardrail) settle.guardrail = caller.notes.guardrail;
-    return settle;
-  };
   const consumed = s.consumed;
   void deps.settler.settle(
     consumed instanceof Promise
-      ? consumed.then(input, (error) => {
+      ? consumed.then((used) => settleInput(s, used), (error) => {
         deps.log.error("usage estimate failed; settling without token counts", {
           request_id: caller.requestId,
           reason: error instanceof Error ? error.name : "unknown",
         });
-        return input(undefined);
+        return settleInput(s, undefined);
       })
-      : input(consumed),
+      : settleInput(s, consumed),
     caller.trace,
   );
+}
+
+/** The settle's input for what the request consumed (undefined: unknown). */
+function settleInput(s: RequestSettlement, used: Consumption | undefined): SettleInput {
+  const { caller, served } = s;
+  // The optional fields assigned, not spread: spreads made this literal several times dearer.
+  const settle: SettleInput = {
+    id: caller.requestId,
+    startedAt: caller.startedAt,
+    org: caller.org,
+    keyId: caller.keyId,
+    user: s.user,
+    endpoint: s.endpoint,
+    requestedModel: s.requestedModel,
+    // The route that served is priced (a router's pool can serve another catalog model).
+    model: served?.route.model,
+    // A routed answer names the catalog model that served (as its `model` field does).
+    servedModel: served?.routing ? served.route.model.id : served?.route.route.upstream_model,
+    provider: served?.route.providerId,
+    status: s.status,
+    stream: s.stream,
+    fallbacks: served?.fallbacks ?? 0,
+    promptTokens: used?.promptTokens,
+    completionTokens: used?.completionTokens,
+    totalTokens: used?.totalTokens,
+    audioSeconds: used?.audioSeconds,
+    characters: used?.characters,
+    estimated: used?.estimated ?? false,
+  };
+  if (served?.routing) settle.routingPolicy = served.routing.policy;
+  if (caller.notes?.guardrail) settle.guardrail = caller.notes.guardrail;
+  return settle;
 }
 
 /**

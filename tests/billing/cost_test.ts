@@ -42,3 +42,105 @@ Deno.test("costMicroEur — large values stay exact (no float rounding)", () => 
   });
   assert.equal(cost, Number((987_654_321n * 123_456_789n + 999_999n) / 1_000_000n));
 });
+
+/** The cost as computed with bigints only (the reference for the number path). */
+function referenceCost(
+  pricing: Record<string, number | undefined>,
+  used: Record<string, number | undefined>,
+): number {
+  const big = (n: number | undefined) => n === undefined ? 0n : BigInt(Math.max(0, Math.trunc(n)));
+  const numerator = big(used.promptTokens) * big(pricing.prompt_micro_eur_per_million) * 3_600n +
+    big(used.completionTokens) * big(pricing.completion_micro_eur_per_million) * 3_600n +
+    big(used.audioSeconds) * big(pricing.audio_micro_eur_per_hour) * 1_000_000n +
+    big(used.characters) * big(pricing.character_micro_eur_per_million) * 3_600n;
+  return Number((numerator + 3_600_000_000n - 1n) / 3_600_000_000n);
+}
+
+Deno.test("costMicroEur — the same as the bigint reference on random, boundary and huge inputs", () => {
+  let seed = 11;
+  const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+  const below = (n: number) => Math.floor(random() * n);
+  const edges = [
+    0,
+    1,
+    3_599,
+    3_600,
+    999_999,
+    1_000_000,
+    3_600_000_000,
+    2 ** 26,
+    2 ** 40,
+    2 ** 52 / 3_600,
+    2 ** 52 / 3_600 + 1,
+    2 ** 52 - 1,
+    2 ** 52,
+    2 ** 52 + 2,
+    2 ** 53 - 1,
+    2 ** 53,
+    1e16,
+    1e300,
+    0.5,
+    1.9999,
+    -5,
+    undefined,
+  ];
+  const value = () => {
+    const r = random();
+    if (r < 0.3) return edges[below(edges.length)];
+    if (r < 0.6) return below(10 ** (1 + below(9)));
+    // Near a multiple of the denominator once multiplied: ±1 around k × 10⁶ (× 3,600).
+    return below(2 ** 20) * 1_000_000 + below(3) - 1;
+  };
+  const fields = ["prompt", "completion", "audio", "character"] as const;
+  let compared = 0;
+  for (let i = 0; i < 200_000; i++) {
+    // Mostly one or two parts, as requests have them; sometimes all four.
+    const parts = fields.filter(() => random() < 0.5);
+    const pricing: Record<string, number | undefined> = {};
+    const used: Record<string, number | undefined> = {};
+    for (const part of parts) {
+      if (part === "audio") {
+        pricing.audio_micro_eur_per_hour = value();
+        used.audioSeconds = value();
+      } else {
+        pricing[`${part}_micro_eur_per_million`] = value();
+        used[part === "character" ? "characters" : `${part}Tokens`] = value();
+      }
+    }
+    assert.equal(
+      costMicroEur(pricing, used),
+      referenceCost(pricing, used),
+      JSON.stringify([pricing, used]),
+    );
+    compared++;
+  }
+  assert.equal(compared, 200_000);
+  // At 10⁶ micro-EUR per million tokens the sum is tokens × 3.6e9: at most 2^52 up to
+  // 1,250,999 tokens (numbers), from 1,251,000 on bigints.
+  for (const tokens of [1_250_998, 1_250_999, 1_251_000, 1_251_001, 2_502_199]) {
+    const pricing = { prompt_micro_eur_per_million: 1_000_000 };
+    assert.equal(
+      costMicroEur(pricing, { promptTokens: tokens }),
+      referenceCost(pricing, { promptTokens: tokens }),
+    );
+  }
+  // Where numbers alone round wrongly (products past 2^53), the cost is still the exact one.
+  let wrongAsNumbers = 0;
+  for (let price = 1; price < 400; price++) {
+    for (let k = 0; k < 200; k++) {
+      const tokens = 2 ** 52 - k * 7 - 1;
+      const pricing = { prompt_micro_eur_per_million: price };
+      const exact = referenceCost(pricing, { promptTokens: tokens });
+      if (Math.ceil(tokens * price * 3_600 / 3_600_000_000) === exact) continue;
+      wrongAsNumbers++;
+      assert.equal(costMicroEur(pricing, { promptTokens: tokens }), exact, `${tokens} at ${price}`);
+    }
+  }
+  assert.ok(wrongAsNumbers >= 3, `${wrongAsNumbers} cases where numbers alone are wrong`);
+  for (const bad of [NaN, Infinity]) {
+    assert.throws(
+      () => costMicroEur({ prompt_micro_eur_per_million: 1 }, { promptTokens: bad }),
+      RangeError,
+    );
+  }
+});

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { GateState as Gate, rateName } from "../../src/limits/gate_state.ts";
 import { UnsentTally } from "../../src/limits/unsent_tally.ts";
+import { CreditHolds } from "../../src/limits/credit_holds.ts";
 import type { GateSnapshot } from "../../src/state/records.ts";
 
 /** `view` after `snapshot`, as the gate middleware does. */
@@ -108,4 +109,48 @@ Deno.test("GateState — near its end a snapshot is renewed in the background; n
   await new Promise((resolve) => setTimeout(resolve, 0));
   assert.equal((await gate.viewAt("k", "o", 5, 970)).rateCurrent, 7);
   assert.equal(started, 2);
+});
+
+Deno.test("GateState — credit left is exact beyond 2^53 micro-EUR, and a hold refuses exactly when nothing is left", async () => {
+  const huge = 2n ** 60n + 7n;
+  const store = fakeStore({ rateCurrent: 0, ratePrevious: 0, balanceMicroEur: huge });
+  const debits = new UnsentTally();
+  const holds = new CreditHolds();
+  const gate = new GateState(store, new UnsentTally(), debits, 60_000, 0, holds);
+  await gate.viewAt("k", "o", 5, 0);
+  debits.queue("o", 5, 0);
+  holds.hold("req_a", "o", 1n);
+  assert.equal((await gate.viewAt("k", "o", 5, 1)).balanceMicroEur, 2n ** 60n + 1n);
+  holds.release("req_a");
+
+  store.state.balanceMicroEur = 100n;
+  const small = new GateState(store, new UnsentTally(), debits, 60_000, 0, new CreditHolds());
+  await small.viewAt("k", "o", 5, 0); // 5 unsent: 95 left
+  assert.equal(small.tryHold("k", "o", "req_1", 60n), true);
+  assert.equal(small.tryHold("k", "o", "req_2", 34n), true, "35 left: admitted");
+  assert.equal(small.tryHold("k", "o", "req_9", 1n), true, "1 left: admitted");
+  small.holds.release("req_9");
+  assert.equal(small.tryHold("k", "o", "req_2", 35n), true, "its own hold does not count");
+  assert.equal(small.tryHold("k", "o", "req_3", 1n), false, "0 left: refused");
+  assert.equal((await small.viewAt("k", "o", 5, 1)).balanceMicroEur, 0n);
+  assert.equal(small.holds.total, 95n);
+  small.holds.release("req_1");
+  assert.equal(small.tryHold("k", "o", "req_3", 1n), true);
+  assert.equal(small.holds.heldBy("o"), 36n);
+  assert.equal(small.holds.open, 2);
+});
+
+Deno.test("UnsentTally — the counts as numbers agree with the bigint marks", () => {
+  const tally = new UnsentTally();
+  const sent = tally.queue("o", 7, 0);
+  tally.queue("o", 3n, 0);
+  const mark = tally.sentCount("o");
+  assert.equal(mark, 0);
+  sent();
+  sent(); // once only
+  assert.equal(tally.sentCount("o"), 7);
+  assert.equal(tally.sentMark("o"), 7n);
+  assert.equal(tally.unsentCount("o", mark), 10);
+  assert.equal(tally.unsentSince("o", 7n), 3n);
+  assert.equal(tally.unsentCount("none", 0), 0);
 });
