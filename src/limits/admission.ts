@@ -44,7 +44,7 @@ export interface UpstreamAdmission {
 
 export interface AdmissionContext {
   gate: GateState;
-  store: Pick<MeteringStore, "countRequest" | "hurry">;
+  store: Pick<MeteringStore, "countRequest">;
   /** This process, as named in its admission records and lease. */
   instance: string;
   requestId: string;
@@ -65,8 +65,6 @@ export class RequestAdmission implements UpstreamAdmission {
   #written: Promise<void> | undefined;
   #durable = false;
   #held = false;
-  /** The write carries an admission record and is not handed to the store yet. */
-  #queued = false;
 
   constructor(private readonly ctx: AdmissionContext) {}
 
@@ -85,8 +83,6 @@ export class RequestAdmission implements UpstreamAdmission {
   }
 
   durable(): Promise<void> {
-    // An answer waits: an admission record still queued commits without the interval.
-    if (this.#queued) this.ctx.store.hurry?.();
     return this.#written ?? Promise.resolve();
   }
 
@@ -98,13 +94,8 @@ export class RequestAdmission implements UpstreamAdmission {
   countOnce(admission?: { instance: string; record: RequestRecord }): void {
     if (this.#written) return;
     const { store, keyId, minute, markSent } = this.ctx;
-    this.#queued = admission !== undefined;
-    const sent = () => {
-      this.#queued = false;
+    this.#written = store.countRequest(keyId, minute, markSent, admission).catch((error) => {
       markSent();
-    };
-    this.#written = store.countRequest(keyId, minute, sent, admission).catch((error) => {
-      sent();
       this.ctx.onWriteError(error);
     }).then(() => {
       this.#durable = true;

@@ -63,8 +63,6 @@ export interface MeteringStore {
     onSent?: () => void,
     admission?: AdmissionRecord,
   ): Promise<void>;
-  /** An answer waits for a queued admission write: commit without waiting for the interval. */
-  hurry?(): void;
   /**
    * Debit + metadata + daily aggregates in one atomic commit, deleting the request's admission
    * record; resolves when durable. `onSent` as for `countRequest`.

@@ -29,7 +29,7 @@ Deno.test("group commit — an urgent write skips the commit interval; others wa
     assert.ok(plain);
     assert.equal(await settledWithin(plain, 300), false, "a plain write waits for the interval");
     // 5 s: a liveness bound, far below the 60 s interval the plain write would wait for.
-    const urgent = writer.write([sum("urgent")], 64, undefined, "now");
+    const urgent = writer.write([sum("urgent")], 64, undefined, true);
     assert.equal(await settledWithin(urgent, 5_000), true, "an urgent write goes out at once");
     // It took the queued plain write with it.
     assert.equal(await settledWithin(plain, 5_000), true);
@@ -52,7 +52,7 @@ Deno.test("group commit — a plain write after the committer went idle waits fo
     const settle = writer.write([sum("settle")], 64);
     assert.equal(await settledWithin(settle, 300), false, "a plain write waits for the interval");
     // The next urgent write takes it along: one commit for both.
-    await writer.write([sum("admission")], 64, undefined, "now");
+    await writer.write([sum("admission")], 64, undefined, true);
     assert.equal(await settledWithin(settle, 5_000), true);
     assert.deepEqual(commits, [1, 2]);
     assert.equal((await kv.get<Deno.KvU64>(["n", "settle"])).value?.value, 1n);

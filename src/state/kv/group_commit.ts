@@ -29,20 +29,8 @@ export interface AdmissionPart {
   settles?: string;
 }
 
-/**
- * How soon a write commits. `later`: with the next commit, at most every interval. `now`: at
- * once, without the interval. `soon` (an admission record, which its answer will wait for): at
- * once when the committer is free — no commit in flight, no other `soon` write queued —, else
- * with the next commit, which `hurry()` starts when an answer is waiting. Under load many
- * admissions then share a commit instead of running commits back to back (each costs ~150 µs
- * of main thread and the KV thread's work whatever it carries), while a request alone still
- * overlaps its commit with the upstream call.
- */
-export type Urgency = "later" | "soon" | "now";
-
 interface Pending {
   mutations: Mutation[];
-  urgency: Urgency;
   bytes: number;
   rows: AdmissionPart | undefined;
   onSent: (() => void) | undefined;
@@ -65,10 +53,6 @@ export class GroupCommitter {
   #running = false;
   #closed = false;
   #idle: Array<() => void> = [];
-  /** A commit is handed to KV and has not landed. */
-  #inFlight = false;
-  /** Queued `soon` writes. */
-  #soon = 0;
   readonly #pacer: CommitPacer;
   readonly #rows = new AdmissionRows();
 
@@ -90,27 +74,19 @@ export class GroupCommitter {
     mutations: Mutation[],
     approxBytes: number,
     onSent?: () => void,
-    urgency: Urgency = "later",
+    /** An answer waits for this write: commit without waiting for the interval. */
+    urgent = false,
     rows?: AdmissionPart,
   ): Promise<void> {
     if (this.#closed) return Promise.reject(new Error("The store is closed."));
-    if (urgency === "now") this.#pacer.hurry();
-    else if (urgency === "soon") {
-      if (!this.#inFlight && this.#soon === 0) this.#pacer.hurry();
-      this.#soon++;
-    }
+    if (urgent) this.#pacer.hurry();
     return new Promise<void>((resolve, reject) => {
-      this.#queue.push({ mutations, urgency, bytes: approxBytes, rows, onSent, resolve, reject });
+      this.#queue.push({ mutations, bytes: approxBytes, rows, onSent, resolve, reject });
       if (!this.#running) {
         this.#running = true;
         queueMicrotask(() => this.#drain());
       }
     });
-  }
-
-  /** An answer waits for a queued write: start the next commit without the interval. */
-  hurry(): void {
-    if (this.#queue.length > 0) this.#pacer.hurry();
   }
 
   /** Resolves when nothing is queued or in flight. */
@@ -131,7 +107,6 @@ export class GroupCommitter {
       const started = performance.now();
       const batch = this.#take();
       capped = this.#queue.length > 0;
-      this.#inFlight = true;
       try {
         await this.#commit(batch);
         this.onCommit?.(batch.length, performance.now() - started);
@@ -146,8 +121,6 @@ export class GroupCommitter {
         for (const p of batch) {
           await this.#commit([p]).then(p.resolve, p.reject);
         }
-      } finally {
-        this.#inFlight = false;
       }
     }
     this.#running = false;
@@ -164,7 +137,6 @@ export class GroupCommitter {
       const fits = mutations + size <= MAX_MUTATIONS && bytes + next.bytes <= MAX_BYTES;
       if (!fits && count > 0) break;
       count++;
-      if (next.urgency === "soon") this.#soon--;
       mutations += size;
       bytes += next.bytes;
     }

@@ -29,18 +29,13 @@ export function kvMeteringStore(kv: Deno.Kv, writer: GroupCommitter): MeteringSt
     countRequest(keyId, minute, onSent, admission) {
       const mutations: Mutation[] = [{ type: "sum", key: kvKeys.rate(minute, keyId), value: 1n }];
       // The admission record rides in the rate increment's commit, listed in that commit's
-      // admission row (admission_rows.ts). Its answer will wait for it: it commits at once
-      // when the committer is free, else with the next commit, hurried by `hurry` when the
-      // answer is ready first.
+      // admission row (admission_rows.ts). An answer waits for it: no commit interval.
       if (!admission) return writer.write(mutations, 64, onSent);
-      return writer.write(mutations, 900, onSent, "soon", { admission });
-    },
-    hurry() {
-      writer.hurry();
+      return writer.write(mutations, 900, onSent, true, { admission });
     },
     settle(record, onSent) {
       // Closes the request's admission row when it is the row's last open request.
-      return writer.write(settleMutations(record), 900, onSent, "later", { settles: record.id });
+      return writer.write(settleMutations(record), 900, onSent, false, { settles: record.id });
     },
   };
 }
