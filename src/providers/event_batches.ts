@@ -20,7 +20,8 @@ import { UpstreamFailure } from "./upstream_failure.ts";
 export interface StreamDecoder<E = ChatStreamEvent> {
   /**
    * Events completed by this chunk of bytes. The chunk's buffer is reused by the next read:
-   * a decoder that keeps bytes across calls keeps a copy.
+   * a decoder that keeps bytes across calls keeps a copy. An array returned is handed on as
+   * the batch: the decoder must not touch it afterwards.
    */
   push(chunk: Uint8Array): Iterable<E>;
   /** The body ended: last events, or a throw when the answer is incomplete. */
@@ -175,17 +176,17 @@ class UpstreamBatches<E> implements EventBatches<E> {
         this.#forget();
         return { done: true };
       }
-      const batch: E[] = [];
+      let batch: E[] = [];
       try {
         const chunk = await reader.read();
         if (this.#cancelled) return { done: true };
         if (signal.aborted) throw signal.reason;
-        if (chunk === undefined) {
-          this.#ended = true;
-          for (const event of decoder.end()) batch.push(event);
-        } else {
-          for (const event of decoder.push(chunk)) batch.push(event);
-        }
+        if (chunk === undefined) this.#ended = true;
+        const events = chunk === undefined ? decoder.end() : decoder.push(chunk);
+        // A decoder's array is the batch (no copy); a generator's events are gathered one by
+        // one, so those before a throw still go out.
+        if (Array.isArray(events)) batch = events;
+        else for (const event of events) batch.push(event);
       } catch (error) {
         if (this.#cancelled) return { done: true };
         this.#failure = asFailure(error, signal);

@@ -14,6 +14,8 @@ const DONE = "data: [DONE]\n\n";
 export class ChatChunkEncoder {
   /** `{"id":…,"object":"chat.completion.chunk","created":…,"model":…` (no closing brace). */
   readonly #head: string;
+  /** `data: ` and the head, made once: a forwarded chunk's event is this, its rest and `\n\n`. */
+  readonly #dataHead: string;
   readonly #prefix: string;
   /** Choices whose first chunk (with `role`) went out. */
   #started = new Set<number>();
@@ -25,6 +27,7 @@ export class ChatChunkEncoder {
     },"object":"chat.completion.chunk","created":${ctx.created},"model":${
       JSON.stringify(ctx.model)
     }`;
+    this.#dataHead = `data: ${this.#head}`;
     this.#prefix = `${this.#head},"choices":[{"index":`;
   }
 
@@ -65,7 +68,7 @@ export class ChatChunkEncoder {
         // Forwarded chunks are choice 0's (its only choice) and carry no role: the role chunk
         // goes first when no chunk did yet.
         const role = this.#started.has(0) ? "" : this.#chunk({ content: "" });
-        return `${role}data: ${this.#head}${event.rest}\n\n`;
+        return `${role}${this.#dataHead}${event.rest}\n\n`;
       }
       case "text-delta":
         return this.#chunk({ content: event.text }, event.choice);
