@@ -7,7 +7,6 @@ import { mapOpenAIFinishReason } from "./map_finish_reason.ts";
 import { UpstreamFailure } from "../upstream_failure.ts";
 import type { StreamDecoder } from "../event_batches.ts";
 import { convertUsage } from "./convert_usage.ts";
-import { LineText } from "../line_text.ts";
 
 type Json = Record<string, unknown>;
 
@@ -103,7 +102,7 @@ export type OpenAIEventHandler<E> = (data: string, out: E[]) => void;
  * body that ends without `[DONE]` is incomplete.
  */
 export function openaiSseEvents<E>(handle: OpenAIEventHandler<E>): StreamDecoder<E> {
-  const text = new LineText();
+  const text = new TextDecoder();
   let items: E[] = [];
   let done = false;
   let started = false;
@@ -131,8 +130,7 @@ export function openaiSseEvents<E>(handle: OpenAIEventHandler<E>): StreamDecoder
   return {
     push(chunk) {
       if (done) return [];
-      const lines = text.push(chunk);
-      if (lines !== "") parser.feed(lines);
+      parser.feed(text.decode(chunk, { stream: true }));
       const out = take();
       if (failure !== undefined) {
         // Items before the failure go out; the failure ends the stream on the next read.
