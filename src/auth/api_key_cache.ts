@@ -19,8 +19,10 @@ export class ApiKeyAuthenticator {
   /**
    * By the `Authorization` value as received: a client sends the same one on every request,
    * so a hit needs neither the scheme check, the slice nor the format's regular expression
-   * (only well-formed keys are ever stored). Spellings of one key (`bearer`, spaces) are
-   * entries of their own, each with its own expiry; `forget` drops all of them.
+   * (only well-formed keys are ever stored). Only `<scheme> <key>` spellings are entries of
+   * their own (`bearer`, `BEARER`: at most 64 per key, each as short as the key); one with more
+   * whitespace shares `Bearer <key>`'s entry, so a client cannot grow the cache with whitespace
+   * of ever new lengths (a header value may be ~100 KB). `forget` drops all of them.
    */
   #cache = new Map<string, Cached>();
   /** Bumped by every `forget`: a lookup that overlapped one may have read a revoked key's row. */
@@ -42,16 +44,26 @@ export class ApiKeyAuthenticator {
     }
   }
 
+  /** Entries held (tests). */
+  get size(): number {
+    return this.#cache.size;
+  }
+
   /** The active key record for an `Authorization` header value, or undefined. */
   async authenticate(header: string | null | undefined): Promise<ApiKeyRecord | undefined> {
     if (!header) return undefined;
     const now = this.now();
-    const cached = this.#cache.get(header);
+    let cached = this.#cache.get(header);
     if (cached && cached.expires > now) return cached.record.revoked ? undefined : cached.record;
     // The scheme name is case-insensitive (RFC 9110).
     if (header.length < 7 || header.slice(0, 7).toLowerCase() !== "bearer ") return undefined;
     const key = header.slice(7).trim();
     if (!isWellFormedApiKey(key)) return undefined;
+    const entry = header.length === 7 + key.length ? header : `Bearer ${key}`;
+    if (entry !== header) {
+      cached = this.#cache.get(entry);
+      if (cached && cached.expires > now) return cached.record.revoked ? undefined : cached.record;
+    }
     let record: ApiKeyRecord | undefined;
     const forgets = this.#forgets;
     try {
@@ -64,13 +76,13 @@ export class ApiKeyAuthenticator {
       throw error;
     }
     if (!record) {
-      this.#cache.delete(header);
+      this.#cache.delete(entry);
       return undefined;
     }
     if (this.#cache.size > 100_000) this.#cache.clear();
     // A revocation told while this lookup ran may be newer than what it read: not cached.
-    if (forgets === this.#forgets) this.#cache.set(header, { record, expires: now + this.ttlMs });
-    else this.#cache.delete(header);
+    if (forgets === this.#forgets) this.#cache.set(entry, { record, expires: now + this.ttlMs });
+    else this.#cache.delete(entry);
     return record.revoked ? undefined : record;
   }
 }

@@ -104,8 +104,9 @@ Deno.test("key cache — every spelling of the header gets the same answer, look
       );
     }
   }
-  // Five accepted spellings looked up once each; the unknown well-formed key each time.
-  assert.equal(store.lookups, 5 + 2);
+  // Three `<scheme> <key>` spellings looked up once each (the two with more whitespace share
+  // `Bearer <key>`'s entry); the unknown well-formed key each time.
+  assert.equal(store.lookups, 3 + 2);
 });
 
 Deno.test("key cache — forget drops every spelling of the key; a cached revoked record answers no", async () => {
@@ -126,4 +127,24 @@ Deno.test("key cache — forget drops every spelling of the key; a cached revoke
   store.record = { ...store.record, revoked: false };
   now += 30_001;
   assert.equal((await auth.authenticate(`Bearer ${key}`))?.id, "key_a", "read again after 30 s");
+});
+
+Deno.test("key cache — a client cannot grow the cache with ever more spellings of its key's whitespace", async () => {
+  // An HTTP header value may be ~100 KB: whitespace between the scheme and the key (which the
+  // lookup trims) must not make one cache entry per length, each holding the whole header.
+  const key = generateApiKey();
+  const store = countingStore(key);
+  const auth = new ApiKeyAuthenticator(store, 30_000);
+  assert.equal((await auth.authenticate(`Bearer ${key}`))?.id, "key_a");
+  for (let spaces = 2; spaces < 2_000; spaces++) {
+    const header = `Bearer${" ".repeat(spaces)}${key}${spaces % 2 ? "\t" : ""}`;
+    assert.equal((await auth.authenticate(header))?.id, "key_a", `${spaces} spaces`);
+  }
+  assert.equal(auth.size, 1, "one entry for the key, whatever its whitespace");
+  assert.equal(store.lookups, 1, "every spelling answered from that entry");
+  // Revocation still reaches every spelling.
+  store.record = { ...store.record, revoked: true };
+  auth.forget("key_a");
+  assert.equal(await auth.authenticate(`Bearer   ${key}`), undefined);
+  assert.equal(await auth.authenticate(`Bearer ${key}`), undefined);
 });
