@@ -4,24 +4,26 @@
  * queued (the settle) or when it ends without one. The gate's balance is the balance minus
  * every hold of this instance, so concurrent requests cannot all spend the same credit.
  *
- * Amounts are whole micro-EUR kept as numbers (they come from `costMicroEur`, a number): no
- * bigint is made per request; `heldBy` and `total` give bigints.
+ * Amounts are whole micro-EUR kept as numbers while exact (`whole.ts`: bigints past 2^53, so a
+ * huge hold beside small ones adds and releases exactly); `heldBy` and `total` give bigints.
  */
+import { addWhole, subtractWhole, type Whole, whole } from "./whole.ts";
+
 interface Hold {
   org: string;
-  amount: number;
+  amount: Whole;
 }
 
 export class CreditHolds {
   #byRequest = new Map<string, Hold>();
-  #byOrg = new Map<string, number>();
+  #byOrg = new Map<string, Whole>();
 
   /** Holds `amount` for the request (replacing an earlier hold of the same request). */
   hold(requestId: string, org: string, amount: bigint | number): void {
     this.release(requestId);
-    const whole = Number(amount);
-    this.#byRequest.set(requestId, { org, amount: whole });
-    this.#byOrg.set(org, (this.#byOrg.get(org) ?? 0) + whole);
+    const held = whole(amount);
+    this.#byRequest.set(requestId, { org, amount: held });
+    this.#byOrg.set(org, addWhole(this.#byOrg.get(org) ?? 0, held));
   }
 
   /** Releases the request's hold; nothing happens when it has none (idempotent). */
@@ -29,7 +31,7 @@ export class CreditHolds {
     const hold = this.#byRequest.get(requestId);
     if (!hold) return;
     this.#byRequest.delete(requestId);
-    const left = (this.#byOrg.get(hold.org) ?? 0) - hold.amount;
+    const left = subtractWhole(this.#byOrg.get(hold.org) ?? 0, hold.amount);
     if (left === 0) this.#byOrg.delete(hold.org);
     else this.#byOrg.set(hold.org, left);
   }
@@ -39,8 +41,8 @@ export class CreditHolds {
     return BigInt(this.heldCount(org));
   }
 
-  /** `heldBy` as a number. */
-  heldCount(org: string): number {
+  /** `heldBy` as a number while exact (`whole.ts`). */
+  heldCount(org: string): Whole {
     return this.#byOrg.get(org) ?? 0;
   }
 
@@ -51,8 +53,8 @@ export class CreditHolds {
 
   /** Everything held now, all organizations (metrics, tests). */
   get total(): bigint {
-    let sum = 0;
-    for (const amount of this.#byOrg.values()) sum += amount;
+    let sum: Whole = 0;
+    for (const amount of this.#byOrg.values()) sum = addWhole(sum, amount);
     return BigInt(sum);
   }
 }

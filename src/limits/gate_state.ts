@@ -15,6 +15,7 @@
 import type { Store } from "../state/store.ts";
 import type { UnsentTally } from "./unsent_tally.ts";
 import { CreditHolds } from "./credit_holds.ts";
+import { addWhole, type Whole } from "./whole.ts";
 
 export interface GateView {
   rateCurrent: number;
@@ -29,9 +30,9 @@ export interface Snapshot {
   fetchedAt: number;
   rateCurrent: number;
   ratePrevious: number;
-  rateMark: number;
+  rateMark: Whole;
   balance: bigint;
-  debitMark: number;
+  debitMark: Whole;
   /** Age (ms) from which a request renews this snapshot in the background. */
   renewAfterMs: number;
   /** Served from an old read while the store fails: the rate limit fails open. */
@@ -129,7 +130,7 @@ export class GateState {
     const balanceMicroEur = s.balance - BigInt(this.#pending(s, orgId));
     if (s.stale) return { rateCurrent: 0, ratePrevious: 0, balanceMicroEur };
     return {
-      rateCurrent: s.rateCurrent + this.requests.unsentCount(s.rateKey, s.rateMark),
+      rateCurrent: s.rateCurrent + Number(this.requests.unsentCount(s.rateKey, s.rateMark)),
       ratePrevious: s.ratePrevious,
       balanceMicroEur,
     };
@@ -151,16 +152,16 @@ export class GateState {
   }
 
   /**
-   * What the balance read cannot show yet: debits queued since it, in micro-EUR (a number; a
-   * bigint compared with it is compared exactly, nothing converted).
+   * What the balance read cannot show yet: debits queued since it, in micro-EUR (a number while
+   * exact; a bigint compared with it is compared exactly, nothing converted).
    */
-  #unsentDebits(s: Snapshot, orgId: string): number {
+  #unsentDebits(s: Snapshot, orgId: string): Whole {
     return this.debits.unsentCount(orgId, s.debitMark);
   }
 
   /** Unsent debits plus what requests in flight hold: the balance less this is what is left. */
-  #pending(s: Snapshot, orgId: string): number {
-    return this.#unsentDebits(s, orgId) + this.holds.heldCount(orgId);
+  #pending(s: Snapshot, orgId: string): Whole {
+    return addWhole(this.#unsentDebits(s, orgId), this.holds.heldCount(orgId));
   }
 
   #sharedRefresh(keyId: string, orgId: string, minute: number, now: number): Promise<Snapshot> {

@@ -5,13 +5,15 @@
  * `read + (queued now − S)` — which also covers increments queued while the read was in
  * flight or after it.
  *
- * The totals are whole numbers kept as JavaScript numbers (exact below 2^53: 9 × 10^9 EUR of
- * one organization's debits in one process), so the hot path converts nothing to a bigint;
- * `sentMark` and `unsentSince` give bigints for callers that compute with the store's.
+ * The totals are whole numbers kept as JavaScript numbers while exact (`whole.ts`: bigints past
+ * 2^53), so the hot path converts nothing to a bigint; `sentMark` and `unsentSince` give
+ * bigints for callers that compute with the store's.
  */
+import { addWhole, subtractWhole, type Whole, whole } from "./whole.ts";
+
 interface Totals {
-  queued: number;
-  sent: number;
+  queued: Whole;
+  sent: Whole;
   touched: number;
 }
 
@@ -29,15 +31,15 @@ export class UnsentTally {
     return totals ? BigInt(totals.queued) - mark : 0n;
   }
 
-  /** `sentMark` as a number. */
-  sentCount(name: string): number {
+  /** `sentMark` as a number while exact. */
+  sentCount(name: string): Whole {
     return this.#totals.get(name)?.sent ?? 0;
   }
 
-  /** `unsentSince` of a `sentCount` mark, as a number. */
-  unsentCount(name: string, mark: number): number {
+  /** `unsentSince` of a `sentCount` mark, as a number while exact. */
+  unsentCount(name: string, mark: Whole): Whole {
     const totals = this.#totals.get(name);
-    return totals ? totals.queued - mark : 0;
+    return totals ? subtractWhole(totals.queued, mark) : 0;
   }
 
   /** Counts an amount queued for the store; the returned function marks it sent. */
@@ -48,15 +50,15 @@ export class UnsentTally {
       totals = { queued: 0, sent: 0, touched: now };
       this.#totals.set(name, totals);
     }
-    const whole = Number(amount);
-    totals.queued += whole;
+    const counted = whole(amount);
+    totals.queued = addWhole(totals.queued, counted);
     totals.touched = now;
     const entry = totals;
     let sent = false;
     return () => {
       if (sent) return;
       sent = true;
-      entry.sent += whole;
+      entry.sent = addWhole(entry.sent, counted);
     };
   }
 

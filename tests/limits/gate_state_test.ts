@@ -154,3 +154,37 @@ Deno.test("UnsentTally — the counts as numbers agree with the bigint marks", (
   assert.equal(tally.unsentSince("o", 7n), 3n);
   assert.equal(tally.unsentCount("none", 0), 0);
 });
+
+Deno.test("GateState — holds beyond 2^53 micro-EUR add and release exactly: no credit appears or vanishes", async () => {
+  // A hold is the most a request may cost: a client's `max_tokens` (× `n`) on a model without
+  // a context length makes it as large as it likes. Beside it, other requests' small holds must
+  // not be rounded away: released, every hold leaves exactly nothing held.
+  const store = fakeStore({ rateCurrent: 0, ratePrevious: 0, balanceMicroEur: 1_000n });
+  const holds = new CreditHolds();
+  const gate = new GateState(store, new UnsentTally(), new UnsentTally(), 60_000, 0, holds);
+  await gate.viewAt("k", "o", 5, 0);
+  const huge = 2n ** 60n + 1n;
+  for (const order of [["big", "small"], ["small", "big"]]) {
+    assert.equal(gate.tryHold("k", "o", "small", 100n), true);
+    assert.equal(gate.tryHold("k", "o", "big", huge), true, "900 left: admitted");
+    assert.equal(holds.heldBy("o"), huge + 100n, `${order}: held, exactly`);
+    assert.equal(holds.total, huge + 100n);
+    for (const id of order) holds.release(id);
+    assert.equal(holds.heldBy("o"), 0n, `${order}: all released`);
+    assert.equal(holds.total, 0n);
+    assert.equal((await gate.viewAt("k", "o", 5, 1)).balanceMicroEur, 1_000n, `${order}: view`);
+  }
+  // Spent to the last micro-EUR, the org is refused: no rounding residue lets a request through.
+  assert.equal(gate.tryHold("k", "o", "a", 1_000n), true);
+  assert.equal(gate.tryHold("k", "o", "b", 1n), false);
+});
+
+Deno.test("UnsentTally — totals beyond 2^53 stay exact: a small debit after a huge one is not rounded away", () => {
+  const tally = new UnsentTally();
+  tally.queue("o", 2n ** 60n + 1n, 0)();
+  const mark = tally.sentCount("o");
+  tally.queue("o", 1, 0);
+  assert.equal(tally.unsentCount("o", mark), 1);
+  assert.equal(tally.unsentSince("o", tally.sentMark("o")), 1n);
+  assert.equal(tally.sentMark("o"), 2n ** 60n + 1n);
+});
