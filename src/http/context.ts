@@ -35,16 +35,17 @@ export interface RequestState extends RequestIdentity {
 
 export type AppEnv = { Variables: { request: RequestStart; state: RequestState } };
 
-/** The pipeline's view of who is asking. */
+/** The pipeline's view of who is asking (optional fields assigned, not spread: no objects). */
 export function callerOf(state: RequestState): Caller {
-  return {
+  const caller: Caller = {
     requestId: state.requestId,
     startedAt: state.startedAt,
     org: state.apiKey.org,
     keyId: state.apiKey.id,
     trace: state.trace,
-    ...(state.policy ? { policy: state.policy } : {}),
-    ...(state.notes ? { notes: state.notes } : {}),
-    ...(state.admission ? { admission: state.admission } : {}),
   };
+  if (state.policy) caller.policy = state.policy;
+  if (state.notes) caller.notes = state.notes;
+  if (state.admission) caller.admission = state.admission;
+  return caller;
 }
