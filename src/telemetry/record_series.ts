@@ -109,7 +109,7 @@ export function statusClass(status: number): string {
 }
 
 /** The OpenTelemetry GenAI `gen_ai.operation.name` of an endpoint. */
-export function operationName(endpoint: RequestRecord["endpoint"]): string {
+function operationName(endpoint: RequestRecord["endpoint"]): string {
   switch (endpoint) {
     case "chat":
     case "responses":
