@@ -11,7 +11,10 @@
  *   head has exactly those four members does the pass-through start; otherwise the whole stream
  *   decodes to canonical events, as the ordinary decoder does.
  * - A later chunk that starts with that head and whose rest shows none of the signs below is
- *   forwarded without parsing (decoded only if billing needs its text: `ForwardedChunk`).
+ *   forwarded without parsing (decoded only if billing needs its text: `ForwardedChunk`). The
+ *   signs are one regular expression (`needs_parse.ts`); a chunk that fits the stream's learnt
+ *   shape (`chunk_shape.ts`: same text around a plain content delta) is known to show none and
+ *   skips it.
  * - Any other chunk is parsed: usage (merged and sent last, as the ordinary path does), an
  *   error, a finish reason, reasoning fields, content parts, a second `model`, multi-line data,
  *   escaped letters (which could spell a key) or any chunk not of the learnt head. A parsed
@@ -25,9 +28,13 @@ import type { StreamDecoder } from "../event_batches.ts";
 import { convertChunk, isObject, openaiSseEvents, parseChunk } from "./convert_stream.ts";
 import { mapOpenAIFinishReason } from "./map_finish_reason.ts";
 import { ownText } from "../own_text.ts";
+import { type ChunkShape, fitsShape, learnShape } from "./chunk_shape.ts";
+import { needsParse } from "./needs_parse.ts";
 
 const CHUNK_OBJECT = "chat.completion.chunk";
 const HEAD_KEYS = ["id", "object", "created", "model"];
+/** Forwarded chunks a stream may try to learn its shape from (tool-call streams have none). */
+const LEARN_TRIES = 3;
 
 /** An upstream chunk on its way to the client. */
 class UpstreamChunk implements ForwardedChunk {
@@ -68,11 +75,24 @@ export function openaiPassthroughDecoder(): StreamDecoder<PassthroughItem> {
    * copy: a slice would keep the stream's first upstream read for the stream's whole life.
    */
   let head: string | undefined;
+  let headLength = 0;
   let first = true;
+  /** The learnt chunk shape (`chunk_shape.ts`), once a forwarded chunk taught one. */
+  let shape: ChunkShape | undefined;
+  let learnTries = LEARN_TRIES;
   return openaiSseEvents<PassthroughItem>((data, out) => {
+    if (shape !== undefined && fitsShape(shape, data)) {
+      // The shape's prefix starts with the head, and a fitting chunk passes `needsParse`.
+      out.push(new UpstreamChunk(data, data.slice(headLength)));
+      return;
+    }
     if (head !== undefined && startsWithText(data, head)) {
       const rest = data.slice(head.length);
       if (!needsParse(rest)) {
+        if (shape === undefined && learnTries > 0) {
+          learnTries--;
+          shape = learnShape(head, rest);
+        }
         out.push(new UpstreamChunk(data, rest));
         return;
       }
@@ -88,6 +108,7 @@ export function openaiPassthroughDecoder(): StreamDecoder<PassthroughItem> {
       first = false;
       const learnt = learnHead(data);
       head = learnt === undefined ? undefined : ownText(learnt);
+      headLength = head?.length ?? 0;
     }
     out.push(...decode(chunk));
   });
@@ -155,41 +176,6 @@ function skipSpace(text: string, i: number): number {
  */
 function startsWithText(text: string, prefix: string): boolean {
   return text.length >= prefix.length && text.slice(0, prefix.length) === prefix;
-}
-
-/**
- * Whitespace as `skipSpace` skips it, then a member's value. A key in `NEEDS_PARSE` followed by
- * anything else is not a member (`valueAt` gives -1).
- */
-const WS = "[ \\t\\n\\r]*";
-
-/**
- * Every sign `needsParse` looks for, in one pass of the regular-expression engine (compiled to
- * native code) instead of one `includes`/`indexOf` search per sign (V8 sets each search up anew:
- * ~2–3 µs per event for the eight of them, more than parsing the chunk). In order: a raw line
- * feed (multi-line data); `\u00XX` spelling a character from `@` to DEL (a key could hide in it);
- * the keys `"error"`, `"model"`, `"reasoning_content"`, `"reasoning_details"` anywhere; a
- * `"usage"` or `"finish_reason"` that is not a member whose value is `null`; a `"content"`
- * member whose value is an array (content parts).
- */
-const NEEDS_PARSE = new RegExp(
-  [
-    "\\n",
-    "\\\\u00[4-7]",
-    '"(?:error|model|reasoning_content|reasoning_details)"',
-    `"(?:usage|finish_reason)"(?!${WS}:${WS}null)`,
-    `"content"${WS}:${WS}\\[`,
-  ].join("|"),
-);
-
-/**
- * True when the rest of a chunk (after the learnt head) may carry something the client
- * encoder would send differently, so the chunk must be parsed: see the module comment.
- * A JSON string cannot hold an unescaped `"`, so a quoted key found here is a key (or a
- * string value that happens to spell one: then the chunk is parsed for nothing).
- */
-export function needsParse(rest: string): boolean {
-  return rest.charCodeAt(rest.length - 1) !== 0x7d /* } */ || NEEDS_PARSE.test(rest);
 }
 
 /** True when `\u00XX` spells a character from `@` to DEL (letters, `_`): a key could hide in it. */

@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { needsParse } from "../../../src/providers/openai/passthrough_decoder.ts";
+import { needsParse } from "../../../src/providers/openai/needs_parse.ts";
 
 function skipSpace(text: string, i: number): number {
   while (i < text.length) {
