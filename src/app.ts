@@ -36,16 +36,15 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
       .toResponse();
   });
 
-  const gates = {
-    billed: gate(deps, { billed: true }),
-    open: gate(deps, { billed: false }),
-  };
   for (const endpoint of endpoints) {
     const handler = endpoint.handler(deps);
     const path = honoPath(endpoint.path);
     const method = endpoint.method.toUpperCase();
     if (endpoint.gate === "none") app.on(method, path, handler);
-    else app.on(method, path, gates[endpoint.gate], handler);
+    else {
+      const billed = endpoint.gate === "billed";
+      app.on(method, path, gate(deps, { billed, routePath: path }), handler);
+    }
   }
   return app;
 }

@@ -27,22 +27,30 @@ export function checkJsonDepth(value: unknown, maxDepth = JSON_MAX_DEPTH): void 
   if (nestsDeeper(value, maxDepth)) throwAtDepth(value, maxDepth);
 }
 
-/** True when some object or array in `value` sits at depth `maxDepth` or more (root: 0). */
+/**
+ * True when some object or array in `value` sits at depth `maxDepth` or more (root: 0). It
+ * recurses, at most `maxDepth` frames deep (it stops there), and allocates nothing: no node
+ * stack, no `Object.values` array per object.
+ */
 function nestsDeeper(value: unknown, maxDepth: number): boolean {
   if (typeof value !== "object" || value === null) return false;
-  const nodes: object[] = [value];
-  const depths: number[] = [0];
-  while (nodes.length > 0) {
-    const node = nodes.pop()!;
-    const depth = depths.pop()!;
-    if (depth >= maxDepth) return true;
-    const children = Array.isArray(node) ? node : Object.values(node);
-    for (const child of children) {
-      if (typeof child === "object" && child !== null) {
-        nodes.push(child);
-        depths.push(depth + 1);
-      }
+  return deeperThan(value, maxDepth);
+}
+
+/** `node`, an object or array, has `left` levels of room (itself included) or fewer. */
+function deeperThan(node: object, left: number): boolean {
+  if (left <= 0) return true;
+  if (Array.isArray(node)) {
+    for (let i = 0; i < node.length; i++) {
+      const child: unknown = node[i];
+      if (typeof child === "object" && child !== null && deeperThan(child, left - 1)) return true;
     }
+    return false;
+  }
+  // A parsed body's objects are plain: `for … in` visits exactly their own keys.
+  for (const key in node) {
+    const child: unknown = (node as Record<string, unknown>)[key];
+    if (typeof child === "object" && child !== null && deeperThan(child, left - 1)) return true;
   }
   return false;
 }

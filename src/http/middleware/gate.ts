@@ -21,13 +21,24 @@ import { RequestAdmission } from "../../limits/admission.ts";
 import { newRequestNotes } from "../../policy/request_notes.ts";
 import type { EffectivePolicy } from "../../policy/effective_policy.ts";
 
-export function gate(deps: AppDeps, options: { billed: boolean }): MiddlewareHandler<AppEnv> {
+/**
+ * One gate per route: `routePath` is the Hono path it is mounted on, so the telemetry's endpoint
+ * label is looked up once here, not per request (Hono's `c.req.routePath` maps its match list
+ * on every read).
+ */
+export function gate(
+  deps: AppDeps,
+  options: { billed: boolean; routePath: string },
+): MiddlewareHandler<AppEnv> {
   const admit = admission(deps, options);
+  const endpoint = endpointOf(options.routePath);
   return async (c, next) => {
-    const trace = deps.telemetry.beginRequest(endpointOf(c.req.routePath));
+    const trace = deps.telemetry.beginRequest(endpoint);
     let status: number | undefined;
     try {
-      await deps.telemetry.within(trace, () => admit(c, next, trace));
+      // Without a span there is nothing to run inside: no closure for `within`.
+      if (trace.span === undefined) await admit(c, next, trace);
+      else await deps.telemetry.within(trace, () => admit(c, next, trace));
     } catch (error) {
       status = error instanceof GatewayError ? error.status : 500;
       throw error;
