@@ -5,15 +5,15 @@
 import type { ResolvedRoute } from "../catalog/resolved_route.ts";
 import type { RoutingDecision } from "../routing/route_plan.ts";
 
+/** Added to `headers` (a fresh object when not given), which is returned. */
 export function servedHeaders(
   requestId: string,
   route: ResolvedRoute,
   dropped: readonly string[] = [],
+  headers: Record<string, string> = {},
 ): Record<string, string> {
-  const headers: Record<string, string> = {
-    "x-sovra-request-id": requestId,
-    "x-sovra-provider": route.providerId,
-  };
+  headers["x-sovra-request-id"] = requestId;
+  headers["x-sovra-provider"] = route.providerId;
   if (dropped.length > 0) headers["x-sovra-dropped-params"] = dropped.map(headerSafe).join(",");
   return headers;
 }
@@ -37,21 +37,22 @@ function headerSafe(name: string): string {
 
 /**
  * `x-sovra-routed-model` (the catalog model that served), `x-sovra-routing-policy` and
- * `x-sovra-routing-reason` (one line: difficulty, dial, rule; a fallback says so).
+ * `x-sovra-routing-reason` (one line: difficulty, dial, rule; a fallback says so). Added to
+ * `headers` (a fresh object when not given), which is returned.
  */
 export function routedHeaders(
   served: { route: ResolvedRoute; fallbacks: number; routing?: RoutingDecision },
+  headers: Record<string, string> = {},
 ): Record<string, string> {
-  if (!served.routing) return {};
+  if (!served.routing) return headers;
   const fell = served.fallbacks > 0
     ? `; served after ${served.fallbacks} failed attempt${served.fallbacks > 1 ? "s" : ""}`
     : "";
-  return {
-    "x-sovra-routed-model": served.route.model.id,
-    "x-sovra-routing-policy": served.routing.policy,
-    // Header values are Latin-1: anything else becomes '?'.
-    "x-sovra-routing-reason": (served.routing.reason + fell).replace(/[^\x20-\x7e]/g, "?"),
-  };
+  headers["x-sovra-routed-model"] = served.route.model.id;
+  headers["x-sovra-routing-policy"] = served.routing.policy;
+  // Header values are Latin-1: anything else becomes '?'.
+  headers["x-sovra-routing-reason"] = (served.routing.reason + fell).replace(/[^\x20-\x7e]/g, "?");
+  return headers;
 }
 
 /**

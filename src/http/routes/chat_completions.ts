@@ -46,11 +46,11 @@ export function chatCompletionsHandler(deps: AppDeps) {
     if (!request.stream) {
       const { result, served } = await completeChat(ctx, request);
       const answer = encodeChatCompletion(result, { ...encodeCtx, model: answerModel(served) });
-      return respond(c, JSON.stringify(answer), {
+      // The route's headers in one object, in the order content type, served, routed (no spreads).
+      const headers = servedHeaders(state.requestId, served.route, served.dropped, {
         "content-type": "application/json",
-        ...servedHeaders(state.requestId, served.route, served.dropped),
-        ...routedHeaders(served),
       });
+      return respond(c, JSON.stringify(answer), routedHeaders(served, headers));
     }
 
     const open = await openChatStream(ctx, request, { passthrough: wantsPassthrough(request) });
@@ -60,11 +60,10 @@ export function chatCompletionsHandler(deps: AppDeps) {
       requestId: state.requestId,
       provider: open.served.route.providerId,
     });
-    return respond(c, body$, {
+    const headers = servedHeaders(state.requestId, open.served.route, open.served.dropped, {
       "content-type": "text/event-stream; charset=utf-8",
       "cache-control": "no-cache",
-      ...servedHeaders(state.requestId, open.served.route, open.served.dropped),
-      ...routedHeaders(open.served),
     });
+    return respond(c, body$, routedHeaders(open.served, headers));
   };
 }
