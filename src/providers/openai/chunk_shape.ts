@@ -2,7 +2,8 @@
  * The pass-through's learnt chunk shape: a prefilter that spares `needsParse`'s regular
  * expression (~0.2–0.3 µs per event) on the chunks that make up most of a stream. After the
  * head, an upstream's content chunks differ only in the text of one JSON string, the content
- * delta: `<head>,"choices":[{"index":0,"delta":{"content":"` + text + `"},"finish_reason":null}]}`.
+ * delta (or the reasoning delta, while a model reasons):
+ * `<head>,"choices":[{"index":0,"delta":{"content":"` + text + `"},"finish_reason":null}]}`.
  * The shape is learnt from a chunk the check let through: its text up to the delta's opening
  * quote (the prefix, head included) and from the closing quote on (the suffix). A later chunk
  * *fits* when it is exactly prefix + body + suffix and the body holds no `"`, `\` or line feed
@@ -36,18 +37,24 @@ export interface ChunkShape {
   readonly suffix: string;
 }
 
-/** The content delta's key and the opening quote of its string value. */
+/** The deltas learnt from: a key and the opening quote of its string value. */
 const CONTENT = '"content":"';
+const REASONING = '"reasoning":"';
 
 /**
- * The shape of a chunk whose rest (after `head`) `needsParse` let through; undefined when the
- * rest has no string-valued `"content"` member or its parts do not meet the conditions above.
+ * The shape of a chunk whose rest (after `head`) `needsParse` let through, around its
+ * `"content"` string (else its `"reasoning"` string); undefined when it has neither or its parts
+ * do not meet the conditions above (the proof holds whatever the key).
  * Both parts are their own copies: slices would keep the upstream read they came from.
  */
 export function learnShape(head: string, rest: string): ChunkShape | undefined {
-  const key = rest.indexOf(CONTENT);
-  if (key === -1) return undefined;
-  const open = key + CONTENT.length - 1;
+  let open = rest.indexOf(CONTENT);
+  if (open !== -1) open += CONTENT.length - 1;
+  else {
+    open = rest.indexOf(REASONING);
+    if (open === -1) return undefined;
+    open += REASONING.length - 1;
+  }
   const close = closingQuote(rest, open);
   if (close === -1) return undefined;
   const prefix = rest.slice(0, open + 1);

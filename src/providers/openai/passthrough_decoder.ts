@@ -33,7 +33,10 @@ import { needsParse } from "./needs_parse.ts";
 
 const CHUNK_OBJECT = "chat.completion.chunk";
 const HEAD_KEYS = ["id", "object", "created", "model"];
-/** Forwarded chunks a stream may try to learn its shape from (tool-call streams have none). */
+/**
+ * Forwarded chunks a stream may learn a shape from: the first, and those that do not fit the
+ * shape learnt (a new phase of the answer; tool-call streams have no shape).
+ */
 const LEARN_TRIES = 3;
 
 /** An upstream chunk on its way to the client. */
@@ -77,7 +80,7 @@ export function openaiPassthroughDecoder(): StreamDecoder<PassthroughItem> {
   let head: string | undefined;
   let headLength = 0;
   let first = true;
-  /** The learnt chunk shape (`chunk_shape.ts`), once a forwarded chunk taught one. */
+  /** The learnt chunk shape (`chunk_shape.ts`), the last one a forwarded chunk taught. */
   let shape: ChunkShape | undefined;
   let learnTries = LEARN_TRIES;
   return openaiSseEvents<PassthroughItem>((data, out) => {
@@ -89,9 +92,10 @@ export function openaiPassthroughDecoder(): StreamDecoder<PassthroughItem> {
     if (head !== undefined && startsWithText(data, head)) {
       const rest = data.slice(head.length);
       if (!needsParse(rest)) {
-        if (shape === undefined && learnTries > 0) {
+        // A chunk of a new shape (content after reasoning) teaches it, while tries last.
+        if (learnTries > 0) {
           learnTries--;
-          shape = learnShape(head, rest);
+          shape = learnShape(head, rest) ?? shape;
         }
         out.push(new UpstreamChunk(data, rest));
         return;

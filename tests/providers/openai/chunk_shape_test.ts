@@ -5,7 +5,8 @@
  * feeds, `null`, brackets) and on chunks built to break it (bodies that spell a key, close the
  * string, escape a letter, open content parts; one fragment inserted or cut anywhere; random
  * text). The decoder is checked the same way end to end: it forwards unparsed exactly the
- * chunks the check alone would (so the bytes sent are the same), shape or no shape.
+ * chunks the check alone would (so the bytes sent are the same), shape or no shape, also when
+ * a stream changes shape (reasoning, then content) and learns again.
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
@@ -129,12 +130,13 @@ const learntArb = fc.record({
   prefixInserts: fc.array(fc.tuple(fc.nat(), fc.constantFrom(...FRAGMENTS)), { maxLength: 2 }),
   suffixInserts: fc.array(fc.tuple(fc.nat(), fc.constantFrom(...FRAGMENTS)), { maxLength: 2 }),
   body: fc.constantFrom("The", " harbour of Marseille", "", "é 😀", 'x\\"y'),
-}).map(({ layout: [prefix, suffix], prefixInserts, suffixInserts, body }) => {
+  key: fc.constantFrom("content", "reasoning"),
+}).map(({ layout: [prefix, suffix], prefixInserts, suffixInserts, body, key }) => {
   let p = prefix.slice(0, -'"content":"'.length);
   for (const [at, part] of prefixInserts) p = insert(p, at, part);
   let s = suffix.slice(1);
   for (const [at, part] of suffixInserts) s = insert(s, at, part);
-  return `${p}"content":"${body}"${s}`;
+  return `${p}"${key}":"${body}"${s}`;
 });
 
 const bodyArb = fc.array(fc.constantFrom(...BODY_PARTS), { maxLength: 5 }).map((p) => p.join(""));
@@ -213,6 +215,11 @@ Deno.test("the shape is learnt from content chunks and fits only exact prefix + 
   assert.equal(fits("a\nb"), false);
   assert.equal(fitsShape(shape, `${HEAD}${prefix}This ${suffix} `), false);
   assert.equal(fitsShape(shape, `${HEAD.replace("gpt", "gpu")}${prefix}This ${suffix}`), false);
+  // A reasoning delta teaches one too (a model that reasons first, then answers).
+  assert.deepEqual(learnShape(HEAD, ',"choices":[{"index":0,"delta":{"reasoning":"Tides"}}]}'), {
+    prefix: `${HEAD},"choices":[{"index":0,"delta":{"reasoning":"`,
+    suffix: '"}}]}',
+  });
   // No shape where the check could be fooled or there is no content string.
   assert.equal(learnShape(HEAD, ',"choices":[{"index":0,"delta":{"tool_calls":[]}}]}'), undefined);
   assert.equal(learnShape(HEAD, ',"choices":[{"delta":{"content":"a}'), undefined);
@@ -255,8 +262,11 @@ Deno.test("the decoder forwards unparsed exactly the chunks needsParse lets thro
   let shaped = 0;
   fc.assert(
     fc.property(
-      learntArb.chain((first) =>
-        fc.tuple(fc.constant(first), fc.array(candidateArb(first), { maxLength: 12 }))
+      fc.tuple(learntArb, learntArb).chain(([first, second]) =>
+        fc.tuple(
+          fc.constant(first),
+          fc.array(fc.oneof(candidateArb(first), candidateArb(second)), { maxLength: 12 }),
+        )
       ).map(([first, rests]) => [sendable(first), rests.map(sendable)] as const),
       fc.array(fc.integer({ min: 1, max: 400 }), { minLength: 1, maxLength: 6 }),
       ([first, rests], cuts) => {
