@@ -19,13 +19,26 @@ export interface ChatTarget {
   requestedModel?: string;
 }
 
-export async function resolveChatTarget(
+/**
+ * A catalog model is resolved at once (no promise, so the route need not wait a turn for it);
+ * `router/<id>` reads the policy: a promise.
+ */
+export function resolveChatTarget(
   deps: AppDeps,
   id: string,
   org: string,
-): Promise<ChatTarget> {
+): ChatTarget | Promise<ChatTarget> {
   const policyId = routerPolicyId(id);
   if (policyId === undefined) return { model: deps.catalog.current.requireModel(id, "chat") };
+  return routerTarget(deps, id, policyId, org);
+}
+
+async function routerTarget(
+  deps: AppDeps,
+  id: string,
+  policyId: string,
+  org: string,
+): Promise<ChatTarget> {
   const policy = await deps.routerPolicies.load(org, policyId);
   if (!policy) throw modelNotFound(id);
   const first = poolTable(policy, deps.catalog.current).firstActiveChat;

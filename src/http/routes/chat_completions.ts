@@ -25,27 +25,32 @@ export function chatCompletionsHandler(deps: AppDeps) {
       ChatCompletionRequestSchema,
       await readJsonBody(c.req.raw, { deadlineMs: deps.config.bodyTimeoutMs }),
     );
-    const { model, requestedModel } = await resolveChatTarget(deps, body.model, state.apiKey.org);
+    const target = resolveChatTarget(deps, body.model, state.apiKey.org);
+    const { model, requestedModel } = target instanceof Promise ? await target : target;
     const request = decodeChatRequest(body);
-    await prefetchRouterPins(deps, state.apiKey.org, requestedModel, request);
+    const pins = prefetchRouterPins(deps, state.apiKey.org, requestedModel, request);
+    if (pins !== undefined) await pins;
     const ctx: ChatCallContext = {
       deps,
       model,
       caller: callerOf(state),
       endpoint: "chat",
       clientSignal: c.req.raw.signal,
-      ...(requestedModel ? { requestedModel } : {}),
     };
-    const encodeCtx = {
-      id: `chatcmpl-${state.requestId.slice(4)}`,
-      created: Math.floor(state.startedAt / 1000),
-      model: model.id,
-      excludeReasoning: request.reasoning?.exclude === true,
-    };
+    if (requestedModel) ctx.requestedModel = requestedModel;
+    // The encoder's context, built once the serving model is known (no spread of a draft).
+    const id = `chatcmpl-${state.requestId.slice(4)}`;
+    const created = Math.floor(state.startedAt / 1000);
+    const excludeReasoning = request.reasoning?.exclude === true;
 
     if (!request.stream) {
       const { result, served } = await completeChat(ctx, request);
-      const answer = encodeChatCompletion(result, { ...encodeCtx, model: answerModel(served) });
+      const answer = encodeChatCompletion(result, {
+        id,
+        created,
+        model: answerModel(served),
+        excludeReasoning,
+      });
       // The route's headers in one object, in the order content type, served, routed (no spreads).
       const headers = servedHeaders(state.requestId, served.route, served.dropped, {
         "content-type": "application/json",
@@ -55,7 +60,12 @@ export function chatCompletionsHandler(deps: AppDeps) {
 
     const open = await openChatStream(ctx, request, { passthrough: wantsPassthrough(request) });
     const body$ = chatStreamBody(open, {
-      encoder: new ChatChunkEncoder({ ...encodeCtx, model: answerModel(open.served) }),
+      encoder: new ChatChunkEncoder({
+        id,
+        created,
+        model: answerModel(open.served),
+        excludeReasoning,
+      }),
       clientSignal: c.req.raw.signal,
       requestId: state.requestId,
       provider: open.served.route.providerId,

@@ -34,9 +34,11 @@ export function responsesHandler(deps: AppDeps) {
       ResponsesRequestSchema,
       await readJsonBody(c.req.raw, { deadlineMs: deps.config.bodyTimeoutMs }),
     );
-    const { model, requestedModel } = await resolveChatTarget(deps, body.model, state.apiKey.org);
+    const target = resolveChatTarget(deps, body.model, state.apiKey.org);
+    const { model, requestedModel } = target instanceof Promise ? await target : target;
     const request = decodeResponsesRequest(body, model);
-    await prefetchRouterPins(deps, state.apiKey.org, requestedModel, request);
+    const pins = prefetchRouterPins(deps, state.apiKey.org, requestedModel, request);
+    if (pins !== undefined) await pins;
     const ctx: ChatCallContext = {
       deps,
       model,
