@@ -21,6 +21,7 @@
  *   taskset -c 0 deno run -A scripts/bench/kv_commit_cost.ts   # the benchmark's one core
  */
 import { parseArgs } from "node:util";
+import { threadCpuNs } from "./thread_cpu.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
@@ -32,19 +33,6 @@ const { values } = parseArgs({
 });
 const commits = Number(values.commits);
 const rounds = Number(values.rounds);
-
-const CLOCK_THREAD_CPUTIME_ID = 3;
-const libc = Deno.dlopen("libc.so.6", {
-  clock_gettime: { parameters: ["i32", "buffer"], result: "i32" },
-});
-const timespec = new BigInt64Array(2);
-const timespecBytes = new Uint8Array(timespec.buffer);
-
-/** The calling thread's CPU time in nanoseconds, exact. */
-function threadCpuNs(): number {
-  libc.symbols.clock_gettime(CLOCK_THREAD_CPUTIME_ID, timespecBytes);
-  return Number(timespec[0]) * 1e9 + Number(timespec[1]);
-}
 
 /** CPU nanoseconds of every thread but the main one (sleeping threads' figures are exact). */
 function otherThreadsCpuNs(): number {
@@ -176,6 +164,5 @@ try {
   }
 } finally {
   kv.close();
-  libc.close();
   if (dir !== undefined) await Deno.remove(dir, { recursive: true });
 }

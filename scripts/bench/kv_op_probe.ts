@@ -10,16 +10,7 @@
  * A CPU profile charges `op_kv_atomic_write` with the op's wall time; `opCpuNs` against
  * `opWallNs` says how much of that was the main thread's own work.
  */
-const CLOCK_THREAD_CPUTIME_ID = 3;
-const libc = Deno.dlopen("libc.so.6", {
-  clock_gettime: { parameters: ["i32", "buffer"], result: "i32" },
-});
-const timespec = new BigInt64Array(2);
-const timespecBytes = new Uint8Array(timespec.buffer);
-function threadCpuNs(): number {
-  libc.symbols.clock_gettime(CLOCK_THREAD_CPUTIME_ID, timespecBytes);
-  return Number(timespec[0]) * 1e9 + Number(timespec[1]);
-}
+import { threadCpuNs } from "./thread_cpu.ts";
 
 const totals: Record<string, number> = { commits: 0, mutations: 0, opCpuNs: 0, opWallNs: 0 };
 type Method = (this: Deno.AtomicOperation, ...args: unknown[]) => unknown;
