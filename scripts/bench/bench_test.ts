@@ -16,6 +16,7 @@ import { runClosed } from "./closed_load.ts";
 import { chatRequest } from "./workload.ts";
 import { summariseProfile } from "./profile_summary.ts";
 import { countEvents, runSpread } from "./spread_streams.ts";
+import { median, parseBaselineList, prepareBaseline, roundRatios } from "./baseline.ts";
 
 Deno.test("percentile — nearest rank on sorted samples", () => {
   const sorted = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
@@ -326,4 +327,85 @@ Deno.test("runSpread — counts events and completed streams inside the window",
   } finally {
     await server.shutdown();
   }
+});
+
+Deno.test("parseBaselineList — revisions and directories, blanks dropped", () => {
+  assert.deepEqual(parseBaselineList("561398a, /tmp/tree ,,"), ["561398a", "/tmp/tree"]);
+  assert.deepEqual(parseBaselineList(""), []);
+});
+
+Deno.test("median and roundRatios — per window, the target ÷ the reference", () => {
+  assert.equal(median([3, 1, 2]), 2);
+  assert.equal(median([4, 1, 3, 2]), 2.5);
+  assert.ok(Number.isNaN(median([NaN])));
+  const rounds = [
+    { cpuUsPerRequest: [120, 100], p50Ms: [1, 1], errors: [0, 0] },
+    { cpuUsPerRequest: [90, 100], p50Ms: [1, 1], errors: [0, 0] },
+  ];
+  assert.deepEqual(roundRatios(rounds, 0, 1), [1.2, 0.9]);
+});
+
+Deno.test("prepareBaseline — a revision is extracted with its bench server; a checkout is used as it is", async () => {
+  const root = new URL("../../", import.meta.url).pathname.replace(/\/$/, "");
+  const dir = await Deno.makeTempDir({ prefix: "sovra-baseline-test-" });
+  try {
+    const tree = await prepareBaseline("HEAD", root, dir);
+    assert.equal(tree.label, "HEAD");
+    assert.ok(tree.dir.startsWith(`${dir}/baseline-`));
+    const server = await Deno.readTextFile(`${tree.dir}/scripts/bench/sovra_server.ts`);
+    const committed = await new Deno.Command("git", {
+      args: ["-C", root, "show", "HEAD:scripts/bench/sovra_server.ts"],
+    }).output();
+    assert.equal(server, new TextDecoder().decode(committed.stdout));
+    assert.ok((await Deno.stat(`${tree.dir}/deno.json`)).isFile);
+    assert.deepEqual(await prepareBaseline(tree.dir, root, dir), {
+      label: tree.dir.split("/").pop(),
+      dir: tree.dir,
+    });
+    await assert.rejects(
+      prepareBaseline("no-such-revision-xyz", root, dir),
+      /neither a Sovra checkout nor a git revision/,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("baseline checks — this checkout's median ratio against the reference, errors fail", () => {
+  const results = sampleResults(0.9, 12_000, 120 * 1024);
+  const window = (ours: number, noWait: number, errors = 0) => ({
+    cpuUsPerRequest: [ours, noWait, 1000],
+    p50Ms: [2, 2, 2],
+    errors: [errors, 0, 0],
+  });
+  const paced = sampleResults(0.9, 12_000, 120 * 1024).scenarios["non-stream"]!.sovra!.paced;
+  results.baseline = {
+    reference: "561398a",
+    targets: ["sovra-unguarded", "sovra-no-admission-wait", "561398a"],
+    rounds: 3,
+    rate: 150,
+    warmupSeconds: 3,
+    durationSeconds: 10,
+    scenarios: {
+      "non-stream": {
+        // Medians: 1.16× and 1.0×.
+        rounds: [window(1160, 990), window(1200, 1000), window(1100, 1010)],
+        paced: { "sovra-unguarded": paced },
+      },
+      stream: { rounds: [window(1040, 980, 2)], paced: {} },
+    },
+  };
+  const found = checks(results).filter((c) => c.name.includes("÷ 561398a"));
+  assert.deepEqual(found.map((c) => [c.name.split(":")[0], c.measured, c.pass]), [
+    ["non-stream", "1.16×", false],
+    ["non-stream", "1.00×", true],
+    ["stream", "1.04×", false], // within the limit, but it had errors
+    ["stream", "0.98×", true],
+  ]);
+  const markdown = renderMarkdown(results);
+  assert.match(
+    markdown,
+    /\| non-stream \| sovra-unguarded \| 1160 µs \| 1\.16× \(1\.10–1\.20\) \|/,
+  );
+  assert.match(markdown, /\| non-stream \| 561398a \| 1000 µs \| – \|/);
 });

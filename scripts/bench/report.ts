@@ -8,6 +8,7 @@ import type { PacedResult } from "./paced_load.ts";
 import type { LatencySummary } from "./latency_stats.ts";
 import type { ScenarioName, TargetName } from "./workload.ts";
 import type { PeerName } from "./peers.ts";
+import { median, roundRatios, type SideBySideRound } from "./baseline.ts";
 
 export interface TargetResult {
   /** Closed-loop throughput (not run for the slow-upstream scenario). */
@@ -80,6 +81,28 @@ export interface BenchResults {
   /** Sovra's VmHWM after the throughput and latency runs, KiB. */
   sovraPeakKb: number | undefined;
   openStreams: Partial<Record<"sovra" | "sovra-unguarded" | "bare-proxy", OpenStreamsResult>>;
+  /** `--baseline`: this checkout and earlier code loaded side by side (baseline.ts). */
+  baseline?: {
+    /** The first `--baseline` entry: the one the ratios and the no-regression checks use. */
+    reference: string;
+    /** In measurement order: `sovra-unguarded`, `sovra-no-admission-wait`, the baselines. */
+    targets: string[];
+    rounds: number;
+    /** Each target's paced rate in the side-by-side windows, req/s. */
+    rate: number;
+    warmupSeconds: number;
+    durationSeconds: number;
+    scenarios: Partial<
+      Record<
+        ScenarioName,
+        {
+          rounds: SideBySideRound[];
+          /** Each target alone at the main table's paced rate. */
+          paced: Record<string, PacedResult>;
+        }
+      >
+    >;
+  };
 }
 
 export interface Check {
@@ -102,6 +125,11 @@ export const LIMITS = {
   maxOpenStreamsMiB: 150,
   /** Sovra's RSS increment per open stream ÷ the bare proxy's (issue 15). */
   maxPerStreamRatio: 1.5,
+  /**
+   * CPU per request ÷ the `--baseline` reference's, median of the side-by-side rounds (issue
+   * 10: no regression). Builds of equal cost read 0.98–1.02 a round side by side.
+   */
+  maxBaselineRatio: 1.05,
 };
 
 /** A limit that differs by scenario: the scenario's own, else the default. */
@@ -184,6 +212,7 @@ export function checks(results: BenchResults): Check[] {
     }
   }
   out.push(...peerChecks(results));
+  out.push(...baselineChecks(results));
   const one = results.workers?.[1];
   const two = results.workers?.[2];
   if (one && two) {
@@ -216,6 +245,84 @@ export function checks(results: BenchResults): Check[] {
     }
   }
   return out;
+}
+
+/** The targets this checkout serves in the side-by-side comparison. */
+const OURS_SIDE_BY_SIDE = ["sovra-unguarded", "sovra-no-admission-wait"];
+
+/** Each side-by-side target's CPU per request ÷ the reference's: per-window ratios. */
+function baselineRatios(
+  baseline: NonNullable<BenchResults["baseline"]>,
+  rounds: readonly SideBySideRound[],
+  target: string,
+): number[] | undefined {
+  const i = baseline.targets.indexOf(target);
+  const ref = baseline.targets.indexOf(baseline.reference);
+  return i < 0 || ref < 0 || i === ref ? undefined : roundRatios(rounds, i, ref);
+}
+
+/** No regression against the reference: this checkout's median window ratio ≤ the limit. */
+function baselineChecks(results: BenchResults): Check[] {
+  const baseline = results.baseline;
+  if (!baseline) return [];
+  const out: Check[] = [];
+  for (const [scenario, side] of Object.entries(baseline.scenarios)) {
+    for (const target of OURS_SIDE_BY_SIDE) {
+      const ratios = side && baselineRatios(baseline, side.rounds, target);
+      if (!ratios) continue;
+      const ratio = median(ratios);
+      const i = baseline.targets.indexOf(target);
+      const errors = side.rounds.reduce((sum, r) => sum + r.errors[i]!, 0);
+      out.push({
+        name: `${scenario}: ${target} ÷ ${baseline.reference} CPU/req, side by side at ` +
+          `${baseline.rate} req/s (median of ${ratios.length} windows)`,
+        measured: `${fmt(ratio)}×`,
+        target: `≤ ${LIMITS.maxBaselineRatio}×`,
+        pass: ratio <= LIMITS.maxBaselineRatio && errors === 0,
+      });
+    }
+  }
+  return out;
+}
+
+function renderBaseline(results: BenchResults, lines: string[]): void {
+  const baseline = results.baseline;
+  if (!baseline) return;
+  const ref = baseline.reference;
+  const alone = results.settings.pacedRate;
+  lines.push(
+    "",
+    `Against earlier code (\`--baseline\`): ${baseline.targets.join(", ")} paced at ` +
+      `${baseline.rate} req/s each at the same time, all on the proxy core, ` +
+      `${baseline.rounds} windows of ${baseline.durationSeconds} s after ` +
+      `${baseline.warmupSeconds} s warm-up; ratio = CPU per request ÷ ${ref}'s in the same ` +
+      "window (median, lowest–highest). `sovra-no-admission-wait` is this checkout with " +
+      "answers not waiting for a durable admission record, as code before issue 17 served. " +
+      `Alone: each target by itself at ${alone} req/s.`,
+    "",
+    `| Scenario | Target | CPU/req | ÷ ${ref} | p50 side by side | p50 alone | p99 alone | ` +
+      "errors |",
+    "|---|---|--:|--:|--:|--:|--:|--:|",
+  );
+  for (const [scenario, side] of Object.entries(baseline.scenarios)) {
+    if (!side) continue;
+    baseline.targets.forEach((target, i) => {
+      const sorted = baselineRatios(baseline, side.rounds, target)?.filter(Number.isFinite)
+        .sort((a, b) => a - b);
+      const ratio = sorted && sorted.length > 0
+        ? `${fmt(median(sorted))}× (${fmt(sorted[0]!)}–${fmt(sorted.at(-1)!)})`
+        : "–";
+      const paced = side.paced[target];
+      const errors = side.rounds.reduce((sum, r) => sum + r.errors[i]!, 0) +
+        (paced?.errors ?? 0);
+      lines.push(
+        `| ${scenario} | ${target} | ` +
+          `${cpu(median(side.rounds.map((r) => r.cpuUsPerRequest[i]!)))} | ${ratio} | ` +
+          `${ms(median(side.rounds.map((r) => r.p50Ms[i]!)))} | ` +
+          `${ms(paced?.latency.p50)} | ${ms(paced?.latency.p99)} | ${errors} |`,
+      );
+    });
+  }
 }
 
 /** The peers measured in a scenario (targets other than ours). */
@@ -374,6 +481,7 @@ export function renderMarkdown(results: BenchResults): string {
     }
   }
   renderPeers(results, lines);
+  renderBaseline(results, lines);
   renderSpread(results, lines);
   if (results.workers) {
     lines.push(

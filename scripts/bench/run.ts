@@ -16,11 +16,14 @@
  *   --peers (also Portkey's gateway and the LiteLLM proxy, installed into the run's temp dir)
  *   --spread-streams 500 --spread-seconds 10 (concurrent streams with chunks 20 ms apart; 0: off)
  *   --no-workers (skip the SOVRA_WORKERS=2 vs 1 row, both unpinned)
+ *   --baseline REV[,REV|DIR…] --baseline-rounds 5 --baseline-rate 150 (earlier code side by
+ *   side: baseline.ts)
  */
 import { parseArgs } from "node:util";
 import { closedLoop, type Layout, openStreams, pacedLoop, spreadStreams } from "./measure.ts";
 import { type BenchProcess, readCpuSeconds, readMemory, spawnDeno } from "./processes.ts";
 import type { LatencySummary } from "./latency_stats.ts";
+import type { PacedResult } from "./paced_load.ts";
 import { LOOP_DELAY_SIGNAL } from "./loop_delay.ts";
 import {
   type BenchResults,
@@ -43,6 +46,13 @@ import {
 import { ensureLoadTools } from "./tools.ts";
 import { type PgCluster, startPostgres } from "../postgres_cluster.ts";
 import { PEERS, startPeer } from "./peers.ts";
+import {
+  type BaselineTree,
+  parseBaselineList,
+  prepareBaseline,
+  sideBySideRounds,
+  startTreeSovra,
+} from "./baseline.ts";
 
 const RUN_LIMIT_MS = 10 * 60_000;
 /** A process is quiet below this share of a core over `QUIET_WINDOW_MS`; waited for ≤ QUIET_MAX_MS. */
@@ -51,6 +61,8 @@ const QUIET_WINDOW_MS = 500;
 const QUIET_MAX_MS = 60_000;
 /** Installing and measuring the peers (a pip install of LiteLLM alone takes a minute or two). */
 const PEERS_LIMIT_MS = 8 * 60_000;
+/** Extracting, caching and measuring the baselines side by side (both scenarios). */
+const BASELINE_LIMIT_MS = 8 * 60_000;
 /** Waits until the process uses under QUIET_SHARE of a core (a peer draining its backlog). */
 async function untilQuiet(pid: number, name: string): Promise<void> {
   const deadline = Date.now() + QUIET_MAX_MS;
@@ -86,6 +98,9 @@ const { values } = parseArgs({
     "no-write": { type: "boolean", default: false },
     peers: { type: "boolean", default: false },
     "no-workers": { type: "boolean", default: false },
+    baseline: { type: "string" },
+    "baseline-rounds": { type: "string", default: "5" },
+    "baseline-rate": { type: "string", default: "150" },
     json: { type: "string" },
     doc: { type: "string" },
   },
@@ -104,6 +119,9 @@ const connections = num("connections", values.connections);
 const streamCount = num("streams", values.streams);
 const spreadCount = num("spread-streams", values["spread-streams"]);
 const spreadSeconds = num("spread-seconds", values["spread-seconds"]);
+const baselineEntries = parseBaselineList(values.baseline ?? "");
+const baselineRounds = num("baseline-rounds", values["baseline-rounds"]);
+const baselineRate = num("baseline-rate", values["baseline-rate"]);
 const scenarios = values.scenarios.split(",").filter((s): s is ScenarioName =>
   (SCENARIOS as readonly string[]).includes(s)
 );
@@ -113,6 +131,9 @@ if (!onPostgres && values.state !== "kv") {
   throw new Error(`--state must be kv or postgres, got '${values.state}'.`);
 }
 if (onPostgres && values.kv !== undefined) throw new Error("--kv is for --state kv only.");
+if (onPostgres && baselineEntries.length > 0) {
+  throw new Error("--baseline compares builds on a KV file; run it with --state kv.");
+}
 
 const root = new URL("../../", import.meta.url).pathname.replace(/\/$/, "");
 const layout: Layout = {
@@ -130,7 +151,8 @@ const stopAll = async () => {
   await cluster?.stop();
   await Deno.remove(layout.tempDir, { recursive: true }).catch(() => {});
 };
-const runLimitMs = RUN_LIMIT_MS + (values.peers ? PEERS_LIMIT_MS : 0);
+const runLimitMs = RUN_LIMIT_MS + (values.peers ? PEERS_LIMIT_MS : 0) +
+  (baselineEntries.length > 0 ? BASELINE_LIMIT_MS : 0);
 const watchdog = setTimeout(async () => {
   log(`run exceeded ${runLimitMs / 1000} s; stopping`);
   await stopAll();
@@ -418,6 +440,86 @@ try {
       results.openStreams[name] = await openStreams(layout, proxy, spec, streamCount);
       await proxy.stop();
     }
+  }
+
+  // Earlier code side by side (`--baseline`): fresh processes, all on the proxy core at once.
+  if (baselineEntries.length > 0) {
+    const trees: BaselineTree[] = [];
+    for (const entry of baselineEntries) {
+      trees.push(await prepareBaseline(entry, root, layout.tempDir));
+    }
+    const here: BaselineTree = { label: "this checkout", dir: root };
+    const started: Array<{ name: string; process: BenchProcess }> = [];
+    const start = async (tree: BaselineTree, name: string, admissionWait?: "on" | "off") => {
+      log(`${name}: starting ${tree.dir === root ? "this checkout" : tree.dir}`);
+      const process = await startTreeSovra(tree, name, {
+        simV1,
+        cpu: layout.proxyCpu,
+        ...(admissionWait === undefined ? {} : { admissionWait }),
+      });
+      children.push(process);
+      started.push({ name, process });
+    };
+    await start(here, "sovra-unguarded");
+    await start(here, "sovra-no-admission-wait", "off");
+    for (const tree of trees) await start(tree, tree.label);
+    const referenceName = trees[0]!.label;
+    results.baseline = {
+      reference: referenceName,
+      targets: started.map((t) => t.name),
+      rounds: baselineRounds,
+      rate: baselineRate,
+      warmupSeconds,
+      durationSeconds: closedSeconds,
+      scenarios: {},
+    };
+    const ref = started.findIndex((t) => t.name === referenceName);
+    for (const scenario of scenarios.filter((s) => s === "non-stream" || s === "stream")) {
+      const targets = started.map((t) => ({
+        name: t.name,
+        process: t.process,
+        spec: chatRequest(
+          { base: String(t.process.hello.url), key: String(t.process.hello.key), catalog: true },
+          { stream: scenario === "stream" },
+        ),
+      }));
+      for (const t of targets) await smokeTest(t.spec, `${scenario} ${t.name}`);
+      log(
+        `${scenario}, side by side: ${targets.map((t) => t.name).join(", ")} at ` +
+          `${baselineRate} req/s each, ${baselineRounds} windows of ${closedSeconds} s`,
+      );
+      const rounds = await sideBySideRounds(layout, targets, {
+        rate: baselineRate,
+        durationSeconds: closedSeconds,
+        warmupSeconds,
+        rounds: baselineRounds,
+        onRound: (round, i) =>
+          log(
+            `${scenario} window ${i + 1}: ` + targets.map((t, j) =>
+              `${t.name} ${Math.round(round.cpuUsPerRequest[j]!)} µs` +
+              (j === ref
+                ? ""
+                : ` (${(round.cpuUsPerRequest[j]! / round.cpuUsPerRequest[ref]!).toFixed(3)}×)`)
+            ).join(", "),
+          ),
+      });
+      // Latency at the paced rate, one target at a time (a paced run is not a saturated core).
+      const paced: Record<string, PacedResult> = {};
+      for (const t of targets) {
+        paced[t.name] = await pacedLoop(layout, t.spec, {
+          rate,
+          durationSeconds: pacedSeconds,
+          warmupSeconds: 1,
+          connections,
+        });
+        log(
+          `${scenario} ${t.name}: paced p50 ${paced[t.name]!.latency.p50.toFixed(2)} ms, ` +
+            `p99 ${paced[t.name]!.latency.p99.toFixed(2)} ms`,
+        );
+      }
+      results.baseline.scenarios[scenario] = { rounds, paced };
+    }
+    for (const t of started) await t.process.stop();
   }
 
   // The peers go last, after every row of ours, one at a time: a peer that times out (LiteLLM on

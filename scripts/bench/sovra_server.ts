@@ -6,10 +6,16 @@
  *
  *   deno run -A scripts/bench/sovra_server.ts --upstream http://127.0.0.1:PORT/v1 [--kv PATH|:memory:]
  *     [--database-url postgres://…] [--guard on|off] [--workers N (SOVRA_WORKERS, default 1)]
+ *     [--admission-wait on|off]
  *
  * Prints one JSON line on stdout: `{"url", "key", "pid", "state", "models"}`. Stops on SIGTERM/SIGINT
  * and removes what it created. SIGUSR1 prints the event-loop delay since the last one (loop_delay.ts)
  * and the store's group commits so far (`commits`, and `writes` they carried).
+ *
+ * `--admission-wait off` is a measurement lever of the benchmark only (`--baseline`,
+ * baseline.ts), never a gateway setting: the rate increment is queued without an admission
+ * record and nothing waits for it, as code before issue 17 served. It shows what issue 17's
+ * durability commit costs on its own; the gateway itself has no such mode.
  */
 import { parseArgs } from "node:util";
 import { startGatewayWorkers } from "../../src/workers/pool.ts";
@@ -27,10 +33,22 @@ const { values } = parseArgs({
     port: { type: "string", default: "0" },
     guard: { type: "string", default: "on" },
     workers: { type: "string", default: "1" },
+    "admission-wait": { type: "string", default: "on" },
   },
 });
 if (values.upstream === undefined) {
   console.error("Missing --upstream (the simulator's base URL ending in /v1).");
+  Deno.exit(2);
+}
+
+const admissionWait = values["admission-wait"];
+if (admissionWait !== "on" && admissionWait !== "off") {
+  console.error(`--admission-wait must be on or off, got '${admissionWait}'.`);
+  Deno.exit(2);
+}
+if (admissionWait === "off" && values.workers !== "1") {
+  // Worker isolates build their own stores; the lever below reaches the primary's only.
+  console.error("--admission-wait off needs --workers 1.");
   Deno.exit(2);
 }
 
@@ -76,6 +94,15 @@ const gateway = await startGatewayWorkers({
   SOVRA_WORKERS: values.workers,
   [UPSTREAM_KEY_ENV]: "bench-upstream-secret",
 }, { log: createLogger("warn") });
+if (admissionWait === "off") {
+  const store = gateway.deps.store;
+  const countRequest = store.countRequest.bind(store);
+  // The increment alone, with the settles' interval, and resolved at once: no record, no wait.
+  store.countRequest = (keyId, minute, onSent) => {
+    countRequest(keyId, minute, onSent).catch((error) => console.error(error));
+    return Promise.resolve();
+  };
+}
 const admin = async (command: string[], flags: Record<string, string>) => {
   const result = await runAdminCommand(gateway.deps.store, {
     command,
