@@ -133,6 +133,7 @@ try {
       command,
       parsed.values,
       await catalogIfAny(config.catalogDir),
+      controlPlaneOf(store)?.control,
     );
   } else {
     result = await runAdminCommand(store, {

@@ -1,8 +1,9 @@
 /**
  * `policy show` and `policy set` (operator contract, control-plane additions). `set` changes
  * only the fields given, validates every value (unknown providers and models are refused when
- * the catalog is at hand), stores the whole policy with an audit entry (actor `cli`), and
- * prints the new policy. `--key ID` applies to that key's narrowing instead: a key may only be
+ * the catalog is at hand), stores the whole policy with its change-history entry (actor `cli`),
+ * writes the control-plane audit entry `policy.changed` (actor `cli`, the dashboard's detail)
+ * when the store has a control plane, and prints the new policy. `--key ID` applies to that key's narrowing instead: a key may only be
  * stricter than its organization (strict_only, more blocked providers, zdr_only, a smaller
  * allow-list, a stronger guardrail). Gateways pick a change up within 30 s.
  *
@@ -31,6 +32,9 @@ import {
 } from "../policy/policy_edit.ts";
 import { keyRemoteWarning, orgKeyRemoteWarnings } from "../policy/key_remote_warning.ts";
 import { AdminError } from "./commands.ts";
+import type { ControlStore } from "../state/control_store.ts";
+import { audit } from "../dashboard/audit.ts";
+import { keyPolicyAuditDetail, orgPolicyAuditDetail } from "../policy/policy_audit.ts";
 
 export interface PolicyFlags {
   org?: string | undefined;
@@ -57,6 +61,8 @@ export async function runPolicyCommand(
   name: string,
   flags: PolicyFlags,
   catalog: Catalog | undefined,
+  /** The control plane's audit log (absent: a store without one). */
+  control?: Pick<ControlStore, "appendAudit">,
 ): Promise<Record<string, unknown>> {
   const orgId = flags.org;
   if (!orgId) throw new AdminError("Missing --org.");
@@ -67,12 +73,28 @@ export async function runPolicyCommand(
     if (!key) throw new AdminError(`Key '${keyId}' is not a key of organization '${orgId}'.`);
   }
   if (name === "policy set") {
+    const logged = control && { control, now: Date.now };
     if (keyId === undefined) {
       const current = await store.getOrgPolicy(orgId) ?? DEFAULT_ORG_POLICY;
-      await store.putOrgPolicy(orgId, applyToOrg(current, flags, catalog), "cli");
+      const next = applyToOrg(current, flags, catalog);
+      await store.putOrgPolicy(orgId, next, "cli");
+      if (logged) {
+        await audit(logged, orgId, "cli", "policy.changed", orgId, orgPolicyAuditDetail(next));
+      }
     } else {
       const current = await store.getKeyPolicy(keyId) ?? {};
-      await store.putKeyPolicy(orgId, keyId, applyToKey(current, flags, catalog), "cli");
+      const next = applyToKey(current, flags, catalog);
+      await store.putKeyPolicy(orgId, keyId, next, "cli");
+      if (logged) {
+        await audit(
+          logged,
+          orgId,
+          "cli",
+          "policy.changed",
+          keyId,
+          keyPolicyAuditDetail(keyId, next),
+        );
+      }
     }
   }
   return await describe(store, orgId, keyId, catalog);

@@ -1,10 +1,10 @@
 /** Writes one audit entry: who did what to which target. Never a secret. */
 import { sequentialId } from "../ids.ts";
 import type { AuditAction, AuditEntry } from "../state/account_records.ts";
-import type { DashboardDeps } from "./deps.ts";
+import type { ControlStore } from "../state/control_store.ts";
 
 export async function audit(
-  deps: Pick<DashboardDeps, "control" | "now">,
+  deps: { control: Pick<ControlStore, "appendAudit">; now: () => number },
   org: string | null,
   actor: string,
   action: AuditAction,

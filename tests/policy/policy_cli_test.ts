@@ -2,6 +2,9 @@
 import assert from "node:assert/strict";
 import { REPO_ROOT, runAdminCliWith } from "../helpers/api.ts";
 import { tempDir } from "../helpers/temp_dir.ts";
+import { openKvStore } from "../../src/state/kv/kv_store.ts";
+import { kvControlPlane } from "../../src/state/kv/control_plane.ts";
+import { closing } from "../helpers/dispose.ts";
 
 function admin(kv: string, ...args: string[]) {
   return runAdminCliWith({ SOVRA_KV: kv, SOVRA_CATALOG: `${REPO_ROOT}/catalog` }, args);
@@ -136,4 +139,49 @@ Deno.test("admin CLI — policy set refusals keep their wording; an empty allow-
   assert.equal(shown.allowed_models, null, "nothing stored for the organization");
   assert.equal(shown.blocked_providers.length, 0);
   assert.deepEqual(shown.key, { id: key }, "nothing stored for the key");
+});
+
+Deno.test("admin CLI — policy set writes the control-plane audit entry policy.changed, actor cli, like the dashboard", async () => {
+  await using tmp = await tempDir({ prefix: "sovra-policy-cli-audit-" });
+  const kv = `${tmp.path}/sovra.kv`;
+  const org = JSON.parse((await admin(kv, "org", "create", "--name", "A")).stdout).id;
+  const key = JSON.parse((await admin(kv, "key", "create", "--org", org)).stdout).id;
+  const shown = await admin(kv, "policy", "show", "--org", org);
+  assert.equal(shown.code, 0, shown.stderr);
+  const orgSet = await admin(
+    kv,
+    ...["policy", "set", "--org", org, "--sovereignty", "strict_only"],
+    ...["--block-provider", "ionos", "--zdr-only", "true"],
+  );
+  assert.equal(orgSet.code, 0, orgSet.stderr);
+  const keySet = await admin(
+    kv,
+    ...["policy", "set", "--org", org, "--key", key],
+    ...["--allowed-models", "mistral/mistral-small-2506", "--guardrail", "flag"],
+  );
+  assert.equal(keySet.code, 0, keySet.stderr);
+  const refused = await admin(kv, "policy", "set", "--org", org, "--sovereignty", "eu");
+  assert.equal(refused.code, 1, "a refused change is not audited");
+
+  await using store = closing(await openKvStore(kv));
+  const entries = await kvControlPlane(store.kv).control.listAudit(org, 10);
+  // Newest first; `policy show` and the refused change left nothing.
+  assert.deepEqual(entries.map((e) => [e.action, e.actor, e.target, e.detail]), [
+    ["policy.changed", "cli", key, {
+      key,
+      sovereignty: null,
+      blocked_providers: null,
+      zdr_only: null,
+      allowed_models: 1,
+      guardrail: "flag",
+    }],
+    ["policy.changed", "cli", org, {
+      sovereignty: "strict_only",
+      blocked_providers: "ionos",
+      zdr_only: true,
+      allowed_models: "all",
+      guardrail: "off",
+      guardrail_remote: null,
+    }],
+  ]);
 });

@@ -17,6 +17,7 @@ import { effectivePolicy } from "../../policy/effective_policy.ts";
 import { allowedModelIds } from "../../policy/route_rules.ts";
 import { keyRemoteWarning } from "../../policy/key_remote_warning.ts";
 import { editKeyPolicy, type PolicyEdit } from "../../policy/policy_edit.ts";
+import { keyPolicyAuditDetail } from "../../policy/policy_audit.ts";
 
 /** The fields given change (each its whole new value); the rules: `policy/policy_edit.ts`. */
 export type KeyPolicyChange = PolicyEdit;
@@ -68,14 +69,14 @@ export async function updateKeyPolicy(
   const current = await deps.store.getKeyPolicy(keyId) ?? {};
   const next = editKeyPolicy(current, change, deps.catalog?.());
   await deps.store.putKeyPolicy(access.org.id, keyId, next, `dashboard:${viewer.user.email}`);
-  await audit(deps, access.org.id, viewer.user.email, "policy.changed", keyId, {
-    key: keyId,
-    sovereignty: next.sovereignty ?? null,
-    blocked_providers: next.blocked_providers?.join(",") ?? null,
-    zdr_only: next.zdr_only ?? null,
-    allowed_models: next.allowed_models?.length ?? null,
-    guardrail: next.guardrail ?? null,
-  });
+  await audit(
+    deps,
+    access.org.id,
+    viewer.user.email,
+    "policy.changed",
+    keyId,
+    keyPolicyAuditDetail(keyId, next),
+  );
   return await keyPolicyView(deps, access, keyId);
 }
 

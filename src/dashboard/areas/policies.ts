@@ -22,6 +22,7 @@ import {
   remoteRouteRefusal,
 } from "../../policy/guardrail_remote_setting.ts";
 import { editOrgPolicy, type OrgPolicyEdit } from "../../policy/policy_edit.ts";
+import { orgPolicyAuditDetail } from "../../policy/policy_audit.ts";
 import { isBorderline } from "../../policy/remote_guardrail.ts";
 import { orgKeyRemoteWarnings } from "../../policy/key_remote_warning.ts";
 import { keyPolicies, type KeyPolicyRow } from "./key_policies.ts";
@@ -142,16 +143,14 @@ export async function updatePolicy(
   const current = await deps.store.getOrgPolicy(access.org.id) ?? DEFAULT_ORG_POLICY;
   const next = editOrgPolicy(current, change, deps.catalog?.());
   await deps.store.putOrgPolicy(access.org.id, next, `dashboard:${viewer.user.email}`);
-  await audit(deps, access.org.id, viewer.user.email, "policy.changed", access.org.id, {
-    sovereignty: next.sovereignty,
-    blocked_providers: next.blocked_providers.join(",") || null,
-    zdr_only: next.zdr_only,
-    allowed_models: next.allowed_models === null ? "all" : next.allowed_models.length,
-    guardrail: next.guardrail,
-    guardrail_remote: next.guardrail_remote
-      ? `${next.guardrail_remote.model} ${next.guardrail_remote.timeout_ms} ms ${next.guardrail_remote.on_error}`
-      : null,
-  });
+  await audit(
+    deps,
+    access.org.id,
+    viewer.user.email,
+    "policy.changed",
+    access.org.id,
+    orgPolicyAuditDetail(next),
+  );
   return next;
 }
 
