@@ -10,6 +10,11 @@
  *   waits until that commit is durable (`durable`, overlapped with the upstream call; a
  *   stream's headers and role chunk do not wait), so a process killed
  *   after answering leaves at least the admission record, settled from its estimate later.
+ *   The commit starts at once, unless the route is known to answer later than `deferAfterMs`
+ *   (three commit intervals): then the record rides with the next paced commit, shared with
+ *   every request admitted meanwhile, and is durable long before the answer; an answer that
+ *   comes first anyway calls `hurry`, which starts that commit at once. So a slow provider
+ *   (every LLM) costs no commit of its own per request, and a fast one no latency.
  *   A request that never calls out writes its plain increment when it ends (`countOnce`).
  */
 import type { GateState } from "./gate_state.ts";
@@ -29,7 +34,7 @@ export interface UpstreamAdmission {
    * any upstream call) when the credit left after the holds of the organization's other
    * requests in flight is used up.
    */
-  admit(estimate: AdmissionEstimate): void;
+  admit(estimate: AdmissionEstimate, expectedAnswerMs?: number): void;
   /**
    * Holds the estimate ahead of `admit`, with the same check and 402, for a step that waits
    * between planning and admission (the guardrail's remote classifier call): a request the credit
@@ -40,11 +45,18 @@ export interface UpstreamAdmission {
   durable(): Promise<void>;
   /** True once `durable()` has resolved (a waiter then needs no timer). */
   isDurable(): boolean;
+  /** Someone waits for `durable()` now: a deferred admission commits without the interval. */
+  hurry(): void;
 }
 
 export interface AdmissionContext {
   gate: GateState;
-  store: Pick<MeteringStore, "countRequest">;
+  store: Pick<MeteringStore, "countRequest" | "hurryWrites">;
+  /**
+   * An admission whose route usually answers (or streams its first token) after this many ms
+   * does not force a commit of its own (`Infinity`: never deferred).
+   */
+  deferAfterMs: number;
   /** This process, as named in its admission records and lease. */
   instance: string;
   requestId: string;
@@ -65,13 +77,22 @@ export class RequestAdmission implements UpstreamAdmission {
   #written: Promise<void> | undefined;
   #durable = false;
   #held = false;
+  #deferred = false;
 
   constructor(private readonly ctx: AdmissionContext) {}
 
-  admit(estimate: AdmissionEstimate): void {
+  /**
+   * `expectedAnswerMs`: when the first route usually answers (stream: its first token), from
+   * the live route metrics; unknown means at once.
+   */
+  admit(estimate: AdmissionEstimate, expectedAnswerMs?: number): void {
     if (!this.#held) this.hold(estimate.holdMicroEur);
-    const { instance } = this.ctx;
-    this.countOnce(estimate.recovery ? { instance, record: estimate.recovery } : undefined);
+    const { instance, deferAfterMs } = this.ctx;
+    const deferrable = expectedAnswerMs !== undefined && expectedAnswerMs >= deferAfterMs;
+    this.countOnce(
+      estimate.recovery ? { instance, record: estimate.recovery } : undefined,
+      deferrable,
+    );
   }
 
   hold(holdMicroEur: bigint): void {
@@ -90,11 +111,21 @@ export class RequestAdmission implements UpstreamAdmission {
     return this.#written === undefined || this.#durable;
   }
 
+  hurry(): void {
+    if (this.#deferred && !this.#durable) {
+      this.#deferred = false;
+      this.ctx.store.hurryWrites();
+    }
+  }
+
   /** Writes the rate increment (with the admission record, if any) unless already written. */
-  countOnce(admission?: { instance: string; record: RequestRecord }): void {
+  countOnce(admission?: { instance: string; record: RequestRecord }, deferrable = false): void {
     if (this.#written) return;
     const { store, keyId, minute, markSent } = this.ctx;
-    this.#written = store.countRequest(keyId, minute, markSent, admission).catch((error) => {
+    this.#deferred = admission !== undefined && deferrable;
+    this.#written = store.countRequest(keyId, minute, markSent, admission, this.#deferred).catch((
+      error,
+    ) => {
       markSent();
       this.ctx.onWriteError(error);
     }).then(() => {

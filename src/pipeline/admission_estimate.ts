@@ -27,7 +27,8 @@ export interface AdmittedRequest {
 
 /**
  * Holds the estimate (throws the 402) and writes the admission record, before the first
- * upstream call; the answer must wait for `caller.admission.durable()`.
+ * upstream call; the answer must wait for `caller.admission.durable()`. `expectedAnswerMs`:
+ * when the first route usually answers, if known (the record may then ride a paced commit).
  */
 export function admitUpstream(
   caller: Caller,
@@ -35,6 +36,7 @@ export function admitUpstream(
   candidates: readonly RouteCandidate<unknown>[],
   admitted: AdmittedRequest,
   held?: Consumption,
+  expectedAnswerMs?: number,
 ): void {
   if (!caller.admission) return;
   const models = candidates.map((c) => c.route.model);
@@ -44,7 +46,7 @@ export function admitUpstream(
   caller.admission.admit({
     ...estimate,
     ...(first ? { recovery: recoveryRecord(caller, planned, first, admitted, held, chars) } : {}),
-  });
+  }, expectedAnswerMs);
 }
 
 /**

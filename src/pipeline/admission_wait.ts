@@ -22,12 +22,14 @@ export const admissionStalled = () =>
  * (plus at most one sweep tick), or with the signal's reason when the client leaves first.
  */
 export function untilAdmitted(
-  admission: Pick<UpstreamAdmission, "durable" | "isDurable"> | undefined,
+  admission: Pick<UpstreamAdmission, "durable" | "isDurable" | "hurry"> | undefined,
   limitMs: number,
   signal: AbortSignal,
 ): Promise<void> {
   if (!admission || admission.isDurable()) return Promise.resolve();
   if (signal.aborted) return Promise.reject(signal.reason);
+  // A deferred admission (a route that usually answers later) commits now: the answer is here.
+  admission.hurry();
   return new Promise<void>((resolve, reject) => {
     // The limit rides on the stream watchdog's shared sweep: no timer per waiting request.
     const watchdog = new IdleWatchdog(limitMs, () => fail(admissionStalled()));

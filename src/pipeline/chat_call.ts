@@ -366,7 +366,8 @@ export async function openChatStream(
   // No answer content before the admission record is durable (a crash from then on is still
   // billed), but the status, headers and the role chunk of an upstream that started without a
   // token (an empty first batch) go out at once: the commit overlaps the time to first token.
-  let admissionWrite = ctx.caller.admission?.durable();
+  const admission = ctx.caller.admission;
+  let admissionWrite = admission?.durable();
   const route = success.route;
   const accounting = new StreamAccounting();
   const metricsKey = RouteMetrics.key(route.providerId, route.route.upstream_model);
@@ -408,6 +409,7 @@ export async function openChatStream(
           // A failure after an empty first batch is told (Responses: `response.failed`) only
           // once the admission is durable too, like content: every stream path waits alike.
           if (admissionWrite) {
+            admission!.hurry();
             await untilDurable(admissionWrite, watchdog, upstream).catch(() => {});
           }
           throw abortReason(error, upstream);
@@ -416,6 +418,8 @@ export async function openChatStream(
         }
       }
       if (admissionWrite && (result.done || result.value.length > 0)) {
+        // A deferred admission (a route that usually streams later) commits now.
+        admission!.hurry();
         commitWait.waiting = true;
         try {
           await untilDurable(admissionWrite, watchdog, upstream);
@@ -477,12 +481,33 @@ export async function openChatStream(
 
 /** Holds the request's credit and writes its admission record (admission_estimate.ts). */
 function admitChat(ctx: ChatCallContext, request: ChatRequest, plan: RoutePlan<ChatRequest>) {
-  admitUpstream(ctx.caller, { endpoint: ctx.endpoint, request }, plan.candidates, {
-    requestedModel: ctx.requestedModel ?? ctx.model.id,
-    user: request.user,
-    stream: request.stream,
-    routingPolicy: plan.routing?.policy,
-  });
+  admitUpstream(
+    ctx.caller,
+    { endpoint: ctx.endpoint, request },
+    plan.candidates,
+    {
+      requestedModel: ctx.requestedModel ?? ctx.model.id,
+      user: request.user,
+      stream: request.stream,
+      routingPolicy: plan.routing?.policy,
+    },
+    undefined,
+    expectedAnswerMs(ctx.deps.metrics, plan.candidates[0]?.route, request.stream),
+  );
+}
+
+/**
+ * When the route usually answers: a stream's content waits for the first token, a whole answer
+ * for all of it (live route metrics; undefined before the route's first success).
+ */
+export function expectedAnswerMs(
+  metrics: RouteMetrics,
+  route: ResolvedRoute | undefined,
+  stream: boolean,
+): number | undefined {
+  if (!route) return undefined;
+  const live = metrics.peek(RouteMetrics.key(route.providerId, route.route.upstream_model));
+  return stream ? live?.ttftMs : live?.latencyMs;
 }
 
 /** The settlement fields of this chat request; the caller adds status and consumption. */

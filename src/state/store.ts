@@ -62,7 +62,15 @@ export interface MeteringStore {
     minute: number,
     onSent?: () => void,
     admission?: AdmissionRecord,
+    /**
+     * The admission may ride with the next paced commit instead of forcing one at once: its
+     * route answers later than that commit lands (`limits/admission.ts`). An answer that comes
+     * first calls `hurryWrites`.
+     */
+    deferrable?: boolean,
   ): Promise<void>;
+  /** Something waits for a queued write: start the next commit without the interval. */
+  hurryWrites(): void;
   /**
    * Debit + metadata + daily aggregates in one atomic commit, deleting the request's admission
    * record; resolves when durable. `onSent` as for `countRequest`.

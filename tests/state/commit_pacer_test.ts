@@ -61,3 +61,26 @@ Deno.test("group commit — a plain write after the committer went idle waits fo
     kv.close();
   }
 });
+
+Deno.test("group commit — hurry() sends a queued deferred write without the interval; with nothing queued it changes nothing", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const commits: number[] = [];
+  const writer = new GroupCommitter(kv, INTERVAL_MS, (writes) => commits.push(writes));
+  try {
+    const sum = (n: string) => ({ type: "sum" as const, key: ["n", n], value: 1n });
+    // Idle and nothing queued: hurry leaves no urgency behind for the next plain write.
+    writer.hurry();
+    await writer.write([sum("first")], 64);
+    writer.hurry();
+    const deferred = writer.write([sum("deferred")], 64);
+    assert.equal(await settledWithin(deferred, 300), false, "a deferred write waits");
+    // An answer is waiting for it now (5 s: a liveness bound far below the 60 s interval).
+    writer.hurry();
+    assert.equal(await settledWithin(deferred, 5_000), true, "hurry sends it at once");
+    assert.deepEqual(commits, [1, 1]);
+    assert.equal((await kv.get<Deno.KvU64>(["n", "deferred"])).value?.value, 1n);
+  } finally {
+    await writer.close();
+    kv.close();
+  }
+});

@@ -63,7 +63,14 @@ function isStream(response: Response | undefined): boolean {
   return response?.headers.get("content-type")?.startsWith("text/event-stream") ?? false;
 }
 
+/**
+ * An admission whose route usually answers later than three commit intervals rides with the
+ * next paced commit (`limits/admission.ts`): that commit lands long before the answer.
+ */
+export const DEFER_AFTER_INTERVALS = 3;
+
 function admission(deps: AppDeps, options: { billed: boolean }) {
+  const deferAfterMs = DEFER_AFTER_INTERVALS * deps.config.commitIntervalMs;
   return async (
     c: Parameters<MiddlewareHandler<AppEnv>>[0],
     next: () => Promise<void>,
@@ -131,6 +138,7 @@ function admission(deps: AppDeps, options: { billed: boolean }) {
       minute,
       billed: options.billed,
       markSent,
+      deferAfterMs,
       refusal: () => {
         deps.telemetry.refused("insufficient_credits");
         return insufficientCredits(rateHeaders);

@@ -89,6 +89,11 @@ export class GroupCommitter {
     });
   }
 
+  /** A caller now waits for a write it queued without `urgent`: commit without the interval. */
+  hurry(): void {
+    if (this.#running) this.#pacer.hurry();
+  }
+
   /** Resolves when nothing is queued or in flight. */
   flushed(): Promise<void> {
     if (!this.#running) return Promise.resolve();

@@ -26,12 +26,16 @@ export function kvMeteringStore(kv: Deno.Kv, writer: GroupCommitter): MeteringSt
         balanceMicroEur: u64(granted) - u64(spent),
       };
     },
-    countRequest(keyId, minute, onSent, admission) {
+    countRequest(keyId, minute, onSent, admission, deferrable = false) {
       const mutations: Mutation[] = [{ type: "sum", key: kvKeys.rate(minute, keyId), value: 1n }];
       // The admission record rides in the rate increment's commit, listed in that commit's
-      // admission row (admission_rows.ts). An answer waits for it: no commit interval.
+      // admission row (admission_rows.ts). An answer waits for it: no commit interval, unless
+      // its route answers later than the interval anyway (then `hurryWrites` if it does not).
       if (!admission) return writer.write(mutations, 64, onSent);
-      return writer.write(mutations, 900, onSent, true, { admission });
+      return writer.write(mutations, 900, onSent, !deferrable, { admission });
+    },
+    hurryWrites() {
+      writer.hurry();
     },
     settle(record, onSent) {
       // Closes the request's admission row when it is the row's last open request.

@@ -20,7 +20,13 @@ import { errorMessage, type Logger } from "../../log.ts";
 type Item =
   | { kind: "settle"; record: RequestRecord }
   /** A rate increment, with the request's admission record when it is about to call out. */
-  | { kind: "rate"; rate: RateIncrement; admission?: AdmissionRecord };
+  | {
+    kind: "rate";
+    rate: RateIncrement;
+    admission?: AdmissionRecord;
+    /** The admission may wait for the commit interval (`MeteringStore.countRequest`). */
+    deferrable?: boolean;
+  };
 
 interface Pending {
   item: Item;
@@ -57,8 +63,9 @@ export class PgCommitter {
 
   write(item: Item, onSent?: () => void): Promise<void> {
     if (this.#closed) return Promise.reject(new Error("The store is closed."));
-    // An answer waits for an admission record: it does not wait for the commit interval.
-    if (item.kind === "rate" && item.admission) this.#pacer.hurry();
+    // An answer waits for an admission record: it does not wait for the commit interval,
+    // unless its route answers later than that anyway (`hurry` when it does not).
+    if (item.kind === "rate" && item.admission && !item.deferrable) this.#pacer.hurry();
     return new Promise<void>((resolve, reject) => {
       this.#queue.push({ item, onSent, resolve, reject });
       if (!this.#running) {
@@ -66,6 +73,11 @@ export class PgCommitter {
         queueMicrotask(() => this.#drain());
       }
     });
+  }
+
+  /** A caller now waits for a write it queued as deferrable: commit without the interval. */
+  hurry(): void {
+    if (this.#running) this.#pacer.hurry();
   }
 
   flushed(): Promise<void> {

@@ -24,13 +24,17 @@ export function pgMeteringStore(sql: Db, writer: PgCommitter): MeteringStore {
         balanceMicroEur: BigInt(row!.balance),
       };
     },
-    countRequest(keyId, minute, onSent, admission) {
+    countRequest(keyId, minute, onSent, admission, deferrable = false) {
       // The admission record rides in the rate increment's statement: no extra round trip.
       return writer.write({
         kind: "rate",
         rate: { minute, keyId, count: 1 },
         ...(admission ? { admission } : {}),
+        ...(deferrable ? { deferrable } : {}),
       }, onSent);
+    },
+    hurryWrites() {
+      writer.hurry();
     },
     settle(record, onSent) {
       return writer.write({ kind: "settle", record }, onSent);
