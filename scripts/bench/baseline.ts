@@ -16,10 +16,21 @@
  * (`sovra-no-admission-wait`), the way code before issue 17 served: answers do not wait for a
  * durable admission record. The second one separates issue 17's durability commit from the
  * rest of the hot path.
+ *
+ * Each build is measured twice more: against the simulator answering at once, and against one
+ * that waits `BASELINE_UPSTREAM_WAIT_MS` before every chat answer (what an LLM does).
  */
 import { type Layout, pacedLoop } from "./measure.ts";
 import { type BenchProcess, readCpuSeconds, spawnDeno } from "./processes.ts";
-import type { RequestSpec } from "./workload.ts";
+import { chatRequest, type RequestSpec } from "./workload.ts";
+import type { PacedResult } from "./paced_load.ts";
+
+/**
+ * The second upstream of the comparison: every chat answer 50 ms after the request, as a
+ * model's first token comes (the first upstream answers at once). An admission commit can
+ * overlap a real provider's answer; against an instant one every answer waits for its own.
+ */
+export const BASELINE_UPSTREAM_WAIT_MS = 50;
 
 /** One build under comparison, ready to start. */
 export interface BaselineTree {
@@ -176,4 +187,129 @@ export function median(values: readonly number[]): number {
 /** Per window, target `i`'s CPU per request ÷ target `j`'s (same window, same host speed). */
 export function roundRatios(rounds: readonly SideBySideRound[], i: number, j: number): number[] {
   return rounds.map((r) => r.cpuUsPerRequest[i]! / r.cpuUsPerRequest[j]!);
+}
+
+/** One row group of the comparison: a scenario against one upstream. */
+export interface BaselineCase {
+  /** `non-stream` or `stream`, with the upstream's wait: `stream, upstream 50 ms`. */
+  name: string;
+  stream: boolean;
+  upstreamWaitMs: number;
+  /** Per window, every target in `targets` order. */
+  rounds: SideBySideRound[];
+  /** Each target alone at the main table's paced rate. */
+  paced: Record<string, PacedResult>;
+}
+
+export interface BaselineResults {
+  /** The first baseline: the one the ratios and the no-regression checks use. */
+  reference: string;
+  /** In measurement order: `sovra-unguarded`, `sovra-no-admission-wait`, the baselines. */
+  targets: string[];
+  rounds: number;
+  /** Each target's paced rate in the side-by-side windows, req/s. */
+  rate: number;
+  warmupSeconds: number;
+  durationSeconds: number;
+  cases: BaselineCase[];
+}
+
+/**
+ * The `--baseline` comparison: for each upstream, this checkout (as it is, and with
+ * `--admission-wait off`) and every baseline tree started fresh on the proxy core, each
+ * scenario side by side (`sideBySideRounds`), then each target alone at the paced rate.
+ */
+export async function measureBaselines(
+  layout: Layout,
+  options: {
+    here: BaselineTree;
+    trees: BaselineTree[];
+    upstreams: Array<{ simV1: string; waitMs: number }>;
+    streams: boolean[];
+    rounds: number;
+    rate: number;
+    warmupSeconds: number;
+    durationSeconds: number;
+    paced: { rate: number; durationSeconds: number; connections: number };
+    /** Every process started (stopped by the caller should the run fail). */
+    track: (process: BenchProcess) => void;
+    smoke: (spec: RequestSpec, label: string) => Promise<void>;
+    log: (message: string) => void;
+  },
+): Promise<BaselineResults> {
+  const { log } = options;
+  const reference = options.trees[0]!.label;
+  const builds: Array<{ tree: BaselineTree; name: string; admissionWait?: "off" }> = [
+    { tree: options.here, name: "sovra-unguarded" },
+    { tree: options.here, name: "sovra-no-admission-wait", admissionWait: "off" },
+    ...options.trees.map((tree) => ({ tree, name: tree.label })),
+  ];
+  const results: BaselineResults = {
+    reference,
+    targets: builds.map((b) => b.name),
+    rounds: options.rounds,
+    rate: options.rate,
+    warmupSeconds: options.warmupSeconds,
+    durationSeconds: options.durationSeconds,
+    cases: [],
+  };
+  const ref = results.targets.indexOf(reference);
+  for (const upstream of options.upstreams) {
+    const started: BenchProcess[] = [];
+    for (const b of builds) {
+      const process = await startTreeSovra(b.tree, b.name, {
+        simV1: upstream.simV1,
+        cpu: layout.proxyCpu,
+        ...(b.admissionWait ? { admissionWait: b.admissionWait } : {}),
+      });
+      options.track(process);
+      started.push(process);
+    }
+    for (const stream of options.streams) {
+      const name = `${stream ? "stream" : "non-stream"}` +
+        (upstream.waitMs > 0 ? `, upstream ${upstream.waitMs} ms` : "");
+      const targets = started.map((process, i) => ({
+        name: builds[i]!.name,
+        process,
+        spec: chatRequest(
+          { base: String(process.hello.url), key: String(process.hello.key), catalog: true },
+          { stream },
+        ),
+      }));
+      for (const t of targets) await options.smoke(t.spec, `${name} ${t.name}`);
+      log(
+        `${name}, side by side: ${results.targets.join(", ")} at ${options.rate} req/s each, ` +
+          `${options.rounds} windows of ${options.durationSeconds} s`,
+      );
+      const rounds = await sideBySideRounds(layout, targets, {
+        rate: options.rate,
+        durationSeconds: options.durationSeconds,
+        warmupSeconds: options.warmupSeconds,
+        rounds: options.rounds,
+        onRound: (round, i) =>
+          log(
+            `${name} window ${i + 1}: ` + targets.map((t, j) =>
+              `${t.name} ${Math.round(round.cpuUsPerRequest[j]!)} µs` +
+              (j === ref
+                ? ""
+                : ` (${(round.cpuUsPerRequest[j]! / round.cpuUsPerRequest[ref]!).toFixed(3)}×)`)
+            ).join(", "),
+          ),
+      });
+      // Latency at the main table's paced rate, one target at a time.
+      const paced: Record<string, PacedResult> = {};
+      for (const t of targets) {
+        const p = await pacedLoop(layout, t.spec, { ...options.paced, warmupSeconds: 1 });
+        paced[t.name] = p;
+        log(
+          `${name} ${t.name} alone: p50 ${p.latency.p50.toFixed(2)} ms, p99 ${
+            p.latency.p99.toFixed(2)
+          } ms`,
+        );
+      }
+      results.cases.push({ name, stream, upstreamWaitMs: upstream.waitMs, rounds, paced });
+    }
+    for (const process of started) await process.stop();
+  }
+  return results;
 }

@@ -8,7 +8,7 @@ import type { PacedResult } from "./paced_load.ts";
 import type { LatencySummary } from "./latency_stats.ts";
 import type { ScenarioName, TargetName } from "./workload.ts";
 import type { PeerName } from "./peers.ts";
-import { median, roundRatios, type SideBySideRound } from "./baseline.ts";
+import { type BaselineResults, median, roundRatios, type SideBySideRound } from "./baseline.ts";
 
 export interface TargetResult {
   /** Closed-loop throughput (not run for the slow-upstream scenario). */
@@ -82,27 +82,7 @@ export interface BenchResults {
   sovraPeakKb: number | undefined;
   openStreams: Partial<Record<"sovra" | "sovra-unguarded" | "bare-proxy", OpenStreamsResult>>;
   /** `--baseline`: this checkout and earlier code loaded side by side (baseline.ts). */
-  baseline?: {
-    /** The first `--baseline` entry: the one the ratios and the no-regression checks use. */
-    reference: string;
-    /** In measurement order: `sovra-unguarded`, `sovra-no-admission-wait`, the baselines. */
-    targets: string[];
-    rounds: number;
-    /** Each target's paced rate in the side-by-side windows, req/s. */
-    rate: number;
-    warmupSeconds: number;
-    durationSeconds: number;
-    scenarios: Partial<
-      Record<
-        ScenarioName,
-        {
-          rounds: SideBySideRound[];
-          /** Each target alone at the main table's paced rate. */
-          paced: Record<string, PacedResult>;
-        }
-      >
-    >;
-  };
+  baseline?: BaselineResults;
 }
 
 export interface Check {
@@ -252,7 +232,7 @@ const OURS_SIDE_BY_SIDE = ["sovra-unguarded", "sovra-no-admission-wait"];
 
 /** Each side-by-side target's CPU per request ÷ the reference's: per-window ratios. */
 function baselineRatios(
-  baseline: NonNullable<BenchResults["baseline"]>,
+  baseline: BaselineResults,
   rounds: readonly SideBySideRound[],
   target: string,
 ): number[] | undefined {
@@ -266,9 +246,10 @@ function baselineChecks(results: BenchResults): Check[] {
   const baseline = results.baseline;
   if (!baseline) return [];
   const out: Check[] = [];
-  for (const [scenario, side] of Object.entries(baseline.scenarios)) {
+  for (const side of baseline.cases) {
+    const scenario = side.name;
     for (const target of OURS_SIDE_BY_SIDE) {
-      const ratios = side && baselineRatios(baseline, side.rounds, target);
+      const ratios = baselineRatios(baseline, side.rounds, target);
       if (!ratios) continue;
       const ratio = median(ratios);
       const i = baseline.targets.indexOf(target);
@@ -298,14 +279,15 @@ function renderBaseline(results: BenchResults, lines: string[]): void {
       `${baseline.warmupSeconds} s warm-up; ratio = CPU per request ÷ ${ref}'s in the same ` +
       "window (median, lowest–highest). `sovra-no-admission-wait` is this checkout with " +
       "answers not waiting for a durable admission record, as code before issue 17 served. " +
-      `Alone: each target by itself at ${alone} req/s.`,
+      "`upstream N ms`: the simulator waits N ms before every chat answer, as a model's first " +
+      `token comes. Alone: each target by itself at ${alone} req/s.`,
     "",
     `| Scenario | Target | CPU/req | ÷ ${ref} | p50 side by side | p50 alone | p99 alone | ` +
       "errors |",
     "|---|---|--:|--:|--:|--:|--:|--:|",
   );
-  for (const [scenario, side] of Object.entries(baseline.scenarios)) {
-    if (!side) continue;
+  for (const side of baseline.cases) {
+    const scenario = side.name;
     baseline.targets.forEach((target, i) => {
       const sorted = baselineRatios(baseline, side.rounds, target)?.filter(Number.isFinite)
         .sort((a, b) => a - b);

@@ -23,7 +23,6 @@ import { parseArgs } from "node:util";
 import { closedLoop, type Layout, openStreams, pacedLoop, spreadStreams } from "./measure.ts";
 import { type BenchProcess, readCpuSeconds, readMemory, spawnDeno } from "./processes.ts";
 import type { LatencySummary } from "./latency_stats.ts";
-import type { PacedResult } from "./paced_load.ts";
 import { LOOP_DELAY_SIGNAL } from "./loop_delay.ts";
 import {
   type BenchResults,
@@ -47,11 +46,11 @@ import { ensureLoadTools } from "./tools.ts";
 import { type PgCluster, startPostgres } from "../postgres_cluster.ts";
 import { PEERS, startPeer } from "./peers.ts";
 import {
+  BASELINE_UPSTREAM_WAIT_MS,
   type BaselineTree,
+  measureBaselines,
   parseBaselineList,
   prepareBaseline,
-  sideBySideRounds,
-  startTreeSovra,
 } from "./baseline.ts";
 
 const RUN_LIMIT_MS = 10 * 60_000;
@@ -61,8 +60,8 @@ const QUIET_WINDOW_MS = 500;
 const QUIET_MAX_MS = 60_000;
 /** Installing and measuring the peers (a pip install of LiteLLM alone takes a minute or two). */
 const PEERS_LIMIT_MS = 8 * 60_000;
-/** Extracting, caching and measuring the baselines side by side (both scenarios). */
-const BASELINE_LIMIT_MS = 8 * 60_000;
+/** Extracting, caching and measuring the baselines side by side (two upstreams, two scenarios). */
+const BASELINE_LIMIT_MS = 12 * 60_000;
 /** Waits until the process uses under QUIET_SHARE of a core (a peer draining its backlog). */
 async function untilQuiet(pid: number, name: string): Promise<void> {
   const deadline = Date.now() + QUIET_MAX_MS;
@@ -442,84 +441,45 @@ try {
     }
   }
 
-  // Earlier code side by side (`--baseline`): fresh processes, all on the proxy core at once.
+  // Earlier code side by side (`--baseline`): fresh processes, all on the proxy core at once,
+  // against the simulator as it is and against one that waits before every chat answer.
   if (baselineEntries.length > 0) {
+    const waitSim = await spawnDeno(
+      "simulator (waiting)",
+      `${root}/scripts/simulator/openai/main.ts`,
+      [
+        "--port",
+        "0",
+        "--chat-wait-ms",
+        String(BASELINE_UPSTREAM_WAIT_MS),
+      ],
+      { cpu: layout.loadCpu, config: layout.config },
+    );
+    children.push(waitSim);
     const trees: BaselineTree[] = [];
     for (const entry of baselineEntries) {
       trees.push(await prepareBaseline(entry, root, layout.tempDir));
     }
-    const here: BaselineTree = { label: "this checkout", dir: root };
-    const started: Array<{ name: string; process: BenchProcess }> = [];
-    const start = async (tree: BaselineTree, name: string, admissionWait?: "on" | "off") => {
-      log(`${name}: starting ${tree.dir === root ? "this checkout" : tree.dir}`);
-      const process = await startTreeSovra(tree, name, {
-        simV1,
-        cpu: layout.proxyCpu,
-        ...(admissionWait === undefined ? {} : { admissionWait }),
-      });
-      children.push(process);
-      started.push({ name, process });
-    };
-    await start(here, "sovra-unguarded");
-    await start(here, "sovra-no-admission-wait", "off");
-    for (const tree of trees) await start(tree, tree.label);
-    const referenceName = trees[0]!.label;
-    results.baseline = {
-      reference: referenceName,
-      targets: started.map((t) => t.name),
+    results.baseline = await measureBaselines(layout, {
+      here: { label: "this checkout", dir: root },
+      trees,
+      upstreams: [
+        { simV1, waitMs: 0 },
+        { simV1: String(waitSim.hello.line), waitMs: BASELINE_UPSTREAM_WAIT_MS },
+      ],
+      streams: [false, true].filter((stream) =>
+        scenarios.includes(stream ? "stream" : "non-stream")
+      ),
       rounds: baselineRounds,
       rate: baselineRate,
       warmupSeconds,
       durationSeconds: closedSeconds,
-      scenarios: {},
-    };
-    const ref = started.findIndex((t) => t.name === referenceName);
-    for (const scenario of scenarios.filter((s) => s === "non-stream" || s === "stream")) {
-      const targets = started.map((t) => ({
-        name: t.name,
-        process: t.process,
-        spec: chatRequest(
-          { base: String(t.process.hello.url), key: String(t.process.hello.key), catalog: true },
-          { stream: scenario === "stream" },
-        ),
-      }));
-      for (const t of targets) await smokeTest(t.spec, `${scenario} ${t.name}`);
-      log(
-        `${scenario}, side by side: ${targets.map((t) => t.name).join(", ")} at ` +
-          `${baselineRate} req/s each, ${baselineRounds} windows of ${closedSeconds} s`,
-      );
-      const rounds = await sideBySideRounds(layout, targets, {
-        rate: baselineRate,
-        durationSeconds: closedSeconds,
-        warmupSeconds,
-        rounds: baselineRounds,
-        onRound: (round, i) =>
-          log(
-            `${scenario} window ${i + 1}: ` + targets.map((t, j) =>
-              `${t.name} ${Math.round(round.cpuUsPerRequest[j]!)} µs` +
-              (j === ref
-                ? ""
-                : ` (${(round.cpuUsPerRequest[j]! / round.cpuUsPerRequest[ref]!).toFixed(3)}×)`)
-            ).join(", "),
-          ),
-      });
-      // Latency at the paced rate, one target at a time (a paced run is not a saturated core).
-      const paced: Record<string, PacedResult> = {};
-      for (const t of targets) {
-        paced[t.name] = await pacedLoop(layout, t.spec, {
-          rate,
-          durationSeconds: pacedSeconds,
-          warmupSeconds: 1,
-          connections,
-        });
-        log(
-          `${scenario} ${t.name}: paced p50 ${paced[t.name]!.latency.p50.toFixed(2)} ms, ` +
-            `p99 ${paced[t.name]!.latency.p99.toFixed(2)} ms`,
-        );
-      }
-      results.baseline.scenarios[scenario] = { rounds, paced };
-    }
-    for (const t of started) await t.process.stop();
+      paced: { rate, durationSeconds: pacedSeconds, connections },
+      track: (process) => children.push(process),
+      smoke: smokeTest,
+      log,
+    });
+    await waitSim.stop();
   }
 
   // The peers go last, after every row of ours, one at a time: a peer that times out (LiteLLM on

@@ -431,3 +431,48 @@ Deno.test("startOpenAISimulator — /v1/moderations answers in Mistral's shape; 
     assert.equal((await bad.json()).error.param, "input");
     assert.equal(sim.requests.filter((r) => r.path === "/v1/moderations").length, 4);
   }));
+
+Deno.test("simulator — wait-<ms> holds the whole answer back, then answers as without it", async () => {
+  await withSimulator(async (sim, client) => {
+    for (const stream of [false, true]) {
+      const plain = await fetch(`${sim.url}/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: "Bearer x" },
+        body: JSON.stringify({ model: "m+chunks-5", stream, messages: [user("hi")] }),
+      });
+      const plainText = await plain.text();
+      const started = performance.now();
+      const waited = await fetch(`${sim.url}/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: "Bearer x" },
+        body: JSON.stringify({ model: "m+chunks-5+wait-60", stream, messages: [user("hi")] }),
+      });
+      // The delay is the behaviour under test (a lower bound), not a speed.
+      assert.ok(performance.now() - started >= 55, "answered before its wait");
+      const waitedText = await waited.text();
+      // Same answer but for the ids, the timestamps and the model name.
+      const shape = (text: string) =>
+        text.replace(/chatcmpl-sim[0-9a-z]+/g, "ID").replace(/"created":\d+/g, "C")
+          .replaceAll("m+chunks-5+wait-60", "m+chunks-5");
+      assert.equal(shape(waitedText), shape(plainText));
+    }
+    const completion = await client.chat.completions.create({
+      model: "m+wait-1",
+      messages: [user("hi")],
+    });
+    assert.ok((completion.choices[0]?.message.content ?? "").length > 0);
+  });
+});
+
+Deno.test("simulator — chatWaitMs makes every chat answer wait, whatever its model is named", async () => {
+  await withSimulator(async (_sim, client) => {
+    const started = performance.now();
+    const completion = await client.chat.completions.create({
+      model: "m+chunks-2",
+      messages: [user("hi")],
+    });
+    // The delay is the behaviour under test (a lower bound), not a speed.
+    assert.ok(performance.now() - started >= 55, "answered before the simulator's wait");
+    assert.ok((completion.choices[0]?.message.content ?? "").length > 0);
+  }, { chatWaitMs: 60 });
+});

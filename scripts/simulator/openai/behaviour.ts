@@ -15,6 +15,8 @@ export interface Behaviour {
   readonly noUsage: boolean;
   /** `slow-<ms>`: wait before answering and between stream chunks. */
   readonly slowMs: number;
+  /** `wait-<ms>`: wait before answering only (a whole stream then, like a model's first token). */
+  readonly waitMs: number;
   /** `chunks-<n>`: number of streamed content chunks. */
   readonly chunks: number;
   /** `reasoning`: the model reasons even when the request does not ask for it. */
@@ -49,6 +51,7 @@ function parse(model: string): Behaviour {
   let silentAfter: number | undefined;
   let noUsage = false;
   let slowMs = 0;
+  let waitMs = 0;
   let chunks = DEFAULT_CHUNKS;
   let reasoning = false;
   let parallel = false;
@@ -72,6 +75,7 @@ function parse(model: string): Behaviour {
       dropAfter = numberAfter("drop-after-", token) ?? dropAfter;
       silentAfter = numberAfter("silent-after-", token) ?? silentAfter;
       slowMs = numberAfter("slow-", token) ?? slowMs;
+      waitMs = numberAfter("wait-", token) ?? waitMs;
       const jailbreak = numberAfter("jailbreak-", token);
       if (jailbreak !== undefined) jailbreakPercent = Math.min(jailbreak, 100);
       const n = numberAfter("chunks-", token);
@@ -84,6 +88,7 @@ function parse(model: string): Behaviour {
     silentAfter,
     noUsage,
     slowMs,
+    waitMs,
     chunks,
     reasoning,
     parallel,

@@ -9,13 +9,19 @@ import type { RequestContext } from "./context.ts";
 import { failureResponse, interruptedResponse, invalidRequest, jsonResponse } from "./responses.ts";
 import { sleep } from "./timing.ts";
 
-export async function handleChat(body: unknown, ctx: RequestContext): Promise<Response> {
+/** `chatWaitMs`: the simulator's own wait before every chat answer (OpenAISimulatorOptions). */
+export async function handleChat(
+  body: unknown,
+  ctx: RequestContext,
+  chatWaitMs = 0,
+): Promise<Response> {
   const validated = validateChatRequest(body);
   if (!validated.ok) return invalidRequest(validated.message, ctx.requestId, validated.param);
   const request = validated.request;
   const behaviour = behaviourOf(request.model);
   const stream = request.stream === true;
-  if (behaviour.slowMs > 0) await sleep(behaviour.slowMs, ctx.signal());
+  const waitMs = Math.max(behaviour.slowMs, behaviour.waitMs, chatWaitMs);
+  if (waitMs > 0) await sleep(waitMs, ctx.signal());
   if (behaviour.fail !== undefined) {
     return failureResponse(behaviour.fail.status, behaviour.fail.raw, ctx.requestId);
   }

@@ -11,8 +11,9 @@
  *   then the connection is cut (no `[DONE]`). Non-stream: headers, then a cut body.
  * - `silent` / `silent-after-<n>`: headers (and n chunks), then nothing until the client leaves;
  *   non-stream: no answer at all.
- * - `no-usage`, `slow-<ms>` (before answering and between chunks), `chunks-<n>` (content
- *   chunks, default 8), `reasoning`, `parallel` (two tool calls), `16k` (speech sample rate),
+ * - `no-usage`, `slow-<ms>` (before answering and between chunks), `wait-<ms>` (chat: before
+ *   answering only), `chunks-<n>` (content chunks, default 8), `reasoning`, `parallel` (two tool
+ *   calls), `16k` (speech sample rate),
  *   `jailbreak-<percent>` (the moderation answer's `jailbreaking` score).
  * Token counts are whitespace-separated words (see text_plan.ts), not a real tokenizer.
  */
@@ -64,6 +65,11 @@ export interface OpenAISimulatorOptions {
   apiKey?: string;
   /** Default true; the benchmark turns it off. */
   recordRequests?: boolean;
+  /**
+   * Every chat answer waits this long first, as if its model were named `+wait-<ms>` (the
+   * benchmark's side by side with earlier code, whose catalogs name no such model).
+   */
+  chatWaitMs?: number;
 }
 
 type Body =
@@ -76,6 +82,7 @@ export async function startOpenAISimulator(
   options: OpenAISimulatorOptions = {},
 ): Promise<OpenAISimulator> {
   const record = options.recordRequests ?? true;
+  const chatWaitMs = options.chatWaitMs ?? 0;
   const expectedAuth = options.apiKey === undefined ? undefined : `Bearer ${options.apiKey}`;
   const requests: RecordedRequest[] = [];
   const models = new ModelRegistry();
@@ -124,7 +131,7 @@ export async function startOpenAISimulator(
     if (method === "POST") {
       switch (path) {
         case "/v1/chat/completions":
-          return handleChat(json, ctx);
+          return handleChat(json, ctx, chatWaitMs);
         case "/v1/embeddings":
           return handleEmbeddings(json, ctx);
         case "/v1/audio/speech":
