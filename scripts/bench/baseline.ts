@@ -11,14 +11,14 @@
  *
  * A baseline is a git revision (extracted with `git archive` into the run's temp dir, run with
  * its own `deno.json`, lock and `scripts/bench/sovra_server.ts`) or a directory holding such a
- * checkout. This checkout's Sovra is measured twice: as it is (`sovra-unguarded`, the
+ * checkout. This checkout's Sovra runs as two builds: as it is (`sovra-unguarded`, the
  * like-for-like build: older code has no connection guard) and with `--admission-wait off`
  * (`sovra-no-admission-wait`), the way code before issue 17 served: answers do not wait for a
  * durable admission record. The second one separates issue 17's durability commit from the
  * rest of the hot path.
  *
- * Each build is measured twice more: against the simulator answering at once, and against one
- * that waits `BASELINE_UPSTREAM_WAIT_MS` before every chat answer (what an LLM does).
+ * Every build is measured against two upstreams: the simulator answering at once, and one that
+ * waits `BASELINE_UPSTREAM_WAIT_MS` before every chat answer (what an LLM does).
  */
 import { type Layout, pacedLoop } from "./measure.ts";
 import { type BenchProcess, readCpuSeconds, spawnDeno } from "./processes.ts";
@@ -77,7 +77,7 @@ export async function prepareBaseline(
   const archive = new Deno.Command("git", {
     args: ["-C", root, "archive", "--format=tar", sha],
     stdout: "piped",
-    stderr: "piped",
+    stderr: "null",
   }).spawn();
   const tar = new Deno.Command("tar", { args: ["-x", "-C", dir], stdin: "piped" }).spawn();
   await archive.stdout.pipeTo(tar.stdin);

@@ -3,9 +3,10 @@
  * only the fields given, validates every value (unknown providers and models are refused when
  * the catalog is at hand), stores the whole policy with its change-history entry (actor `cli`),
  * writes the control-plane audit entry `policy.changed` (actor `cli`, the dashboard's detail)
- * when the store has a control plane, and prints the new policy. `--key ID` applies to that key's narrowing instead: a key may only be
- * stricter than its organization (strict_only, more blocked providers, zdr_only, a smaller
- * allow-list, a stronger guardrail). Gateways pick a change up within 30 s.
+ * when the store has a control plane, and prints the new policy. `--key ID` applies to that
+ * key's narrowing instead: a key may only be stricter than its organization (strict_only, more
+ * blocked providers, zdr_only, a smaller allow-list, a stronger guardrail). Gateways pick a
+ * change up within 30 s.
  *
  * The guardrail's remote layer (organization only): `--guardrail-remote MODEL|off`,
  * `--guardrail-remote-timeout-ms N`, `--guardrail-remote-on-error open|closed`. With `--key`, a

@@ -123,9 +123,8 @@ export class RequestAdmission implements UpstreamAdmission {
     if (this.#written) return;
     const { store, keyId, minute, markSent } = this.ctx;
     this.#deferred = admission !== undefined && deferrable;
-    this.#written = store.countRequest(keyId, minute, markSent, admission, this.#deferred).catch((
-      error,
-    ) => {
+    const write = store.countRequest(keyId, minute, markSent, admission, this.#deferred);
+    this.#written = write.catch((error) => {
       markSent();
       this.ctx.onWriteError(error);
     }).then(() => {

@@ -500,7 +500,7 @@ function admitChat(ctx: ChatCallContext, request: ChatRequest, plan: RoutePlan<C
  * When the route usually answers: a stream's content waits for the first token, a whole answer
  * for all of it (live route metrics; undefined before the route's first success).
  */
-export function expectedAnswerMs(
+function expectedAnswerMs(
   metrics: RouteMetrics,
   route: ResolvedRoute | undefined,
   stream: boolean,

@@ -67,7 +67,7 @@ function isStream(response: Response | undefined): boolean {
  * An admission whose route usually answers later than three commit intervals rides with the
  * next paced commit (`limits/admission.ts`): that commit lands long before the answer.
  */
-export const DEFER_AFTER_INTERVALS = 3;
+const DEFER_AFTER_INTERVALS = 3;
 
 function admission(deps: AppDeps, options: { billed: boolean }) {
   const deferAfterMs = DEFER_AFTER_INTERVALS * deps.config.commitIntervalMs;
