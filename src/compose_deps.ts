@@ -126,6 +126,7 @@ export async function composeDependencies(
 /** After every server stopped: settles still in flight, then the store. */
 export async function closeDependencies(deps: AppDeps): Promise<void> {
   await deps.settler.idle();
+  deps.settler.stopRetries();
   await deps.routerPins.idle();
   await deps.store.close();
   deps.telemetry.close();

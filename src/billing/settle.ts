@@ -77,8 +77,17 @@ export function buildRequestRecord(input: SettleInput, now = Date.now()): Reques
   return record;
 }
 
+/**
+ * A settle the store refused is written again after each of these waits (ms), then left to
+ * admission recovery (its row stays open: the next start bills the estimate). A KV commit that
+ * fails is not applied, so writing the same record again bills it once.
+ */
+export const SETTLE_RETRY_DELAYS_MS: readonly number[] = [1_000, 5_000, 30_000, 120_000, 600_000];
+
 export class Settler {
   #inFlight = new Set<Promise<unknown>>();
+  /** Refused settles waiting for their next attempt (`#retry`), by timer. */
+  #retries = new Map<ReturnType<typeof setTimeout>, RequestRecord>();
 
   constructor(
     private readonly store: Pick<Store, "settle">,
@@ -88,6 +97,7 @@ export class Settler {
     private readonly telemetry?: Telemetry,
     /** Credit held by requests in flight: a request's hold goes when its debit is queued. */
     private readonly holds?: CreditHolds,
+    private readonly retryDelaysMs: readonly number[] = SETTLE_RETRY_DELAYS_MS,
   ) {}
 
   /**
@@ -113,6 +123,23 @@ export class Settler {
     while (this.#inFlight.size > 0) await Promise.all([...this.#inFlight]);
   }
 
+  /**
+   * Shutdown, before the store closes: refused settles still waiting for a retry are left to
+   * admission recovery (their rows stay open; the next start bills their estimates).
+   */
+  stopRetries(): void {
+    for (const [timer, record] of this.#retries) {
+      clearTimeout(timer);
+      this.log.error("settle failed; left to admission recovery", {
+        request_id: record.id,
+        org: record.org,
+        cost_micro_eur: record.cost_micro_eur,
+        reason: "shutting down before its retry",
+      });
+    }
+    this.#retries.clear();
+  }
+
   #write(input: SettleInput, trace: RequestTrace | undefined): Promise<RequestRecord> {
     const record = buildRequestRecord(input);
     this.telemetry?.settled(record, trace);
@@ -127,14 +154,42 @@ export class Settler {
       () => record,
       (error) => {
         markSent();
-        this.log.error("settle failed", {
-          request_id: record.id,
-          org: record.org,
-          cost_micro_eur: record.cost_micro_eur,
-          reason: errorMessage(error),
-        });
+        this.#retry(record, 0, error);
         return record;
       },
     );
+  }
+
+  /**
+   * Writes a refused settle again after the `attempt`th wait (a timer that keeps no process
+   * alive). The debit counts in memory again meanwhile: the refused commit never landed.
+   */
+  #retry(record: RequestRecord, attempt: number, error: unknown): void {
+    const delay = this.retryDelaysMs[attempt];
+    const fields = {
+      request_id: record.id,
+      org: record.org,
+      cost_micro_eur: record.cost_micro_eur,
+      attempts: attempt + 1,
+      reason: errorMessage(error),
+    };
+    if (delay === undefined) {
+      this.log.error("settle failed; left to admission recovery", fields);
+      return;
+    }
+    this.log.warn("settle failed; retrying", { ...fields, retry_in_ms: delay });
+    const markSent = this.unsentDebits.queue(record.org, record.cost_micro_eur, Date.now());
+    const timer = setTimeout(() => {
+      this.#retries.delete(timer);
+      this.store.settle(record, markSent).then(
+        () => this.log.info("settle retried", { request_id: record.id, attempts: attempt + 2 }),
+        (next) => {
+          markSent();
+          this.#retry(record, attempt + 1, next);
+        },
+      );
+    }, delay);
+    Deno.unrefTimer(timer);
+    this.#retries.set(timer, record);
   }
 }
