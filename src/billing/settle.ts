@@ -88,6 +88,8 @@ export class Settler {
   #inFlight = new Set<Promise<unknown>>();
   /** Refused settles waiting for their next attempt (`#retry`), by timer. */
   #retries = new Map<ReturnType<typeof setTimeout>, RequestRecord>();
+  /** After `stopRetries`: a refused settle is left to recovery at once. */
+  #stopped = false;
 
   constructor(
     private readonly store: Pick<Store, "settle">,
@@ -128,6 +130,7 @@ export class Settler {
    * admission recovery (their rows stay open; the next start bills their estimates).
    */
   stopRetries(): void {
+    this.#stopped = true;
     for (const [timer, record] of this.#retries) {
       clearTimeout(timer);
       this.log.error("settle failed; left to admission recovery", {
@@ -173,7 +176,7 @@ export class Settler {
       attempts: attempt + 1,
       reason: errorMessage(error),
     };
-    if (delay === undefined) {
+    if (delay === undefined || this.#stopped) {
       this.log.error("settle failed; left to admission recovery", fields);
       return;
     }
@@ -181,13 +184,16 @@ export class Settler {
     const markSent = this.unsentDebits.queue(record.org, record.cost_micro_eur, Date.now());
     const timer = setTimeout(() => {
       this.#retries.delete(timer);
-      this.store.settle(record, markSent).then(
+      // In flight like a first write: `idle()` (shutdown) waits for it.
+      const done = this.store.settle(record, markSent).then(
         () => this.log.info("settle retried", { request_id: record.id, attempts: attempt + 2 }),
         (next) => {
           markSent();
           this.#retry(record, attempt + 1, next);
         },
       );
+      this.#inFlight.add(done);
+      done.finally(() => this.#inFlight.delete(done));
     }, delay);
     Deno.unrefTimer(timer);
     this.#retries.set(timer, record);

@@ -123,7 +123,14 @@ export class RequestAdmission implements UpstreamAdmission {
     if (this.#written) return;
     const { store, keyId, minute, markSent } = this.ctx;
     this.#deferred = admission !== undefined && deferrable;
-    const write = store.countRequest(keyId, minute, markSent, admission, this.#deferred);
+    // Once the commit carrying a deferred write is on its way, there is nothing left to hurry.
+    const onSent = this.#deferred
+      ? () => {
+        this.#deferred = false;
+        markSent();
+      }
+      : markSent;
+    const write = store.countRequest(keyId, minute, onSent, admission, this.#deferred);
     this.#written = write.catch((error) => {
       markSent();
       this.ctx.onWriteError(error);

@@ -32,7 +32,25 @@ async function refusing(failures: number, delays: number[]) {
   const log = createLogger("info", (line) => lines.push(JSON.parse(line)));
   const unsent = new UnsentTally();
   const settler = new Settler(store, log, unsent, undefined, undefined, delays);
-  const input: SettleInput = {
+  const input = inputFor(org);
+  return {
+    store,
+    org,
+    settler,
+    lines,
+    input,
+    calls: () => calls,
+    /** What the gate adds to a store read made now: debits this instance has not sent. */
+    unsentNow: () => unsent.unsentCount(org, unsent.sentCount(org)),
+    async [Symbol.asyncDispose]() {
+      settler.stopRetries();
+      await store[Symbol.asyncDispose]();
+    },
+  };
+}
+
+function inputFor(org: string): SettleInput {
+  return {
     id: "req_retry",
     startedAt: Date.now(),
     org,
@@ -49,20 +67,6 @@ async function refusing(failures: number, delays: number[]) {
     promptTokens: 1_000,
     completionTokens: 1_000,
     estimated: false,
-  };
-  return {
-    store,
-    org,
-    settler,
-    lines,
-    input,
-    calls: () => calls,
-    /** What the gate adds to a store read made now: debits this instance has not sent. */
-    unsentNow: () => unsent.unsentCount(org, unsent.sentCount(org)),
-    async [Symbol.asyncDispose]() {
-      settler.stopRetries();
-      await store[Symbol.asyncDispose]();
-    },
   };
 }
 
@@ -115,5 +119,56 @@ Deno.test("Settler — after the last retry, or at shutdown, a refused settle is
       ["settle failed; retrying", "Error: disk full"],
       ["settle failed; left to admission recovery", "shutting down before its retry"],
     ]);
+  }
+});
+
+Deno.test("Settler — a retry in flight at shutdown is waited for by idle(), and a refusal after stopRetries schedules nothing", async () => {
+  let calls = 0;
+  let refuse!: (error: Error) => void;
+  const lines: Array<{ msg: string; [field: string]: unknown }> = [];
+  const settler = new Settler(
+    {
+      settle: () => {
+        calls++;
+        if (calls === 1) return Promise.reject(new Error("disk full"));
+        return new Promise<void>((_, reject) => refuse = reject);
+      },
+    },
+    createLogger("info", (line) => lines.push(JSON.parse(line))),
+    new UnsentTally(),
+    undefined,
+    undefined,
+    [5, 60_000],
+  );
+  {
+    const input = inputFor("org_retry");
+    await settler.settle(input);
+    await until(() => calls === 2, "the first retry");
+    let idle = false;
+    const waited = settler.idle().then(() => idle = true);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(idle, false, "idle() waits for the retry in flight");
+    refuse(new Error("The store is closed."));
+    await waited;
+    assert.equal(lines.at(-1)?.msg, "settle failed; retrying", "its next attempt was scheduled");
+    settler.stopRetries();
+    assert.deepEqual(lines.at(-1), {
+      ...lines.at(-1),
+      msg: "settle failed; left to admission recovery",
+      reason: "shutting down before its retry",
+    });
+    // A refusal that lands after stopRetries leaves the settle to recovery at once.
+    const later = new Settler(
+      { settle: () => Promise.reject(new Error("The store is closed.")) },
+      createLogger("info", (line) => lines.push(JSON.parse(line))),
+      new UnsentTally(),
+      undefined,
+      undefined,
+      [5],
+    );
+    later.stopRetries();
+    await later.settle(input);
+    assert.equal(lines.at(-1)?.msg, "settle failed; left to admission recovery");
+    assert.equal(lines.at(-1)?.reason, "Error: The store is closed.");
   }
 });

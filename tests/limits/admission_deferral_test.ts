@@ -14,14 +14,16 @@ import { deltaOf, sseChunks, user } from "../helpers/chat.ts";
 
 function fakeAdmission(deferAfterMs: number) {
   const calls: Array<{ admission: boolean; deferrable: boolean | undefined }> = [];
+  let sent: (() => void) | undefined;
   let hurried = 0;
   let land!: () => void;
   const landed = new Promise<void>((resolve) => land = resolve);
   const ctx: AdmissionContext = {
     gate: {} as GateState,
     store: {
-      countRequest(_key, _minute, _onSent, admission, deferrable) {
+      countRequest(_key, _minute, onSent, admission, deferrable) {
         calls.push({ admission: admission !== undefined, deferrable });
+        sent = onSent;
         return landed;
       },
       hurryWrites() {
@@ -39,7 +41,14 @@ function fakeAdmission(deferAfterMs: number) {
     refusal: () => new Error("refused"),
     onWriteError: () => {},
   };
-  return { admission: new RequestAdmission(ctx), calls, hurried: () => hurried, land };
+  return {
+    admission: new RequestAdmission(ctx),
+    calls,
+    hurried: () => hurried,
+    land,
+    /** The store hands the commit carrying the write to KV (not durable yet). */
+    send: () => sent?.(),
+  };
 }
 
 const recovery = { id: "req_1" } as RequestRecord;
@@ -59,6 +68,12 @@ Deno.test("admission — deferred only when the route is known to answer after d
   await f.admission.durable();
   f.admission.hurry();
   assert.equal(f.hurried(), 0, "a durable admission is not hurried");
+  // On its way but not durable yet: hurrying would only rush the writes queued behind it.
+  const onItsWay = fakeAdmission(30);
+  onItsWay.admission.admit({ holdMicroEur: 0n, recovery }, 1_000);
+  onItsWay.send();
+  onItsWay.admission.hurry();
+  assert.equal(onItsWay.hurried(), 0, "a sent admission is not hurried");
   // A plain increment (no provider called) is never an admission to defer.
   const plain = fakeAdmission(30);
   plain.admission.countOnce(undefined, true);

@@ -84,3 +84,20 @@ Deno.test("group commit — hurry() sends a queued deferred write without the in
     kv.close();
   }
 });
+
+Deno.test("group commit — hurry() for a write already in flight leaves no urgency for the next plain write", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const writer = new GroupCommitter(kv, INTERVAL_MS);
+  try {
+    const sum = (n: string) => ({ type: "sum" as const, key: ["n", n], value: 1n });
+    // Hurried from its own onSent: the commit carrying it is on its way, nothing else queued.
+    await writer.write([sum("first")], 64, () => writer.hurry());
+    const plain = writer.write([sum("plain")], 64);
+    assert.equal(await settledWithin(plain, 300), false, "the next plain write still waits");
+    writer.hurry();
+    assert.equal(await settledWithin(plain, 5_000), true);
+  } finally {
+    await writer.close();
+    kv.close();
+  }
+});

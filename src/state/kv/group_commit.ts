@@ -89,9 +89,12 @@ export class GroupCommitter {
     });
   }
 
-  /** A caller now waits for a write it queued without `urgent`: commit without the interval. */
+  /**
+   * A caller now waits for a write it queued without `urgent`: commit without the interval.
+   * Nothing queued (its write already in flight, or none): no urgency left for later writes.
+   */
   hurry(): void {
-    if (this.#running) this.#pacer.hurry();
+    if (this.#queue.length > 0) this.#pacer.hurry();
   }
 
   /** Resolves when nothing is queued or in flight. */

@@ -75,9 +75,12 @@ export class PgCommitter {
     });
   }
 
-  /** A caller now waits for a write it queued as deferrable: commit without the interval. */
+  /**
+   * A caller now waits for a write it queued as deferrable: commit without the interval.
+   * Nothing queued (its write already in flight, or none): no urgency left for later writes.
+   */
   hurry(): void {
-    if (this.#running) this.#pacer.hurry();
+    if (this.#queue.length > 0) this.#pacer.hurry();
   }
 
   flushed(): Promise<void> {
