@@ -84,6 +84,11 @@ export function buildRequestRecord(input: SettleInput, now = Date.now()): Reques
  */
 export const SETTLE_RETRY_DELAYS_MS: readonly number[] = [1_000, 5_000, 30_000, 120_000, 600_000];
 
+/** What a log line says of a settle: the request, its organization and cost, never content. */
+function loggedSettle(record: RequestRecord) {
+  return { request_id: record.id, org: record.org, cost_micro_eur: record.cost_micro_eur };
+}
+
 export class Settler {
   #inFlight = new Set<Promise<unknown>>();
   /** Refused settles waiting for their next attempt (`#retry`), by timer. */
@@ -134,9 +139,7 @@ export class Settler {
     for (const [timer, record] of this.#retries) {
       clearTimeout(timer);
       this.log.error("settle failed; left to admission recovery", {
-        request_id: record.id,
-        org: record.org,
-        cost_micro_eur: record.cost_micro_eur,
+        ...loggedSettle(record),
         reason: "shutting down before its retry",
       });
     }
@@ -170,9 +173,7 @@ export class Settler {
   #retry(record: RequestRecord, attempt: number, error: unknown): void {
     const delay = this.retryDelaysMs[attempt];
     const fields = {
-      request_id: record.id,
-      org: record.org,
-      cost_micro_eur: record.cost_micro_eur,
+      ...loggedSettle(record),
       attempts: attempt + 1,
       reason: errorMessage(error),
     };
