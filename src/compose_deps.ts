@@ -24,6 +24,7 @@ import { createLogger, type Logger } from "./log.ts";
 import { GateState } from "./limits/gate_state.ts";
 import { UnsentTally } from "./limits/unsent_tally.ts";
 import { CreditHolds } from "./limits/credit_holds.ts";
+import { createSharedLimits } from "./limits/shared_limits.ts";
 import { Telemetry } from "./telemetry/telemetry.ts";
 import { Lifecycle } from "./lifecycle/lifecycle.ts";
 import { randomId } from "./ids.ts";
@@ -34,6 +35,13 @@ export interface ComposeOptions {
   log?: Logger;
   now?: () => number;
   fetch?: typeof fetch;
+  /**
+   * The process's shared limits (`SOVRA_WORKERS`): the table the primary made, and whether this
+   * isolate is the primary (it reclaims the table's free slots). Absent: a table of its own.
+   */
+  shared?: { buffer: SharedArrayBuffer | undefined; primary: boolean };
+  /** The process's instance id (every isolate's admissions and lease); absent: a new one. */
+  instance?: string;
 }
 
 export async function composeDependencies(
@@ -51,9 +59,21 @@ export async function composeDependencies(
   const store = await openStore(config, log, (size, ms) => telemetry.committed(size, ms));
   const now = options.now ?? Date.now;
   const upstreamFetch = options.fetch ?? fetch;
-  const unsentRequests = new UnsentTally();
-  const unsentDebits = new UnsentTally();
-  const holds = new CreditHolds();
+  // One instance's limits, whichever isolate of the process a request lands on.
+  const limits = createSharedLimits({
+    buffer: options.shared?.buffer,
+    primary: options.shared?.primary ?? true,
+    // Longer than the oldest gate snapshot still served (its marks refer to the slot).
+    evictAfterMs: config.staleServeMs + config.gateRefreshMs + 60_000,
+    transcriptionSlots: config.transcriptionSlots,
+    onOverflow: (bucket) =>
+      log.warn("shared limit table: a bucket is full; its further names count together", {
+        bucket,
+      }),
+  });
+  const unsentRequests = new UnsentTally(limits.counters);
+  const unsentDebits = new UnsentTally(limits.counters);
+  const holds = new CreditHolds(limits.counters);
   const counters = { gateStoreFailures: 0 };
   const settler = new Settler(store, log, unsentDebits, telemetry, holds);
   telemetry.observeFailOpen(() => counters.gateStoreFailures);
@@ -94,10 +114,12 @@ export async function composeDependencies(
       config.gateRefreshMs,
       config.staleServeMs,
       holds,
+      limits.counters,
     ),
+    limits,
     unsentRequests,
     counters,
-    instance: randomId("inst_", 12),
+    instance: options.instance ?? randomId("inst_", 12),
     telemetry,
     lifecycle: new Lifecycle(),
     now,
@@ -129,5 +151,6 @@ export async function closeDependencies(deps: AppDeps): Promise<void> {
   deps.settler.stopRetries();
   await deps.routerPins.idle();
   await deps.store.close();
+  deps.limits.stop();
   deps.telemetry.close();
 }

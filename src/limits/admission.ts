@@ -67,6 +67,8 @@ export interface AdmissionContext {
   billed: boolean;
   /** Marks the in-memory rate increment as written (the gate queued it). */
   markSent: () => void;
+  /** Its write settled (`QueueMark.settled`: the other isolates stop counting it as pending). */
+  markSettled?: () => void;
   /** Builds the 402 (and counts the refusal). */
   refusal: () => Error;
   /** A failed store write (logged; the request goes on). */
@@ -135,6 +137,7 @@ export class RequestAdmission implements UpstreamAdmission {
       markSent();
       this.ctx.onWriteError(error);
     }).then(() => {
+      this.ctx.markSettled?.();
       this.#durable = true;
     });
   }

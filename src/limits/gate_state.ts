@@ -11,11 +11,17 @@
  * `refreshMs` old (the point is random per snapshot, so many keys' reads do not align), and
  * requests keep using it meanwhile; only a snapshot past `refreshMs` or of an earlier minute
  * makes a request wait for the store (KV reads queue behind an in-flight group commit).
+ *
+ * Several isolates of one process (`SOVRA_WORKERS`) count as one instance: each adds to its
+ * read what the others had queued and not made visible when the read was issued
+ * (`SharedCounters`), and holds credit against every isolate's holds, so the instance's bounds
+ * (a key's rpm, an organization's overdraw of less than one hold) hold per process.
  */
 import type { Store } from "../state/store.ts";
 import type { UnsentTally } from "./unsent_tally.ts";
 import { CreditHolds } from "./credit_holds.ts";
-import { addWhole, type Whole } from "./whole.ts";
+import { addWhole, type Whole, whole } from "./whole.ts";
+import type { SharedCounters } from "./shared_counters.ts";
 
 export interface GateView {
   rateCurrent: number;
@@ -33,6 +39,9 @@ export interface Snapshot {
   rateMark: Whole;
   balance: bigint;
   debitMark: Whole;
+  /** What the other isolates had made visible of the key's increments and the org's debits. */
+  othersRateMark: bigint;
+  othersDebitMark: bigint;
   /** Age (ms) from which a request renews this snapshot in the background. */
   renewAfterMs: number;
   /** Served from an old read while the store fails: the rate limit fails open. */
@@ -56,6 +65,8 @@ export class GateState {
     private readonly staleMs = 0,
     /** Credit held by this instance's requests in flight (subtracted from the balance). */
     readonly holds = new CreditHolds(),
+    /** The other isolates' counts (absent: this isolate is the instance). */
+    private readonly shared?: SharedCounters,
   ) {}
 
   /**
@@ -125,15 +136,13 @@ export class GateState {
    * The counts now: the snapshot plus what this instance queued that it cannot contain; the
    * balance less the credit its requests in flight hold.
    */
-  view(s: Snapshot, _keyId: string, orgId: string): GateView {
-    // `_keyId`: the snapshot's key; its bucket's name is kept in the snapshot (`rateKey`).
+  view(s: Snapshot, keyId: string, orgId: string): GateView {
+    // This isolate's bucket name is kept in the snapshot (`rateKey`); the others count by key.
     const balanceMicroEur = s.balance - BigInt(this.#pending(s, orgId));
     if (s.stale) return { rateCurrent: 0, ratePrevious: 0, balanceMicroEur };
-    return {
-      rateCurrent: s.rateCurrent + Number(this.requests.unsentCount(s.rateKey, s.rateMark)),
-      ratePrevious: s.ratePrevious,
-      balanceMicroEur,
-    };
+    let rateCurrent = s.rateCurrent + Number(this.requests.unsentCount(s.rateKey, s.rateMark));
+    if (this.shared) rateCurrent += Number(this.shared.othersPending(keyId, s.othersRateMark));
+    return { rateCurrent, ratePrevious: s.ratePrevious, balanceMicroEur };
   }
 
   /**
@@ -144,19 +153,31 @@ export class GateState {
    * Without a snapshot (the store failed at the gate) the hold is placed and the request passes.
    */
   tryHold(keyId: string, orgId: string, requestId: string, amount: bigint | number): boolean {
-    this.holds.release(requestId);
     const snapshot = this.#snapshots.get(keyId);
-    if (snapshot && snapshot.balance <= this.#pending(snapshot, orgId)) return false;
-    this.holds.hold(requestId, orgId, amount);
-    return true;
+    if (!snapshot) {
+      this.holds.hold(requestId, orgId, amount);
+      return true;
+    }
+    // The holds are read first, then the debits: a settle elsewhere queues its debit before it
+    // releases its hold, so no credit is missed between the two.
+    return this.holds.tryHold(
+      requestId,
+      orgId,
+      amount,
+      (held) => snapshot.balance > addWhole(this.#unsentDebits(snapshot, orgId), held),
+    );
   }
 
   /**
    * What the balance read cannot show yet: debits queued since it, in micro-EUR (a number while
-   * exact; a bigint compared with it is compared exactly, nothing converted).
+   * exact; a bigint compared with it is compared exactly, nothing converted), this isolate's and
+   * the others'.
    */
   #unsentDebits(s: Snapshot, orgId: string): Whole {
-    return this.debits.unsentCount(orgId, s.debitMark);
+    const own = this.debits.unsentCount(orgId, s.debitMark);
+    if (!this.shared) return own;
+    const others = this.shared.othersPending(orgId, s.othersDebitMark);
+    return others === 0n ? own : addWhole(own, whole(others));
   }
 
   /** Unsent debits plus what requests in flight hold: the balance less this is what is left. */
@@ -181,6 +202,8 @@ export class GateState {
     const rateKey = rateName(keyId, minute);
     const rateMark = this.requests.sentCount(rateKey);
     const debitMark = this.debits.sentCount(orgId);
+    const othersRateMark = this.shared?.othersVisible(keyId) ?? 0n;
+    const othersDebitMark = this.shared?.othersVisible(orgId) ?? 0n;
     const read = await this.store.readGate(keyId, orgId, minute);
     const snapshot: Snapshot = {
       minute,
@@ -191,6 +214,8 @@ export class GateState {
       rateMark,
       balance: read.balanceMicroEur,
       debitMark,
+      othersRateMark,
+      othersDebitMark,
       renewAfterMs: this.refreshMs * (0.6 + 0.3 * Math.random()),
     };
     if (this.#snapshots.size > 100_000) this.#snapshots.clear();

@@ -21,15 +21,26 @@ export interface MainProcess {
   stop(): Promise<void>;
 }
 
+/** `deno task start`'s arguments (its exact permission flags), read from deno.json. */
+export function taskStartArgs(): string[] {
+  const config = JSON.parse(Deno.readTextFileSync(`${REPO_ROOT}deno.json`)) as {
+    tasks: Record<string, string>;
+  };
+  const [deno, ...args] = config.tasks.start!.split(/\s+/);
+  assert.equal(deno, "deno");
+  return args;
+}
+
 /**
- * Starts `deno run -A main.ts` with `env` added to the environment (optionally under a soft
- * open-file limit, set by the shell before exec).
+ * Starts `deno run -A main.ts` (or, with `taskStart`, exactly as `deno task start` does) with
+ * `env` added to the environment (optionally under a soft open-file limit, set by the shell
+ * before exec).
  */
 export function startMain(
   env: Record<string, string>,
-  options: { fdLimit?: number | undefined } = {},
+  options: { fdLimit?: number | undefined; taskStart?: boolean } = {},
 ): MainProcess {
-  const deno = ["run", "-A", "main.ts"];
+  const deno = options.taskStart ? taskStartArgs() : ["run", "-A", "main.ts"];
   const child = new Deno.Command(options.fdLimit ? "sh" : Deno.execPath(), {
     args: options.fdLimit
       ? ["-c", `ulimit -n ${options.fdLimit} && exec "$0" "$@"`, Deno.execPath(), ...deno]

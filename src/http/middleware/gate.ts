@@ -125,7 +125,12 @@ function admission(deps: AppDeps, options: { billed: boolean }) {
         throw insufficientCredits(rateHeaders);
       }
     } else rateHeaders = rateLimitHeaders(apiKey.rpm, undefined);
-    const markSent = deps.unsentRequests.queue(rateName(apiKey.id, minute), 1n, startedAt);
+    const markSent = deps.unsentRequests.queue(
+      rateName(apiKey.id, minute),
+      1,
+      startedAt,
+      apiKey.id,
+    );
     // The increment is written with the admission record before the first upstream call, or
     // when the request ends without one (admission.ts); it counts in memory from now on.
     const admission = new RequestAdmission({
@@ -138,6 +143,7 @@ function admission(deps: AppDeps, options: { billed: boolean }) {
       minute,
       billed: options.billed,
       markSent,
+      markSettled: markSent.settled,
       deferAfterMs,
       refusal: () => {
         deps.telemetry.refused("insufficient_credits");
