@@ -1,6 +1,7 @@
 /**
  * One statement that writes a batch of settles and rate increments: request rows inserted
- * (a request id already present is skipped), then the debit, the daily aggregates and the rate
+ * (a request id already present is skipped, unless it holds a recovery's estimate: replaced),
+ * then the debit, the daily aggregates and the rate
  * buckets incremented by sums over the rows actually inserted, merged per org / day / key.
  * A statement is a transaction, so a batch lands whole or not at all, and replaying a batch
  * (spill file, lost acknowledgement) never bills twice. Increments only: no read-modify-write.
@@ -30,6 +31,12 @@ export function mergeRates(rates: RateIncrement[]): RateIncrement[] {
  * Writes the batch; resolves with how many request rows were new. Admission records are
  * inserted, and those of the settled requests deleted, in the same statement (the caller leaves
  * out an admission settled in the same batch: one statement cannot see its own insert).
+ *
+ * A request already billed from its admission record (`recovered`: its instance was taken for
+ * dead, e.g. through an outage longer than its lease) whose real settle arrives later gets its
+ * real record: the row is replaced and the credit and daily aggregates move by the difference,
+ * once (the replaced row is no longer `recovered`, so a replay changes nothing). Any other id
+ * already present is skipped.
  */
 export async function writeBatch(
   sql: Db,
@@ -43,30 +50,51 @@ export async function writeBatch(
   // Rows are ordered by their key in every upsert so concurrent batches from several
   // instances lock shared rows (an org's credits, a day's aggregates) in the same order.
   const [row] = await sql<{ inserted: number }[]>`
-    with inserted as (
+    with batch as (
+      select r from jsonb_array_elements(${records}) as r
+    ), estimated as (
+      select q.id, q.record from sovra_requests q
+      where q.id in (select r->>'id' from batch where (r->>'recovered') is distinct from 'true')
+        and q.record->>'recovered' = 'true'
+    ), corrected as (
+      update sovra_requests q
+        set cost_micro_eur = (b.r->>'cost_micro_eur')::bigint, record = b.r
+      from batch b
+      where q.id = b.r->>'id' and q.id in (select id from estimated)
+        and q.record->>'recovered' = 'true'
+      returning q.id, q.org_id, q.record
+    ), inserted as (
       insert into sovra_requests (id, org_id, created, key_id, cost_micro_eur, record)
       select r->>'id', r->>'org', (r->>'created')::timestamptz, r->>'key_id',
         (r->>'cost_micro_eur')::bigint, r
-      from jsonb_array_elements(${records}) as r
+      from batch
+      where r->>'id' not in (select id from estimated)
       order by r->>'id'
       on conflict (id) do nothing
-      returning org_id, cost_micro_eur, record
+      returning org_id, record
+    ), billed as (
+      select org_id, record, 1 as sign, 1 as requests from inserted
+      union all
+      select c.org_id, c.record, 1, 0 from corrected c
+      union all
+      select c.org_id, e.record, -1, 0 from corrected c join estimated e on e.id = c.id
     ), spent as (
       insert into sovra_credits (org_id, spent_micro_eur)
-      select org_id, sum(cost_micro_eur) from inserted
-      where cost_micro_eur > 0
-      group by org_id order by org_id
+      select org_id, sum(sign * (record->>'cost_micro_eur')::bigint) from billed
+      group by org_id having sum(sign * (record->>'cost_micro_eur')::bigint) <> 0
+      order by org_id
       on conflict (org_id) do update
         set spent_micro_eur = sovra_credits.spent_micro_eur + excluded.spent_micro_eur
     ), usage as (
       insert into sovra_usage_daily (org_id, day, requests, cost_micro_eur, prompt_tokens,
         completion_tokens, audio_seconds, characters)
-      select org_id, substr(record->>'created', 1, 10)::date, count(*), sum(cost_micro_eur),
-        coalesce(sum((record->>'prompt_tokens')::numeric), 0),
-        coalesce(sum((record->>'completion_tokens')::numeric), 0),
-        coalesce(sum((record->>'audio_seconds')::numeric), 0),
-        coalesce(sum((record->>'characters')::numeric), 0)
-      from inserted
+      select org_id, substr(record->>'created', 1, 10)::date, sum(requests),
+        sum(sign * (record->>'cost_micro_eur')::bigint),
+        coalesce(sum(sign * (record->>'prompt_tokens')::numeric), 0),
+        coalesce(sum(sign * (record->>'completion_tokens')::numeric), 0),
+        coalesce(sum(sign * (record->>'audio_seconds')::numeric), 0),
+        coalesce(sum(sign * (record->>'characters')::numeric), 0)
+      from billed
       group by 1, 2 order by 1, 2
       on conflict (org_id, day) do update set
         requests = sovra_usage_daily.requests + excluded.requests,
@@ -90,7 +118,7 @@ export async function writeBatch(
       on conflict (id) do nothing
     ), closed as (
       delete from sovra_admissions
-      where id in (select r->>'id' from jsonb_array_elements(${records}) as r)
+      where id in (select r->>'id' from batch)
     )
     select count(*)::int as inserted from inserted`;
   return row?.inserted ?? 0;
