@@ -6,6 +6,8 @@
 import type { Config } from "./config.ts";
 import type { AppDeps } from "./deps.ts";
 import { openStore } from "./state/open_store.ts";
+import { guardStore } from "./state/guarded_store.ts";
+import { StoreBreaker } from "./state/store_breaker.ts";
 import { loadCatalog } from "./catalog/load.ts";
 import { CatalogHolder } from "./catalog/catalog_holder.ts";
 import { ApiKeyAuthenticator } from "./auth/api_key_cache.ts";
@@ -56,7 +58,25 @@ export async function composeDependencies(
     DIALECTS,
   );
   const telemetry = new Telemetry({ tracing: config.tracing });
-  const store = await openStore(config, log, (size, ms) => telemetry.committed(size, ms));
+  const backend = await openStore(config, log, (size, ms) => telemetry.committed(size, ms));
+  const instance = options.instance ?? randomId("inst_", 12);
+  // Every store call on the request path has a deadline and a circuit; while open, a lease
+  // renewal probes the store every second (a write: it fails under a lock as under an outage).
+  const store = guardStore(
+    backend,
+    new StoreBreaker({
+      deadlineMs: config.storeDeadlineMs,
+      probe: () => {
+        const renew = () => backend.renewLease(instance, Date.now() + config.instanceLeaseMs);
+        // A pooled connection the server closed fails once; the retry runs on a new one.
+        return renew().catch((error) =>
+          backend.retryable?.(error) ? renew() : Promise.reject(error)
+        );
+      },
+      ...(backend.isOutage ? { isOutage: (error: unknown) => backend.isOutage!(error) } : {}),
+      log,
+    }),
+  );
   const now = options.now ?? Date.now;
   const upstreamFetch = options.fetch ?? fetch;
   // One instance's limits, whichever isolate of the process a request lands on.
@@ -119,7 +139,7 @@ export async function composeDependencies(
     limits,
     unsentRequests,
     counters,
-    instance: options.instance ?? randomId("inst_", 12),
+    instance,
     telemetry,
     lifecycle: new Lifecycle(),
     now,

@@ -20,15 +20,7 @@
  */
 import type { AdmissionStore } from "./admission_store.ts";
 import { errorMessage, type Logger } from "../log.ts";
-
-/** `work`, or a rejection once `ms` have passed without its answer (the work itself goes on). */
-export function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
-}
+import { withDeadline } from "./deadline.ts";
 
 export interface AdmissionRecovery {
   /** Resolves after the first lease renewal (committed, or failed and logged). */

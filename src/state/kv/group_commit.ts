@@ -68,6 +68,10 @@ export class GroupCommitter {
   #idle: Array<() => void> = [];
   readonly #pacer: CommitPacer;
   readonly #rows = new AdmissionRows();
+  /** Told of every commit that failed (the request path's breaker opens). */
+  readonly failures: Array<(error: unknown) => void> = [];
+  /** Told of every commit that landed. */
+  readonly successes: Array<() => void> = [];
 
   constructor(
     private readonly kv: Deno.Kv,
@@ -133,6 +137,7 @@ export class GroupCommitter {
       try {
         committed = await this.#commit(batch);
       } catch (error) {
+        for (const listener of this.failures) listener(error);
         if (batch.length === 1 && !batch[0]!.unique) {
           batch[0]!.reject(error);
           continue;
@@ -140,6 +145,7 @@ export class GroupCommitter {
       }
       if (committed) {
         this.onCommit?.(batch.length, performance.now() - started);
+        for (const listener of this.successes) listener();
         for (const p of batch) p.resolve();
         continue;
       }

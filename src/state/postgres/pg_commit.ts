@@ -10,7 +10,13 @@
  */
 import type { Db } from "./connect.ts";
 import type { AdmissionRecord, RequestRecord } from "../records.ts";
-import { isTransient, type RateIncrement, writeBatch } from "./settle_sql.ts";
+import {
+  DEAD_CONNECTION_RETRIES,
+  isDeadConnection,
+  isTransient,
+  type RateIncrement,
+  writeBatch,
+} from "./settle_sql.ts";
 import type { SettleSpill } from "./settle_spill.ts";
 import type { CommitObserver } from "../store.ts";
 import { delay } from "../lock_retry.ts";
@@ -50,6 +56,10 @@ export class PgCommitter {
   #idle: Array<() => void> = [];
   readonly #pacer: CommitPacer;
   readonly health: CommitHealth = { reachable: true, lastError: undefined };
+  /** Told of every write the database could not take (the request path's breaker opens). */
+  readonly failures: Array<(error: unknown) => void> = [];
+  /** Told of every batch the database took. */
+  readonly successes: Array<() => void> = [];
 
   constructor(
     private readonly sql: Db,
@@ -83,6 +93,13 @@ export class PgCommitter {
     if (this.#queue.length > 0) this.#pacer.hurry();
   }
 
+  /** The database answered again (a probe): health says so before the next write does. */
+  reachable(): void {
+    if (!this.health.reachable) this.log.info("database reachable again; writes resumed");
+    this.health.reachable = true;
+    this.health.lastError = undefined;
+  }
+
   flushed(): Promise<void> {
     if (!this.#running) return Promise.resolve();
     return new Promise((resolve) => this.#idle.push(resolve));
@@ -112,9 +129,8 @@ export class PgCommitter {
   async #commit(batch: Pending[]): Promise<void> {
     try {
       await this.#attempt(batch);
-      if (!this.health.reachable) this.log.info("database reachable again; writes resumed");
-      this.health.reachable = true;
-      this.health.lastError = undefined;
+      this.reachable();
+      for (const listener of this.successes) listener();
       for (const p of batch) p.onSent?.();
       for (const p of batch) p.resolve();
       return;
@@ -139,6 +155,7 @@ export class PgCommitter {
       }
       this.health.reachable = false;
       this.health.lastError = errorMessage(error);
+      for (const listener of this.failures) listener(error);
       await this.#keep(batch);
     }
   }
@@ -168,6 +185,8 @@ export class PgCommitter {
           await delay(5 * 2 ** attempt * Math.random());
           continue;
         }
+        // A pooled connection the server closed: the next attempt runs on another one.
+        if (attempt < DEAD_CONNECTION_RETRIES && isDeadConnection(error)) continue;
         throw error;
       }
     }

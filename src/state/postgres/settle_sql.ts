@@ -133,3 +133,29 @@ export function isTransient(error: unknown): boolean {
   if (typeof code !== "string") return true;
   return !/^(22|23)/.test(code);
 }
+
+/**
+ * A pooled connection the server closed (a restart, an administrator's command): postgres.js
+ * drops it when the error surfaces, and an immediate retry runs on another one.
+ */
+export function isDeadConnection(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  if (typeof code !== "string") return false;
+  return /^(57P0[123]|08\d{3})$/.test(code) ||
+    ["ECONNRESET", "EPIPE", "CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED"]
+      .includes(code);
+}
+
+/** Retries of a call that met dead pooled connections: one for each of a pool's connections. */
+export const DEAD_CONNECTION_RETRIES = 10;
+
+/** Runs `op` again at once while it fails on a dead pooled connection (a bounded number). */
+export async function onLiveConnection<T>(op: () => Promise<T>): Promise<T> {
+  for (let attempt = 0;; attempt++) {
+    try {
+      return await op();
+    } catch (error) {
+      if (attempt >= DEAD_CONNECTION_RETRIES || !isDeadConnection(error)) throw error;
+    }
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * The store as the request path sees it: every call the path makes runs under the breaker's
+ * deadline and circuit (`store_breaker.ts`) — key lookups, policy and routing-policy reads,
+ * router pins, the gate's read, and the wait for a request's admission write. The settle is
+ * not on the path (it is written after the answer; the backends keep what they cannot write:
+ * a spill file, a commit that lands once the lock is gone). Everything else passes through.
+ * `/healthz` says `degraded` while the breaker is open.
+ */
+import type { Store, StoreHealth } from "./store.ts";
+import type { StoreBreaker } from "./store_breaker.ts";
+
+export interface BackendSignals {
+  /** A write the backend keeps found the store away (it tells the breaker). */
+  onWriteFailure?(listener: (error: unknown) => void): void;
+  /** A write reached the store (an open breaker closes). */
+  onWriteSuccess?(listener: () => void): void;
+  /** The store is taken for away: drop what waits on it (a pool's queued queries). */
+  unavailable?(): void;
+  /** The store answered a probe again: clear what the outage left (health, retry backoffs). */
+  recovered?(): void;
+  /** Whether an error means the store is away, not that it refused the data (default: yes). */
+  isOutage?(error: unknown): boolean;
+  /** An error worth one immediate retry of a read (a pooled connection the server closed). */
+  retryable?(error: unknown): boolean;
+}
+
+export function guardStore<S extends Store & BackendSignals>(store: S, breaker: StoreBreaker): S {
+  const retry = store.retryable ? (error: unknown) => store.retryable!(error) : undefined;
+  const read = <T>(op: () => Promise<T>) => breaker.call(op, retry);
+  store.onWriteFailure?.((error) => breaker.failure(error));
+  store.onWriteSuccess?.(() => breaker.success());
+  breaker.onOpened(() => store.unavailable?.());
+  breaker.onRecovered(() => store.recovered?.());
+  const policies = store.routingPolicies;
+  const pins = store.routerPins;
+  return {
+    ...store,
+    findApiKeyByHash: (hash) => read(() => store.findApiKeyByHash(hash)),
+    getOrgPolicy: (org) => read(() => store.getOrgPolicy(org)),
+    getKeyPolicy: (key) => read(() => store.getKeyPolicy(key)),
+    readGate: (keyId, orgId, minute) => read(() => store.readGate(keyId, orgId, minute)),
+    countRequest: (keyId, minute, onSent, admission, deferrable) =>
+      breaker.wait(store.countRequest(keyId, minute, onSent, admission, deferrable)),
+    health(): StoreHealth {
+      const inner = store.health?.() ?? { backend: "kv", reachable: true };
+      return { ...inner, reachable: inner.reachable && !breaker.open };
+    },
+    async close() {
+      breaker.close();
+      await store.close();
+    },
+    ...(policies
+      ? {
+        routingPolicies: {
+          ...policies,
+          getRoutingPolicy: (org: string, id: string) =>
+            read(() => policies.getRoutingPolicy(org, id)),
+          listRoutingPolicies: (org: string) => read(() => policies.listRoutingPolicies(org)),
+        },
+      }
+      : {}),
+    ...(pins
+      ? {
+        routerPins: {
+          getRouterPins: (keys: readonly string[], now: number) =>
+            read(() => pins.getRouterPins(keys, now)),
+          putRouterPins: (list: Parameters<typeof pins.putRouterPins>[0]) =>
+            read(() => pins.putRouterPins(list)),
+        },
+      }
+      : {}),
+  };
+}
