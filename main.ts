@@ -1,5 +1,5 @@
 /** Composition root: read config, start the gateway (store, catalog, adapters, server). */
-import { loadConfig, unknownSovraVariables } from "./src/config.ts";
+import { loadConfig, retiredSovraVariables, unknownSovraVariables } from "./src/config.ts";
 import { startGatewayWorkers } from "./src/workers/pool.ts";
 import { createLogger } from "./src/log.ts";
 import { startDashboardBeside } from "./src/dashboard/server.ts";
@@ -13,6 +13,12 @@ try {
     log.warn("unknown SOVRA_ variable ignored (a typo?); the README lists the known ones", {
       name,
     });
+  }
+  for (const name of retiredSovraVariables(Deno.env.toObject())) {
+    log.warn(
+      "variable ignored: connection limits are the front proxy's (README, Reliability; deploy/nginx.conf)",
+      { name },
+    );
   }
   // SOVRA_WORKERS isolates serve the API on one port; the primary one also everything else.
   const gateway = await startGatewayWorkers(Deno.env.toObject(), { log, signals: true });
