@@ -58,6 +58,8 @@ export interface Config {
    * the handler's; connection-level ones are the front proxy's: docs/reliability.md).
    */
   bodyTimeoutMs: number;
+  /** An upstream connection idle this long is closed (the fetch client's pool). */
+  upstreamIdleMs: number;
   /** Provider base URLs on this machine or link-local are expected (the demo): no warning. */
   allowLocalUpstreams: boolean;
   /** Smart router: per cent of `metrics` decisions that explore a not-best model. */
@@ -147,6 +149,7 @@ export function configFromEnv(env: Record<string, string>): Config {
     metricsPort: env.SOVRA_METRICS_PORT ? integer(env, "SOVRA_METRICS_PORT", 0) : undefined,
     tracing: env.OTEL_DENO === "true" || env.OTEL_DENO === "1",
     bodyTimeoutMs: integer(env, "SOVRA_BODY_TIMEOUT_MS", 30_000, 1),
+    upstreamIdleMs: integer(env, "SOVRA_UPSTREAM_IDLE_MS", 30_000, 1),
     allowLocalUpstreams: env.SOVRA_ALLOW_LOCAL_UPSTREAMS === "true",
     routerExplorationPercent,
     routerPolicyCacheMs,

@@ -185,8 +185,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       return result;
     },
     reloadCatalog: () => catalog.reload(),
-    serveBeside: (handler, options) =>
-      serve(handler, { ...options, host: config.host, log }),
+    serveBeside: (handler, options) => serve(handler, { ...options, host: config.host, log }),
     async close() {
       if (options.signals) Deno.removeSignalListener("SIGHUP", onHup);
       cleanup.stop();

@@ -22,14 +22,14 @@ export interface MainProcess {
 }
 
 /**
- * Starts `deno run -A main.ts` with `env` added to the environment (optionally under a soft
- * open-file limit, set by the shell before exec).
+ * Starts `deno run -A main.ts` (or with `flags` instead of `-A`) with `env` added to the
+ * environment, optionally under an open-file limit the shell sets before exec.
  */
 export function startMain(
   env: Record<string, string>,
-  options: { fdLimit?: number | undefined } = {},
+  options: { fdLimit?: number | undefined; flags?: string[] } = {},
 ): MainProcess {
-  const deno = ["run", "-A", "main.ts"];
+  const deno = ["run", ...(options.flags ?? ["-A"]), "main.ts"];
   const child = new Deno.Command(options.fdLimit ? "sh" : Deno.execPath(), {
     args: options.fdLimit
       ? ["-c", `ulimit -n ${options.fdLimit} && exec "$0" "$@"`, Deno.execPath(), ...deno]
