@@ -30,7 +30,9 @@ try {
     stopping = true;
     void (async () => {
       await closeDashboard?.().catch(() => {});
-      await gateway.drain();
+      const result = await gateway.drain();
+      // One line for the whole process (every isolate's streams cut at the deadline summed).
+      log.info("shutdown complete", { cut: result.cut, clean: result.clean });
       Deno.exit(0);
     })().catch((error) => {
       log.error("shutdown failed", { reason: (error as Error).message });
