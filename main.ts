@@ -44,6 +44,9 @@ try {
   log.info("sovra listening", {
     url: gateway.url,
     workers: gateway.workers,
+    ...(gateway.metricsPort !== undefined
+      ? { metrics: `http://${config.host}:${gateway.metricsPort}/metrics` }
+      : {}),
     catalog: config.catalogDir,
     ...(config.databaseUrl ? { state: "postgres" } : { kv: config.kvPath }),
   });

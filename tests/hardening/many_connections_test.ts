@@ -46,7 +46,10 @@ function hardFileLimit(): number {
 Deno.test("shipped flags, no limit variable — 1,000 concurrent clients are all served; 1,000 idle keyless sockets lock nobody out", async () => {
   // This test holds 2,000 sockets of its own and the gateway as many: Deno raised both
   // processes' soft limits to the hard one.
-  assert.ok(hardFileLimit() >= 4 * CLIENTS, `the hard open-file limit ${hardFileLimit()} is too low`);
+  assert.ok(
+    hardFileLimit() >= 4 * CLIENTS,
+    `the hard open-file limit ${hardFileLimit()} is too low`,
+  );
   await using gw = await startProcessGateway({
     models: [chatModel("acme/chat", "up")],
     flags: await shippedFlags(),
@@ -67,11 +70,15 @@ Deno.test("shipped flags, no limit variable — 1,000 concurrent clients are all
   assert.equal(served, CLIENTS, `served ${served} of ${CLIENTS}: ${[...new Set(answers)]}`);
 
   // 1,000 sockets without a key, idle or stopped halfway through their headers.
-  const dashboardPort = Number(new URL(String(
-    JSON.parse(await gw.main.waitForLine((l) => l.includes("sovra dashboard listening"))).url,
-  )).port);
+  const dashboardPort = Number(
+    new URL(String(
+      JSON.parse(await gw.main.waitForLine((l) => l.includes("sovra dashboard listening"))).url,
+    )).port,
+  );
   const idle = [...await opened(CLIENTS / 2), ...await opened(CLIENTS / 2, dashboardPort)];
-  await Promise.all(idle.slice(0, CLIENTS / 4).map((c) => c.write("GET / HTTP/1.1\r\nHost: x\r\n")));
+  await Promise.all(
+    idle.slice(0, CLIENTS / 4).map((c) => c.write("GET / HTTP/1.1\r\nHost: x\r\n")),
+  );
   const keyed = await RawConnection.open(port);
   const { head, body } = chatRequest(gw.key);
   await keyed.write(head + body);
