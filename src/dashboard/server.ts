@@ -1,6 +1,6 @@
 /**
  * Starts the dashboard on its own port over a store the caller opened (the gateway's, when
- * both run in one process, then behind the gateway's connection guard; see
+ * both run in one process, then served as the gateway serves its API; see
  * `scripts/dashboard.ts` for the dashboard alone).
  */
 import type { Config } from "../config.ts";
