@@ -9,7 +9,7 @@ import type { AppDeps } from "./deps.ts";
 import { closeDependencies, composeDependencies, type ComposeOptions } from "./compose_deps.ts";
 import { createApp } from "./app.ts";
 import { describeBindError } from "./http/port_in_use.ts";
-import { serveListener } from "./http/listener.ts";
+import { serveListener } from "./lifecycle/listener.ts";
 import type { Logger } from "./log.ts";
 import { startRetentionCleanup } from "./state/retention.ts";
 import { startAdmissionRecovery } from "./state/admission_recovery.ts";
@@ -36,7 +36,7 @@ export interface Gateway {
   reloadCatalog(): Promise<boolean>;
   /**
    * Serves another listener of this process (the dashboard) as the API is served (a listener
-   * that survives accept errors; http/listener.ts).
+   * that survives accept errors; lifecycle/listener.ts).
    */
   serveBeside(
     handler: (request: Request) => Response | Promise<Response>,
@@ -64,7 +64,7 @@ export interface Served {
 }
 
 /**
- * Listens on `host:port` (http/listener.ts: `Deno.serve`, listening again after an accept
+ * Listens on `host:port` (lifecycle/listener.ts: `Deno.serve`, listening again after an accept
  * error); a port in use names the variable that sets it (`portVariable`).
  */
 export function serve(

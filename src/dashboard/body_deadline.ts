@@ -6,7 +6,7 @@
  * `parseBody()` and `json()` then read.
  */
 import type { MiddlewareHandler } from "hono";
-import { JSON_BODY_LIMIT, readLimitedBytes } from "../http/body.ts";
+import { JSON_BODY_LIMIT, readLimitedBytes } from "../request_body.ts";
 import { invalidRequest } from "../errors.ts";
 
 const SAFE = /^(GET|HEAD|OPTIONS)$/;

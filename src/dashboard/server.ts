@@ -11,7 +11,7 @@ import { controlPlaneOf } from "../state/kv/control_plane.ts";
 import type { AccountStore } from "../state/account_store.ts";
 import type { ControlStore } from "../state/control_store.ts";
 import { createDashboardApp } from "./app.ts";
-import { serveListener } from "../http/listener.ts";
+import { serveListener } from "../lifecycle/listener.ts";
 import type { DashboardDeps } from "./deps.ts";
 
 export interface Dashboard {
