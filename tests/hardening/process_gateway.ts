@@ -30,6 +30,8 @@ export interface ProcessGatewayOptions {
   env?: Record<string, string>;
   /** A soft open-file limit for the gateway process. */
   fdLimit?: number;
+  /** A soft open-file limit only (the hard one stays). */
+  softFdLimit?: number;
   /** Further organizations, one key each (e.g. no credit: 402; rpm 1: 429). */
   extraKeys?: Array<{ credits: number; rpm: number }>;
   /** The start command's flags instead of `-A` (contract/process_support.ts). */
@@ -103,6 +105,7 @@ export async function startProcessGateway(
   const others: MainProcess[] = [];
   const main = startMain(env({ SOVRA_LOG: "info" }), {
     fdLimit: options.fdLimit,
+    ...(options.softFdLimit ? { softFdLimit: options.softFdLimit } : {}),
     ...(options.flags ? { flags: options.flags } : {}),
   });
   const url = await listening(main);
