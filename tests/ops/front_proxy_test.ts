@@ -161,6 +161,15 @@ Deno.test({
       }));
 
       // nginx's own refusals: the error object.
+      const huge = await RawConnection.open(front["8080"]);
+      await huge.write(
+        "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" +
+          "Content-Length: 30000000\r\n\r\n",
+      );
+      const tooLarge = await huge.answer();
+      huge.close();
+      assert.equal(tooLarge?.status, 413);
+      assert.equal(JSON.parse(tooLarge!.body).error.code, "request_too_large");
       for (
         const bad of ["GARBAGE\r\n\r\n", "GET / HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n"]
       ) {
