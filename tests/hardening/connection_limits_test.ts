@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { chatModel } from "../helpers/harness.ts";
 import { logRecord } from "../contract/process_support.ts";
 import { healthzWithin, type ProcessGateway, startProcessGateway } from "./process_gateway.ts";
-import { chatRequest, pause, RawConnection } from "./raw_http.ts";
+import { chatRequest, pause, RawConnection, stoppedBody } from "./raw_http.ts";
 
 const BODY_TIMEOUT_MS = 2_000;
 
@@ -25,17 +25,6 @@ async function listeners(gw: ProcessGateway): Promise<Record<string, string>> {
     dashboard: `${dashboard.url}/login`,
     metrics: String(started.metrics),
   };
-}
-
-/** Sends `head` and the first bytes of `body`, then nothing: ms until the 400 came. */
-async function slowBody(port: number, head: string, body: string) {
-  const conn = await RawConnection.open(port);
-  await conn.write(head + body.slice(0, 5));
-  const sent = performance.now();
-  const answer = await conn.answer();
-  const ms = performance.now() - sent;
-  conn.close();
-  return { answer, ms };
 }
 
 for (const workers of ["1", "2"]) {
@@ -59,7 +48,7 @@ for (const workers of ["1", "2"]) {
         form,
       ],
     ];
-    const results = await Promise.all(cases.map(([, port, h, b]) => slowBody(port, h, b)));
+    const results = await Promise.all(cases.map(([, port, h, b]) => stoppedBody(port, h, b)));
     for (const [i, [name]] of cases.entries()) {
       const { answer, ms } = results[i]!;
       assert.equal(answer?.status, 400, `${name}: ${answer?.body}`);

@@ -124,6 +124,20 @@ export class RawConnection {
   }
 }
 
+/**
+ * Sends `head` and the first 5 bytes of `body`, then nothing more: the answer (undefined when
+ * the server closed without one) and the ms from the last byte sent until it came.
+ */
+export async function stoppedBody(port: number, head: string, body: string) {
+  const conn = await RawConnection.open(port);
+  await conn.write(head + body.slice(0, 5));
+  const sent = performance.now();
+  const answer = await conn.answer();
+  const ms = performance.now() - sent;
+  conn.close();
+  return { answer, ms };
+}
+
 export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A chat request's headers (ending in the blank line) and its body, for separate writes. */

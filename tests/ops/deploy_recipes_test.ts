@@ -45,6 +45,26 @@ function unitValues(key: string): string[] {
   );
 }
 
+/** Reads a started process's stderr up to "sovra listening" (or its end): its URL, the lines. */
+async function listeningUrl(child: Deno.ChildProcess) {
+  const lines: string[] = [];
+  const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  let pending = "";
+  let url: string | undefined;
+  while (url === undefined) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    pending += value;
+    const parts = pending.split("\n");
+    pending = parts.pop()!;
+    lines.push(...parts);
+    const line = lines.find((l) => l.includes('"sovra listening"'));
+    if (line) url = String(JSON.parse(line).url);
+  }
+  if (pending !== "") lines.push(pending);
+  return { reader, url, lines };
+}
+
 /** The files the image copies (the repository a systemd host holds in /opt/sovra), into `app`. */
 function copyImageFiles(app: string) {
   for (const copy of all("COPY")) {
@@ -105,20 +125,8 @@ Deno.test("Dockerfile + systemd — the build step and the start command work on
     stdout: "null",
     stderr: "piped",
   }).spawn();
-  const lines: string[] = [];
-  let listening = false;
-  const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
-  let pending = "";
-  while (!listening) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    pending += value;
-    const parts = pending.split("\n");
-    pending = parts.pop()!;
-    lines.push(...parts);
-    listening = lines.some((l) => l.includes('"sovra listening"'));
-  }
-  assert.ok(listening, lines.join("\n"));
+  const { reader, url, lines } = await listeningUrl(child);
+  assert.ok(url, lines.join("\n"));
   child.kill("SIGTERM");
   while (!(await reader.read()).done) { /* drain stderr */ }
   assert.equal((await child.status).code, 0, "a SIGTERM drain exits 0");
@@ -258,22 +266,9 @@ Deno.test({
       stdout: "null",
       stderr: "piped",
     }).spawn();
-    const lines: string[] = [];
-    const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
-    let pending = "";
-    let url: string | undefined;
-    while (url === undefined) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      pending += value;
-      const parts = pending.split("\n");
-      pending = parts.pop()!;
-      lines.push(...parts);
-      const line = lines.find((l) => l.includes('"sovra listening"'));
-      if (line) url = String(JSON.parse(line).url);
-    }
+    const { reader, url, lines } = await listeningUrl(child);
     try {
-      assert.ok(url, `the unit started:\n${lines.join("\n")}${pending}`);
+      assert.ok(url, `the unit started:\n${lines.join("\n")}`);
       const health = await fetch(`${url}/healthz`);
       assert.equal(health.status, 200);
       await health.body?.cancel();

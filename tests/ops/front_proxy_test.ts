@@ -13,7 +13,7 @@ import assert from "node:assert/strict";
 import { chatModel } from "../helpers/harness.ts";
 import { logRecord } from "../contract/process_support.ts";
 import { startProcessGateway } from "../hardening/process_gateway.ts";
-import { chatRequest, pause, RawConnection } from "../hardening/raw_http.ts";
+import { chatRequest, pause, RawConnection, stoppedBody } from "../hardening/raw_http.ts";
 import { tempDir } from "../helpers/temp_dir.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -149,12 +149,7 @@ Deno.test({
         ],
       ];
       await Promise.all(slow.map(async ([name, port, h, b]) => {
-        const conn = await RawConnection.open(port);
-        await conn.write(h + b.slice(0, 5));
-        const sent = performance.now();
-        const answer = await conn.answer();
-        const ms = performance.now() - sent;
-        conn.close();
+        const { answer, ms } = await stoppedBody(port, h, b);
         // nginx closes a body that stopped (it logs a 408 it does not send).
         assert.equal(answer, undefined, `${name}: ${answer?.status} ${answer?.body}`);
         assert.ok(ms >= BODY_MS - 50 && ms <= BODY_MS + WITHIN_MS, `${name}: ${ms} ms`);
