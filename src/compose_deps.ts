@@ -20,8 +20,8 @@ import { guardrailRequestCheck, policyFilter } from "./policy/hooks.ts";
 import { settleRefusals } from "./pipeline/refusal_settle.ts";
 import { Guardrail } from "./guardrail/scanner.ts";
 import { routerModelSource } from "./routing/router_source.ts";
-import { RoutingPolicyCache } from "./router/policy_cache.ts";
-import { RouterPins } from "./router/pins.ts";
+import { RoutingPolicyCache } from "./smart_router/policy_cache.ts";
+import { RouterPins } from "./smart_router/pins.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { GateState } from "./limits/gate_state.ts";
 import { UnsentTally } from "./limits/unsent_tally.ts";
@@ -31,6 +31,7 @@ import { Telemetry } from "./telemetry/telemetry.ts";
 import { Lifecycle } from "./lifecycle/lifecycle.ts";
 import { randomId } from "./ids.ts";
 import { postUpstream } from "./providers/transport/post_upstream.ts";
+import { upstreamClient } from "./providers/transport/upstream_client.ts";
 import { failureFromResponse } from "./providers/openai/errors.ts";
 
 export interface ComposeOptions {
@@ -66,19 +67,14 @@ export async function composeDependencies(
     backend,
     new StoreBreaker({
       deadlineMs: config.storeDeadlineMs,
-      probe: () => {
-        const renew = () => backend.renewLease(instance, Date.now() + config.instanceLeaseMs);
-        // A pooled connection the server closed fails once; the retry runs on a new one.
-        return renew().catch((error) =>
-          backend.retryable?.(error) ? renew() : Promise.reject(error)
-        );
-      },
+      probe: () => backend.renewLease(instance, Date.now() + config.instanceLeaseMs),
       ...(backend.isOutage ? { isOutage: (error: unknown) => backend.isOutage!(error) } : {}),
       log,
     }),
   );
   const now = options.now ?? Date.now;
-  const upstreamFetch = options.fetch ?? fetch;
+  const client = options.fetch ? undefined : upstreamClient(config.upstreamIdleMs);
+  const upstreamFetch = options.fetch ?? client!.fetch;
   // One instance's limits, whichever isolate of the process a request lands on.
   const limits = createSharedLimits({
     buffer: options.shared?.buffer,
@@ -99,6 +95,7 @@ export async function composeDependencies(
   telemetry.observeFailOpen(() => counters.gateStoreFailures);
   const deps: AppDeps = {
     config,
+    closeUpstream: () => client?.close(),
     store,
     catalog,
     auth: new ApiKeyAuthenticator(store, config.keyCacheSeconds * 1000, now, config.staleServeMs),
@@ -173,4 +170,5 @@ export async function closeDependencies(deps: AppDeps): Promise<void> {
   await deps.store.close();
   deps.limits.stop();
   deps.telemetry.close();
+  deps.closeUpstream?.();
 }

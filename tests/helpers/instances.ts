@@ -6,7 +6,12 @@
  */
 import { SIM_KEY, type TestModel, writeCatalog } from "./harness.ts";
 import { type OpenAISimulator, startOpenAISimulator } from "../../scripts/simulator/openai/mod.ts";
-import { logRecord, type MainProcess, startMain } from "../contract/process_support.ts";
+import {
+  logRecord,
+  type MainProcess,
+  startMain,
+  taskStartFlags,
+} from "../contract/process_support.ts";
 import { openKvStore } from "../../src/state/kv/kv_store.ts";
 import { openPgStore } from "../../src/state/postgres/pg_store.ts";
 import { runAdminCommand } from "../../src/admin/commands.ts";
@@ -86,9 +91,6 @@ export async function startInstances(options: InstancesOptions): Promise<Instanc
         SOVRA_DASHBOARD_PORT: "0",
         SOVRA_CATALOG: `${dir}/catalog`,
         SOVRA_LOG: "info",
-        // Under `deno task start`'s flags the guard cannot read the open-file limit
-        // (/proc/self/limits needs --allow-all) and would assume 1,024: 128 connections.
-        SOVRA_MAX_CONNECTIONS: "4000",
         SIM_KEY,
         ...(options.databaseUrl
           ? {
@@ -98,8 +100,7 @@ export async function startInstances(options: InstancesOptions): Promise<Instanc
           : { SOVRA_KV: kvPath }),
         ...options.env,
         ...env,
-        // Room for a thousand concurrent connections under the connection guard's ceiling.
-      }, { taskStart: true, fdLimit: 16_384 });
+      }, { flags: taskStartFlags() });
       started.push(main);
       const line = await main.waitForLine((l) => l.includes("sovra listening"));
       return { url: String(logRecord(line).url), main };
