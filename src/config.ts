@@ -36,6 +36,11 @@ export interface Config {
   storeDeadlineMs: number;
   /** Milliseconds of upstream silence after which a stream is cut. */
   streamIdleMs: number;
+  /**
+   * Milliseconds between a stream's checkpoints: its completion tokens so far ride the next
+   * group commit, so a process killed mid-stream bills all but at most this interval's tokens.
+   */
+  streamCheckpointMs: number;
   /** Concurrent transcriptions per instance, and how long a request waits for a slot. */
   transcriptionSlots: number;
   transcriptionWaitMs: number;
@@ -137,6 +142,7 @@ export function configFromEnv(env: Record<string, string>): Config {
     retentionDays: integer(env, "SOVRA_RETENTION_DAYS", 30, 1),
     keyCacheSeconds,
     streamIdleMs: integer(env, "SOVRA_STREAM_IDLE_MS", 90_000, 1),
+    streamCheckpointMs: integer(env, "SOVRA_STREAM_CHECKPOINT_MS", 5_000, 100),
     gateRefreshMs: integer(env, "SOVRA_GATE_REFRESH_MS", 1000),
     staleServeMs: integer(env, "SOVRA_STALE_SERVE_MS", 300_000),
     instanceLeaseMs: integer(env, "SOVRA_INSTANCE_LEASE_MS", 15_000),

@@ -72,6 +72,13 @@ export interface MeteringStore {
   /** Something waits for a queued write: start the next commit without the interval. */
   hurryWrites(): void;
   /**
+   * Replaces a request's admission record by a later estimate (a long stream's completion
+   * tokens so far), so a process killed mid-stream is billed for what it streamed up to the last
+   * checkpoint. Rides the next paced commit; resolves when durable (a failure is only logged:
+   * the previous estimate stays).
+   */
+  checkpointAdmission(admission: AdmissionRecord): Promise<void>;
+  /**
    * Debit + metadata + daily aggregates in one atomic commit, deleting the request's admission
    * record; resolves when durable. `onSent` as for `countRequest`.
    */

@@ -19,7 +19,8 @@ import { AdmissionRows } from "./admission_rows.ts";
 export type Mutation =
   | { type: "sum"; key: Deno.KvKey; value: bigint }
   | { type: "set"; key: Deno.KvKey; value: unknown }
-  | { type: "delete"; key: Deno.KvKey };
+  /** `existing`: the key may be there from an earlier commit (never cancelled by a set). */
+  | { type: "delete"; key: Deno.KvKey; existing?: true };
 
 /** A write's part in the admission rows (`admission_rows.ts`). */
 export interface AdmissionPart {
@@ -310,6 +311,8 @@ function mergeInto(merged: Merged, mutations: readonly Mutation[]): void {
     } else if (node.set !== undefined) {
       merged.sets[node.set] = undefined;
       node.set = undefined;
+      // A key written by an earlier commit too: the set goes, the delete stays.
+      if (m.existing) node.delete = merged.deletes.push(m.key) - 1;
     } else if (node.delete !== undefined) merged.deletes[node.delete] = m.key;
     else node.delete = merged.deletes.push(m.key) - 1;
   }

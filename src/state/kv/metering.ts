@@ -12,6 +12,8 @@ import type { RequestRecord } from "../records.ts";
 const U64_MOD = 1n << 64n;
 
 export function kvMeteringStore(kv: Deno.Kv, writer: GroupCommitter): MeteringStore {
+  /** Requests with a checkpoint written (or on its way): their settle deletes it. */
+  const checkpointed = new Set<string>();
   return {
     async readGate(keyId, orgId, minute) {
       const [current, previous, granted, spent] = await kv.getMany([
@@ -37,12 +39,25 @@ export function kvMeteringStore(kv: Deno.Kv, writer: GroupCommitter): MeteringSt
     hurryWrites() {
       writer.hurry();
     },
+    checkpointAdmission(admission) {
+      checkpointed.add(admission.record.id);
+      const key = kvKeys.admissionProgress(admission.record.id);
+      return writer.write([{ type: "set", key, value: admission }], 2_000);
+    },
     settle(record, onSent) {
+      const mutations = settleMutations(record);
+      const progress: Mutation[] = checkpointed.delete(record.id)
+        ? [{ type: "delete", key: kvKeys.admissionProgress(record.id), existing: true }]
+        : [];
+      mutations.push(...progress);
       // Closes the request's admission row when it is the row's last open request. A request is
       // billed once: its record must not exist yet, unless a recovery billed its estimate.
-      return writer.write(settleMutations(record), 900, onSent, false, { settles: record.id }, {
+      return writer.write(mutations, 900, onSent, false, { settles: record.id }, {
         key: kvKeys.request(record.org, record.id),
-        instead: (existing) => correctionMutations(existing as RequestRecord, record),
+        instead: (existing) => [
+          ...correctionMutations(existing as RequestRecord, record),
+          ...progress,
+        ],
       });
     },
   };

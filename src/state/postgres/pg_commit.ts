@@ -25,6 +25,8 @@ import { errorMessage, type Logger } from "../../log.ts";
 
 type Item =
   | { kind: "settle"; record: RequestRecord }
+  /** A later estimate of an open admission (a long stream's checkpoint). */
+  | { kind: "progress"; admission: AdmissionRecord }
   /** A rate increment, with the request's admission record when it is about to call out. */
   | {
     kind: "rate";
@@ -165,19 +167,27 @@ export class PgCommitter {
     const settles: RequestRecord[] = [];
     const rates: RateIncrement[] = [];
     const admissions: AdmissionRecord[] = [];
+    const progress = new Map<string, AdmissionRecord>();
     for (const p of batch) {
       if (p.item.kind === "settle") settles.push(p.item.record);
+      else if (p.item.kind === "progress") progress.set(p.item.admission.record.id, p.item.admission);
       else {
         rates.push(p.item.rate);
         if (p.item.admission) admissions.push(p.item.admission);
       }
     }
-    // An admission settled in this same batch is never written (it would outlive its settle).
+    // An admission settled in this same batch is never written (it would outlive its settle),
+    // nor a checkpoint of it; one admitted in this batch is written with its checkpoint.
     const settled = new Set(settles.map((r) => r.id));
-    const open = admissions.filter((a) => !settled.has(a.record.id));
+    const open = admissions.filter((a) => !settled.has(a.record.id)).map((a) => {
+      const later = progress.get(a.record.id);
+      progress.delete(a.record.id);
+      return later ?? a;
+    });
+    const checkpoints = [...progress.values()].filter((a) => !settled.has(a.record.id));
     for (let attempt = 0;; attempt++) {
       try {
-        await writeBatch(this.sql, settles, rates, open);
+        await writeBatch(this.sql, settles, rates, open, checkpoints);
         return;
       } catch (error) {
         const code = (error as { code?: string })?.code;
@@ -198,9 +208,10 @@ export class PgCommitter {
    */
   async #keep(batch: Pending[]): Promise<void> {
     const settles = batch.filter((p) => p.item.kind === "settle");
-    // Dropped on purpose (the limiter fails open); the outage is logged once, not per request.
+    // Dropped on purpose (the limiter fails open; a checkpoint leaves the earlier estimate); the
+    // outage is logged once, not per request.
     for (const p of batch) {
-      if (p.item.kind === "rate") {
+      if (p.item.kind !== "settle") {
         p.onSent?.();
         p.resolve();
       }

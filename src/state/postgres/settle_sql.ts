@@ -43,8 +43,11 @@ export async function writeBatch(
   settles: RequestRecord[],
   rates: RateIncrement[],
   admissions: AdmissionRecord[] = [],
+  /** Later estimates of open admissions (checkpoints); none settled or admitted in this batch. */
+  checkpoints: AdmissionRecord[] = [],
 ): Promise<number> {
   const records = sql.json(settles as never);
+  const progressed = sql.json(checkpoints as never);
   const buckets = sql.json(mergeRates(rates).map((r) => ({ m: r.minute, k: r.keyId, n: r.count })));
   const admitted = sql.json(admissions as never);
   // Rows are ordered by their key in every upsert so concurrent batches from several
@@ -116,6 +119,10 @@ export async function writeBatch(
       from jsonb_array_elements(${admitted}) as a
       order by 1
       on conflict (id) do nothing
+    ), progressed as (
+      update sovra_admissions a set record = p->'record'
+      from jsonb_array_elements(${progressed}) as p
+      where a.id = p->'record'->>'id'
     ), closed as (
       delete from sovra_admissions
       where id in (select r->>'id' from batch)
