@@ -42,7 +42,7 @@ export interface ComposeOptions {
    * The process's shared limits (`SOVRA_WORKERS`): the table the primary made, and whether this
    * isolate is the primary (it reclaims the table's free slots). Absent: a table of its own.
    */
-  shared?: { buffer: SharedArrayBuffer | undefined; primary: boolean };
+  shared?: { buffer: SharedArrayBuffer | undefined; primary: boolean; isolates: number };
   /** The process's instance id (every isolate's admissions and lease); absent: a new one. */
   instance?: string;
 }
@@ -87,9 +87,11 @@ export async function composeDependencies(
         bucket,
       }),
   });
-  const unsentRequests = new UnsentTally(limits.counters);
-  const unsentDebits = new UnsentTally(limits.counters);
-  const holds = new CreditHolds(limits.counters);
+  // An isolate alone counts in memory only: the table's ~1 µs a request buys nothing there.
+  const others = (options.shared?.isolates ?? 1) > 1 ? limits.counters : undefined;
+  const unsentRequests = new UnsentTally(others);
+  const unsentDebits = new UnsentTally(others);
+  const holds = new CreditHolds(others);
   const counters = { gateStoreFailures: 0 };
   const settler = new Settler(store, log, unsentDebits, telemetry, holds);
   telemetry.observeFailOpen(() => counters.gateStoreFailures);
@@ -131,7 +133,7 @@ export async function composeDependencies(
       config.gateRefreshMs,
       config.staleServeMs,
       holds,
-      limits.counters,
+      others,
     ),
     limits,
     unsentRequests,

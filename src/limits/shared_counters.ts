@@ -23,7 +23,8 @@
  */
 import { HELD, OVERFLOW_SLOT, QUEUED, type SharedTable, VISIBLE } from "./shared_table.ts";
 
-interface Entry {
+/** A name's place in this isolate's cache (kept by a queued amount until it is visible). */
+export interface Entry {
   slot: number;
   /** This isolate's part of the slot's `queued` and `visible` (for names sharing the overflow slot: this name's). */
   ownQueued: bigint;
@@ -50,16 +51,19 @@ export class SharedCounters {
     this.#idleTicks = Math.max(1, Math.ceil(evictAfterMs / SWEEP_MS)) + 1;
   }
 
-  /** `amount` queued for the store by this isolate. */
-  queued(name: string, amount: bigint): void {
+  /**
+   * `amount` queued for the store by this isolate; pass the returned entry to `visible` (an
+   * entry with amounts pending is never evicted, so it stays this name's).
+   */
+  queued(name: string, amount: bigint): Entry {
     const entry = this.#entry(name);
     Atomics.add(this.table.cells, this.table.cell(entry.slot, QUEUED), amount);
     entry.ownQueued += amount;
+    return entry;
   }
 
   /** `amount` queued earlier is visible to every store connection now (or given up on). */
-  visible(name: string, amount: bigint): void {
-    const entry = this.#entry(name);
+  visible(entry: Entry, amount: bigint): void {
     Atomics.add(this.table.cells, this.table.cell(entry.slot, VISIBLE), amount);
     entry.ownVisible += amount;
   }

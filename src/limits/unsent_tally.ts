@@ -73,17 +73,17 @@ export class UnsentTally {
     let settled = false;
     const shared = sharedName === undefined ? undefined : this.shared;
     const big = shared ? BigInt(counted) : 0n;
-    shared?.queued(sharedName!, big);
+    const place = shared?.queued(sharedName!, big);
     const mark = (() => {
       if (sent) return;
       sent = true;
       entry.sent = addWhole(entry.sent, counted);
-      if (settled) shared?.visible(sharedName!, big);
+      if (settled && place) shared!.visible(place, big);
     }) as QueueMark;
     mark.settled = () => {
       if (settled) return;
       settled = true;
-      if (sent) shared?.visible(sharedName!, big);
+      if (sent && place) shared!.visible(place, big);
     };
     return mark;
   }

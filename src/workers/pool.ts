@@ -102,7 +102,7 @@ export async function startGatewayWorkers(
     ...options,
     signals: false,
     worker: { index: 0, count },
-    shared: { buffer: shared, primary: true },
+    shared: { buffer: shared, primary: true, isolates: count },
     instance,
   });
   const handles: WorkerHandle[] = [];

@@ -32,9 +32,9 @@ Deno.test("SharedCounters — another isolate's queued amounts count as pending 
   const { a, b } = twoIsolates();
   // b takes its mark before its store read; a queues three increments and one becomes visible.
   const mark = b.othersVisible("key_1");
-  a.queued("key_1", 3n);
+  const queued = a.queued("key_1", 3n);
   assert.equal(b.othersPending("key_1", mark), 3n);
-  a.visible("key_1", 1n);
+  a.visible(queued, 1n);
   // Visible after b's mark: b's read may lack it, so it still counts (stricter).
   assert.equal(b.othersPending("key_1", mark), 3n);
   // A read issued now contains the visible one.
@@ -81,9 +81,8 @@ Deno.test("SharedTable — a full bucket sends further names to the overflow slo
 Deno.test("SharedTable — reclaims slots nobody pins with nothing held or pending; a pinned one stays", () => {
   const table = SharedTable.create(1);
   const a = new SharedCounters(table, 0);
-  a.queued("key_done", 4n);
-  a.visible("key_done", 4n);
-  a.queued("key_pending", 1n);
+  a.visible(a.queued("key_done", 4n), 4n);
+  const pending = a.queued("key_pending", 1n);
   a.hold("org_held", 5n);
   assert.equal(table.used, 3);
   // Unused for `evictAfterMs` (0 here) and idle in this isolate: unpinned, then reclaimed.
@@ -91,15 +90,14 @@ Deno.test("SharedTable — reclaims slots nobody pins with nothing held or pendi
   a.sweep(true);
   assert.equal(table.used, 2, "the pending and the held names stay");
   assert.equal(a.cached, 2);
-  a.visible("key_pending", 1n);
+  a.visible(pending, 1n);
   a.release("org_held", 5n);
   a.sweep(true);
   a.sweep(true);
   assert.equal(table.used, 0);
   // Another isolate pinning a name keeps it although this one let it go.
   const b = new SharedCounters(SharedTable.attach(table.buffer), 60_000);
-  b.queued("key_kept", 1n);
-  b.visible("key_kept", 1n);
+  b.visible(b.queued("key_kept", 1n), 1n);
   table.reclaim();
   assert.equal(table.used, 1);
   // A freed slot's counters start from zero for the next name.
