@@ -21,7 +21,7 @@ import type { Store } from "../state/store.ts";
 import type { UnsentTally } from "./unsent_tally.ts";
 import { CreditHolds } from "./credit_holds.ts";
 import { addWhole, type Whole, whole } from "./whole.ts";
-import type { SharedCounters } from "./shared_counters.ts";
+import type { Entry, SharedCounters } from "./shared_counters.ts";
 
 export interface GateView {
   rateCurrent: number;
@@ -42,6 +42,9 @@ export interface Snapshot {
   /** What the other isolates had made visible of the key's increments and the org's debits. */
   othersRateMark: bigint;
   othersDebitMark: bigint;
+  /** Their places in the process's table (absent: this isolate is the instance). */
+  rateEntry?: Entry;
+  debitEntry?: Entry;
   /** Age (ms) from which a request renews this snapshot in the background. */
   renewAfterMs: number;
   /** Served from an old read while the store fails: the rate limit fails open. */
@@ -141,7 +144,9 @@ export class GateState {
     const balanceMicroEur = s.balance - BigInt(this.#pending(s, orgId));
     if (s.stale) return { rateCurrent: 0, ratePrevious: 0, balanceMicroEur };
     let rateCurrent = s.rateCurrent + Number(this.requests.unsentCount(s.rateKey, s.rateMark));
-    if (this.shared) rateCurrent += Number(this.shared.othersPending(keyId, s.othersRateMark));
+    if (this.shared) {
+      rateCurrent += Number(this.shared.othersPending(s.rateEntry ?? keyId, s.othersRateMark));
+    }
     return { rateCurrent, ratePrevious: s.ratePrevious, balanceMicroEur };
   }
 
@@ -176,7 +181,7 @@ export class GateState {
   #unsentDebits(s: Snapshot, orgId: string): Whole {
     const own = this.debits.unsentCount(orgId, s.debitMark);
     if (!this.shared) return own;
-    const others = this.shared.othersPending(orgId, s.othersDebitMark);
+    const others = this.shared.othersPending(s.debitEntry ?? orgId, s.othersDebitMark);
     return others === 0n ? own : addWhole(own, whole(others));
   }
 
@@ -202,8 +207,10 @@ export class GateState {
     const rateKey = rateName(keyId, minute);
     const rateMark = this.requests.sentCount(rateKey);
     const debitMark = this.debits.sentCount(orgId);
-    const othersRateMark = this.shared?.othersVisible(keyId) ?? 0n;
-    const othersDebitMark = this.shared?.othersVisible(orgId) ?? 0n;
+    const rateEntry = this.shared?.entry(keyId);
+    const debitEntry = this.shared?.entry(orgId);
+    const othersRateMark = rateEntry ? this.shared!.othersVisible(rateEntry) : 0n;
+    const othersDebitMark = debitEntry ? this.shared!.othersVisible(debitEntry) : 0n;
     const read = await this.store.readGate(keyId, orgId, minute);
     const snapshot: Snapshot = {
       minute,
@@ -216,6 +223,7 @@ export class GateState {
       debitMark,
       othersRateMark,
       othersDebitMark,
+      ...(rateEntry ? { rateEntry, debitEntry: debitEntry! } : {}),
       renewAfterMs: this.refreshMs * (0.6 + 0.3 * Math.random()),
     };
     if (this.#snapshots.size > 100_000) this.#snapshots.clear();

@@ -170,8 +170,9 @@ export class PgCommitter {
     const progress = new Map<string, AdmissionRecord>();
     for (const p of batch) {
       if (p.item.kind === "settle") settles.push(p.item.record);
-      else if (p.item.kind === "progress") progress.set(p.item.admission.record.id, p.item.admission);
-      else {
+      else if (p.item.kind === "progress") {
+        progress.set(p.item.admission.record.id, p.item.admission);
+      } else {
         rates.push(p.item.rate);
         if (p.item.admission) admissions.push(p.item.admission);
       }
