@@ -61,7 +61,7 @@ export class GateState {
   #quietUntil = -Infinity;
 
   constructor(
-    private readonly store: Pick<Store, "readGate">,
+    private readonly store: Pick<Store, "readGate" | "away">,
     private readonly requests: UnsentTally,
     private readonly debits: UnsentTally,
     private readonly refreshMs: number,
@@ -85,7 +85,10 @@ export class GateState {
         now,
         () => this.#sharedRefresh(keyId, orgId, minute, now),
       );
-    } else if (now - snapshot.fetchedAt >= snapshot.renewAfterMs && now >= this.#quietUntil) {
+    } else if (
+      now - snapshot.fetchedAt >= snapshot.renewAfterMs && now >= this.#quietUntil &&
+      !this.store.away?.()
+    ) {
       // Ahead of expiry: this request goes on with the current snapshot.
       this.#sharedRefresh(keyId, orgId, minute, now).catch(() => {
         // The request that finds the snapshot expired reads again (and handles the failure).
@@ -112,7 +115,9 @@ export class GateState {
   ): Promise<Snapshot> {
     const last = this.#snapshots.get(keyId);
     const usable = last !== undefined && now - last.fetchedAt < this.staleMs;
-    if (usable && now < this.#quietUntil) return this.#stale(last, keyId, minute);
+    if (usable && (now < this.#quietUntil || this.store.away?.())) {
+      return this.#stale(last, keyId, minute);
+    }
     try {
       return await read();
     } catch (error) {

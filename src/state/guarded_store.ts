@@ -4,10 +4,12 @@
  * router pins, the gate's read, and the wait for a request's admission write. The settle is
  * not on the path (it is written after the answer; the backends keep what they cannot write:
  * a spill file, a commit that lands once the lock is gone). Everything else passes through.
- * `/healthz` says `degraded` while the breaker is open.
+ * While the breaker is open `away()` says so (the caches and the gate then serve what they hold
+ * without calling), router pins are not looked up at all (a request without its pin is routed
+ * afresh), and `/healthz` says `degraded`.
  */
 import type { Store, StoreHealth } from "./store.ts";
-import type { StoreBreaker } from "./store_breaker.ts";
+import { type StoreBreaker, StoreUnavailable } from "./store_breaker.ts";
 
 export interface BackendSignals {
   /** A write the backend keeps found the store away (it tells the breaker). */
@@ -27,6 +29,11 @@ export interface BackendSignals {
 export function guardStore<S extends Store & BackendSignals>(store: S, breaker: StoreBreaker): S {
   const retry = store.retryable ? (error: unknown) => store.retryable!(error) : undefined;
   const read = <T>(op: () => Promise<T>) => breaker.call(op, retry);
+  // A call whose caller does without its answer: none while the store is away.
+  const optional = <T>(op: () => Promise<T>) =>
+    breaker.open
+      ? Promise.reject<T>(new StoreUnavailable("The store is unavailable (circuit open)."))
+      : read(op);
   store.onWriteFailure?.((error) => breaker.failure(error));
   store.onWriteSuccess?.(() => breaker.success());
   breaker.onOpened(() => store.unavailable?.());
@@ -41,6 +48,7 @@ export function guardStore<S extends Store & BackendSignals>(store: S, breaker: 
     readGate: (keyId, orgId, minute) => read(() => store.readGate(keyId, orgId, minute)),
     countRequest: (keyId, minute, onSent, admission, deferrable) =>
       breaker.wait(store.countRequest(keyId, minute, onSent, admission, deferrable)),
+    away: () => breaker.open,
     health(): StoreHealth {
       const inner = store.health?.() ?? { backend: "kv", reachable: true };
       return { ...inner, reachable: inner.reachable && !breaker.open };
@@ -63,9 +71,9 @@ export function guardStore<S extends Store & BackendSignals>(store: S, breaker: 
       ? {
         routerPins: {
           getRouterPins: (keys: readonly string[], now: number) =>
-            read(() => pins.getRouterPins(keys, now)),
+            optional(() => pins.getRouterPins(keys, now)),
           putRouterPins: (list: Parameters<typeof pins.putRouterPins>[0]) =>
-            read(() => pins.putRouterPins(list)),
+            optional(() => pins.putRouterPins(list)),
         },
       }
       : {}),

@@ -105,6 +105,12 @@ export interface Store
   readonly routerPins?: RouterPinStore;
   /** Resolves once every queued write is durable (tests, shutdown). */
   flushed(): Promise<void>;
+  /**
+   * True while the store is taken for away (its circuit is open, `guarded_store.ts`): a
+   * request-path caller with something to serve (a cached key, the last gate snapshot) serves it
+   * without calling. Absent: never.
+   */
+  away?(): boolean;
   /** The backend's own state for /healthz and logs (optional: a local KV file has none). */
   health?(): StoreHealth;
   close(): Promise<void>;

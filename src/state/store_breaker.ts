@@ -1,12 +1,23 @@
 /**
- * A deadline and a circuit breaker for the store calls on the request path. A call that does
- * not answer within `deadlineMs`, two outage errors in a row, or a write the backend reports
- * failed (`failure`) open the breaker: from then on request-path calls fail at once (callers
- * serve what they cached: key lookups, policies, the last gate snapshot) and writes an answer
- * waits for are no longer waited for. No request ever probes: while open, `probe` (a small
- * write: the lease renewal) runs every `probeMs` in the background, and its first success closes
- * the breaker, so the first request after an outage finds the store ready and is not slowed.
- * Deadlines ride one shared sweep (`deadline_sweep.ts`): no timer per call.
+ * A deadline and a circuit breaker for the store calls on the request path.
+ *
+ * What opens it: two reads in a row that fail with an outage error or do not answer within
+ * `deadlineMs` (a failed write the backend reports counts like a read); or a write an answer
+ * waits for that has not landed within two deadlines. Writes are judged on their own because a
+ * store can be half away: a KV file another process holds write-locked still answers every read
+ * while no commit lands, so a read's success must not hide a write path that stands still. A
+ * write slower than one deadline alone opens nothing (a loaded machine's group commit can take
+ * that long, and an open circuit lets the rate limit fail open).
+ *
+ * While it is open, callers that have something to serve — a cached key or policy, the last
+ * gate snapshot — serve it without calling (`open`), and writes an answer waits for are no
+ * longer waited for; a call with nothing to fall back on still tries the store, bounded by the
+ * deadline (failing at once would only make its error certain, also in the seconds between the
+ * store's return and the next probe). No request ever probes: while open, `probe` (a small
+ * write: the lease renewal) runs every `probeMs` in the background, and its first success (or
+ * any write that lands) closes the breaker, so the first request after an outage finds the store
+ * ready and is not slowed. Deadlines ride one shared sweep (`deadline_sweep.ts`): no timer per
+ * call.
  */
 import { errorMessage, type Logger } from "../log.ts";
 import { withDeadline } from "./deadline.ts";
@@ -40,8 +51,10 @@ export interface StoreBreakerOptions {
   log: Logger;
 }
 
-/** Outage errors in a row that open the breaker (one missed deadline does). */
+/** Outage errors or missed deadlines in a row that open the breaker. */
 const ERRORS_TO_OPEN = 2;
+/** Deadlines a write an answer waits for may take to land before the breaker opens. */
+const WRITE_DEADLINES = 2;
 
 export class StoreBreaker {
   #open = false;
@@ -78,21 +91,19 @@ export class StoreBreaker {
   }
 
   /**
-   * A request-path call: rejects at once while open; otherwise the call's answer, or a
-   * rejection at the deadline (the call itself goes on). `retry`: an error worth one immediate
-   * retry (a pooled connection the server closed: the retry gets a new one).
+   * A request-path call: the call's answer, or a rejection at the deadline (the call itself
+   * goes on), open or not. Callers with a fallback check `open` first and do not call. `retry`: an error worth an immediate
+   * retry (a pooled connection the server closed: the retry gets another one).
    */
   call<T>(op: () => Promise<T>, retry?: (error: unknown) => boolean): Promise<T> {
-    if (this.#open) {
-      return Promise.reject(new StoreUnavailable("The store is unavailable (circuit open)."));
-    }
     return this.#bounded(retry ? retried(op, retry) : op(), false);
   }
 
   /**
    * A write an answer waits for: settles with it, or resolves at once while (and as soon as)
-   * the breaker is open, or at the deadline; the write itself goes on (what it does once the
-   * store is back is the backend's: a KV commit lands, a PostgreSQL rate increment is dropped).
+   * the breaker is open; one that has not landed within two deadlines opens it. The write
+   * itself goes on (what it does once the store is back is the backend's: a KV commit lands, a
+   * PostgreSQL rate increment is dropped).
    */
   wait(write: Promise<void>): Promise<void> {
     if (this.#open) {
@@ -105,14 +116,18 @@ export class StoreBreaker {
   /** A store call failed (told by the backend too, for writes it keeps, e.g. spilled settles). */
   failure(error: unknown): void {
     if (this.#closed) return;
-    const missed = error instanceof StoreUnavailable;
-    if (!missed && !(this.options.isOutage?.(error) ?? true)) return;
+    if (!(error instanceof StoreUnavailable) && !(this.options.isOutage?.(error) ?? true)) return;
     this.#errors++;
-    if (this.#open || (!missed && this.#errors < ERRORS_TO_OPEN)) return;
+    if (this.#errors >= ERRORS_TO_OPEN) this.#trip(error);
+  }
+
+  /** The store is taken for away: every waiting write is released, the probe starts. */
+  #trip(reason: unknown): void {
+    if (this.#open || this.#closed) return;
     this.#open = true;
     this.#openedAt = Date.now();
     this.options.log.error("store unavailable: serving from caches and the last gate snapshots", {
-      reason: errorMessage(error),
+      reason: errorMessage(reason),
     });
     for (const release of [...this.#waiting]) release();
     for (const listener of this.#opened) listener();
@@ -125,7 +140,10 @@ export class StoreBreaker {
     clearTimeout(this.#timer);
   }
 
-  /** `work` under the deadline; `write`: released (resolved) when the breaker opens. */
+  /**
+   * `work` under the deadline; a `write`: released (resolved) when the breaker opens, and
+   * opening it when it has not landed within `WRITE_DEADLINES` deadlines.
+   */
   #bounded<T>(work: Promise<T>, write: boolean): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       let settled = false;
@@ -141,14 +159,24 @@ export class StoreBreaker {
           if (finish()) resolve(undefined as T);
         }
         : undefined;
-      const deadline = this.#sweep.add(this.deadlineMs, () => {
-        if (!finish()) return;
-        this.failure(
-          new StoreUnavailable(`The store did not answer within ${this.deadlineMs} ms.`),
-        );
-        if (write) resolve(undefined as T);
-        else reject(new StoreUnavailable(`The store did not answer within ${this.deadlineMs} ms.`));
-      });
+      const deadline = write
+        ? this.#sweep.add(WRITE_DEADLINES * this.deadlineMs, () => {
+          // The write path stands still: the breaker opens, and `release` lets this one go.
+          this.#trip(
+            new StoreUnavailable(
+              `A write did not land within ${WRITE_DEADLINES * this.deadlineMs} ms.`,
+            ),
+          );
+          release!();
+        })
+        : this.#sweep.add(this.deadlineMs, () => {
+          if (!finish()) return;
+          const late = new StoreUnavailable(
+            `The store did not answer within ${this.deadlineMs} ms.`,
+          );
+          this.failure(late);
+          reject(late);
+        });
       if (release) this.#waiting.add(release);
       work.then((value) => {
         if (!finish()) return;
@@ -156,7 +184,8 @@ export class StoreBreaker {
         resolve(value);
       }, (error) => {
         if (!finish()) return;
-        this.failure(error);
+        // A write's failure is told by the backend itself (`failure`): counted once.
+        if (!write) this.failure(error);
         reject(error);
       });
     });
