@@ -25,6 +25,8 @@ export interface Account {
 export interface Instance {
   url: string;
   main: MainProcess;
+  /** The process's `/metrics` (every isolate summed), when `SOVRA_METRICS_PORT` is set. */
+  metrics?: string;
 }
 
 export interface Instances extends AsyncDisposable {
@@ -103,7 +105,12 @@ export async function startInstances(options: InstancesOptions): Promise<Instanc
       }, { flags: taskStartFlags() });
       started.push(main);
       const line = await main.waitForLine((l) => l.includes("sovra listening"));
-      return { url: String(logRecord(line).url), main };
+      const listening = logRecord(line);
+      return {
+        url: String(listening.url),
+        main,
+        ...(listening.metrics ? { metrics: String(listening.metrics) } : {}),
+      };
     },
     async store() {
       opened ??= await open();

@@ -39,6 +39,13 @@ function chat(url: string, account: Account, client: Deno.HttpClient, stream = f
   });
 }
 
+/** Transcription requests waiting for a slot now, in the whole process (every isolate). */
+async function waitingForSlots(metrics: string): Promise<number> {
+  const text = await (await fetch(metrics)).text();
+  const line = text.split("\n").find((l) => l.startsWith("sovra_transcription_slots_waiting"));
+  return Number(line?.split(" ").at(-1) ?? 0);
+}
+
 function transcribe(url: string, account: Account, signal?: AbortSignal) {
   const client = Deno.createHttpClient({});
   return fetch(`${url}/v1/audio/transcriptions`, {
@@ -81,9 +88,10 @@ async function instanceBounds(t: Deno.TestContext, workers: string) {
     ],
   });
   const [rpm10, rpm100, poor, listener] = setup.accounts as [Account, Account, Account, Account];
-  const { url } = await setup.start({
+  const { url, metrics } = await setup.start({
     SOVRA_WORKERS: workers,
     SOVRA_TRANSCRIPTION_WAIT_MS: "1500",
+    SOVRA_METRICS_PORT: "0",
   });
 
   await t.step(
@@ -127,7 +135,14 @@ async function instanceBounds(t: Deno.TestContext, workers: string) {
         () => setup.sim.requests.length - before === 4,
         20_000,
       );
-      const fifth = await transcribe(url, listener);
+      let answered = false;
+      const pending = transcribe(url, listener).finally(() => answered = true);
+      // It waits for a slot (the process counts it waiting) before it is refused.
+      await until("the fifth waiting for a slot", async () => {
+        assert.equal(answered, false, "the fifth was answered without waiting for a slot");
+        return await waitingForSlots(metrics!) === 1;
+      });
+      const fifth = await pending;
       const fifthBody = await fifth.json();
       assert.equal(fifth.status, 503, JSON.stringify(fifthBody));
       assert.equal(fifthBody.error.code, "transcriptions_busy");

@@ -8,8 +8,8 @@
  *   (7–18 s a request, behind a store that does not answer) would miss.
  * - Money does not move: no live instance is billed from its estimates; every answered request
  *   has its row with the status and the usage its client got, at its real cost, once.
- * - After it: `/healthz` of every isolate says `ok` again promptly, and a key no isolate has
- *   seen yet works at once (no dead pooled connection answers it).
+ * - After it: `/healthz` of every isolate says `ok` again within 5 s, and a key no isolate has
+ *   seen yet works at once (no dead pooled connection answers it, no reconnect backoff delays it).
  */
 import assert from "node:assert/strict";
 import { chatModel } from "../helpers/harness.ts";
@@ -70,7 +70,9 @@ async function outage(seconds: number) {
   await new Promise((resolve) => setTimeout(resolve, seconds * 1_000));
   const servedWhileDown = load.answered.length - during;
   await cluster.resume();
-  await until("healthz ok on every isolate", () => healthyEverywhere(serving.url), 10_000)
+  const resumed = performance.now();
+  // `/healthz` reflects the recovery within 5 s (the bound operators are promised).
+  await until("healthz ok on every isolate", () => healthyEverywhere(serving.url), 5_000)
     .catch((error) => {
       const logs = serving.main.lines.filter((l) =>
         /spill|unavailable|available|error|reachable/.test(l)
@@ -79,6 +81,7 @@ async function outage(seconds: number) {
         `${error.message}: ${JSON.stringify(lastHealth)}\n${logs.slice(-30).join("\n")}`,
       );
     });
+  const healthyAfterMs = Math.round(performance.now() - resumed);
   const answered = await load.stop();
   assert.deepEqual(load.failures, [], "every request answered 200 within the deadline");
   assert.ok(servedWhileDown > 0, "requests served while the database was stopped");
@@ -135,6 +138,7 @@ async function outage(seconds: number) {
       lease_ms: LEASE_MS,
       answered: answered.length,
       served_while_down: servedWhileDown,
+      healthz_ok_after_ms: healthyAfterMs,
     }));
   } finally {
     await sql.end();

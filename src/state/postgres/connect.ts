@@ -3,6 +3,15 @@ import postgres, { type Sql } from "postgres";
 
 export type Db = Sql<{ bigint: bigint }>;
 
+/**
+ * Seconds before a pooled connection that failed is tried again. postgres.js's default grows as
+ * 3ⁿ/100 s, up to 20 s, with the failures its pool has seen: after an outage of a few seconds the
+ * first query after the database's return (the circuit's probe included) waited seconds for its
+ * connection. A quarter to half a second keeps the attempts cheap while the database is away (one
+ * per waiting connection) and finds it again at once.
+ */
+const reconnectBackoff = () => 0.25 + Math.random() / 4;
+
 export function connect(url: string, max = 10): Db {
   return postgres(url, {
     max,
@@ -10,6 +19,7 @@ export function connect(url: string, max = 10): Db {
     onnotice: () => {},
     connect_timeout: 5,
     idle_timeout: 60,
+    backoff: reconnectBackoff,
   });
 }
 
