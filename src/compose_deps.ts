@@ -8,7 +8,7 @@ import type { AppDeps } from "./deps.ts";
 import { openStore } from "./state/open_store.ts";
 import { loadCatalog } from "./catalog/load.ts";
 import { CatalogHolder } from "./catalog/catalog_holder.ts";
-import { ApiKeyAuthenticator } from "./auth/api_key_cache.ts";
+import { ApiKeyAuthenticator } from "./auth/api_key_authenticator.ts";
 import { createAdapters, DIALECTS } from "./providers/registry.ts";
 import { Settler } from "./billing/settle.ts";
 import { RouteMetrics } from "./routing/route_metrics.ts";

@@ -41,7 +41,7 @@ export interface Gateway {
   serveBeside(
     handler: (request: Request) => Response | Promise<Response>,
     options: { port: number; portVariable: string },
-  ): Served;
+  ): ListeningServer;
   close(): Promise<void>;
 }
 
@@ -57,7 +57,7 @@ export interface GatewayOptions extends ComposeOptions {
 }
 
 /** One HTTP server for one app. */
-export interface Served {
+export interface ListeningServer {
   port: number;
   url: string;
   shutdown(): Promise<void>;
@@ -78,7 +78,7 @@ export function serve(
     /** Share the port with the other `SOVRA_WORKERS` isolates (`SO_REUSEPORT`, Linux). */
     reusePort?: boolean;
   },
-): Served {
+): ListeningServer {
   let server: { addr: Deno.NetAddr; shutdown(): Promise<void> };
   const listen = {
     port: options.port,
@@ -129,8 +129,8 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     }
   };
   warnMissing();
-  let api: Served | undefined;
-  let metrics: Served | undefined;
+  let api: ListeningServer | undefined;
+  let metrics: ListeningServer | undefined;
   const worker = options.worker;
   const primary = worker === undefined || worker.index === 0;
   const app = createApp(deps);

@@ -28,7 +28,7 @@ import {
   listPolicies,
   previewPolicy,
   savePolicy,
-} from "./areas/routing.ts";
+} from "./areas/router_policies.ts";
 import { GuardrailRemoteChange } from "../policy/guardrail_remote_setting.ts";
 
 async function body<T>(c: { req: { json(): Promise<unknown> } }, schema: z.ZodType<T>): Promise<T> {

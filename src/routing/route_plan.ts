@@ -44,7 +44,7 @@ export type PlannedRequest =
   | { endpoint: "transcriptions"; request: TranscriptionRequest }
   | { endpoint: "speech"; request: SpeechRequest };
 
-export type Endpoint = PlannedRequest["endpoint"];
+export type EndpointName = PlannedRequest["endpoint"];
 
 /** Everything planning reads; nothing in it is mutated. */
 export type PlanInput<P extends PlannedRequest = PlannedRequest> = P & {

@@ -14,7 +14,7 @@ import { usagePage } from "./usage.tsx";
 import { membersPage } from "./members.tsx";
 import { auditPage } from "./audit.tsx";
 import { policiesPage } from "./policies.tsx";
-import { routingPage } from "./routing.tsx";
+import { routerPoliciesPage } from "./router_policies.tsx";
 
 export interface OrgPage {
   /** URL segment under `/orgs/:org/`. */
@@ -36,7 +36,7 @@ export const ORG_PAGES: ReadonlyArray<OrgPage | ComingSoon> = [
   usagePage,
   creditsPage,
   membersPage,
-  routingPage,
+  routerPoliciesPage,
   policiesPage,
   auditPage,
 ];
