@@ -14,7 +14,7 @@ import { issueApiKey } from "../src/accounts/api_keys.ts";
 import { hashPassword } from "../src/dashboard/passwords.ts";
 import { createOrInviteUser } from "../src/dashboard/areas/accounts.ts";
 import { grantCredits } from "../src/dashboard/areas/credits.ts";
-import { randomId, timeOrderedId } from "../src/ids.ts";
+import { randomId, timeOrderedId } from "../src/util/ids.ts";
 import type { RequestRecord } from "../src/state/records.ts";
 import { startOpenAISimulator } from "./simulator/openai/mod.ts";
 import { writeSimulatedCatalog } from "./simulated_catalog.ts";

@@ -26,7 +26,7 @@ import { UnsentTally } from "./limits/unsent_tally.ts";
 import { CreditHolds } from "./limits/credit_holds.ts";
 import { Telemetry } from "./telemetry/telemetry.ts";
 import { Lifecycle } from "./lifecycle/lifecycle.ts";
-import { randomId } from "./ids.ts";
+import { randomId } from "./util/ids.ts";
 import { postUpstream } from "./providers/transport/post_upstream.ts";
 import { failureFromResponse } from "./providers/openai/errors.ts";
 

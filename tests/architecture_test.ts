@@ -8,10 +8,10 @@ import assert from "node:assert/strict";
 
 /** Bottom first. A module may import only modules of the layers before its own. */
 const LAYERS: readonly (readonly string[])[] = [
-  ["config", "ids", "content_type", "read_sizing", "deadline_sweep"],
+  ["config", "util"],
   ["log"],
   ["errors"],
-  ["zod_failure", "state", "canonical", "guardrail"],
+  ["state", "canonical", "guardrail"],
   ["limits", "auth", "catalog", "telemetry", "lifecycle"],
   ["providers", "billing", "smart_router", "accounts", "policy"],
   ["routing", "dashboard"],

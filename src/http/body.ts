@@ -6,9 +6,9 @@
  * closed the connection before its body ended: 499 `client_closed`.
  */
 import { clientClosed, GatewayError, invalidRequest } from "../errors.ts";
-import { isJsonContentType } from "../content_type.ts";
+import { isJsonContentType } from "../util/content_type.ts";
 import { checkJsonDepth } from "./json_limits.ts";
-import { DeadlineSweep } from "../deadline_sweep.ts";
+import { DeadlineSweep } from "../util/deadline_sweep.ts";
 
 export const JSON_BODY_LIMIT = 2 * 1024 * 1024;
 export const JSON_BODY_DEADLINE_MS = 30_000;

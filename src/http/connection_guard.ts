@@ -16,7 +16,7 @@
  *   headers: an empty 4xx before any handler ran) are answered with the spec's error object.
  */
 import { errorMessage, type Logger } from "../log.ts";
-import { tickFor } from "../deadline_sweep.ts";
+import { tickFor } from "../util/deadline_sweep.ts";
 import { RelayBuffer } from "./relay_buffer.ts";
 
 export interface GuardLimits {

@@ -3,7 +3,7 @@
  * (2 × 16 KiB per open stream was ~32 KiB of every open stream); the large buffer is dropped
  * when the sizing moves back to the small one.
  */
-import { ReadSizing } from "../read_sizing.ts";
+import { ReadSizing } from "../util/read_sizing.ts";
 
 export class RelayBuffer {
   readonly #sizing: ReadSizing;

@@ -11,7 +11,7 @@ import { createKvStore } from "../../src/state/kv/kv_store.ts";
 import { openPgStore } from "../../src/state/postgres/pg_store.ts";
 import type { Store } from "../../src/state/store.ts";
 import { buildRequestRecord } from "../../src/billing/settle.ts";
-import { timeOrderedId } from "../../src/ids.ts";
+import { timeOrderedId } from "../../src/util/ids.ts";
 import { type PgCluster, startPostgres } from "../helpers/postgres.ts";
 
 interface Opened {

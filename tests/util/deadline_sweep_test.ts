@@ -5,7 +5,7 @@
  * does not arrive in time is still the 400 `upload_timeout`.
  */
 import assert from "node:assert/strict";
-import { DeadlineSweep, tickFor } from "../../src/deadline_sweep.ts";
+import { DeadlineSweep, tickFor } from "../../src/util/deadline_sweep.ts";
 import { readJsonBody } from "../../src/http/body.ts";
 import { GatewayError } from "../../src/errors.ts";
 
