@@ -1,8 +1,8 @@
 /**
  * createDashboardApp(deps): the control plane's Hono app — secure headers and CSRF guard on
  * everything, static assets, the JSON API under /api/, the public pages (sign in, set
- * password), then the pages behind a session: the operator's and each organization's (from
- * `pages/nav.ts`). Served on its own port, beside or apart from the request API.
+ * password, an invitation link), then the pages behind a session: the invitee's invitations,
+ * the operator's and each organization's (from `pages/nav.ts`). Served on its own port, beside or apart from the request API.
  */
 import { Hono } from "hono";
 import { secureHeaders } from "hono/secure-headers";
@@ -15,6 +15,8 @@ import { registerStaticAssets } from "./static_assets.ts";
 import { createApi } from "./api.ts";
 import { registerPublicPages } from "./pages/public_pages.tsx";
 import { registerOperatorPages } from "./pages/operator.tsx";
+import { registerInvitationPages } from "./pages/invitations.tsx";
+import { pendingInvitations } from "./areas/invitations.ts";
 import { isBuilt, ORG_PAGES } from "./pages/nav.ts";
 import { requireViewer, withOrgAccess } from "./middleware.ts";
 import { ErrorPage } from "./pages/error_page.tsx";
@@ -75,15 +77,21 @@ export function createDashboardApp(deps: DashboardDeps): Hono<DashEnv> {
   app.use("/operator", signedIn);
   app.use("/operator/*", signedIn);
   app.use("/orgs/*", signedIn);
-  app.get("/", (c) => {
+  app.use("/invitations", signedIn);
+  app.use("/invitations/*", signedIn);
+  app.get("/", async (c) => {
     const first = c.var.viewer.memberships[0];
     if (first) return c.redirect(`/orgs/${first.org}/overview`, 303);
     if (c.var.viewer.user.operator) return c.redirect("/operator", 303);
+    if ((await pendingInvitations(deps, c.var.viewer)).length > 0) {
+      return c.redirect("/invitations", 303);
+    }
     return c.html(
       ErrorPage({ status: 200, message: "You are not a member of any organization yet." }),
     );
   });
   registerOperatorPages(app, deps);
+  registerInvitationPages(app, deps);
 
   const org = new Hono<DashEnv>();
   org.use("*", withOrgAccess(deps));

@@ -1,7 +1,7 @@
 /** Dashboard sign-in, sessions, set-password links, CSRF and the secure headers. */
 import assert from "node:assert/strict";
 import { ApiClient, PASSWORD, startDashboardHarness } from "./support.ts";
-import { createOrInviteUser, issueSetPasswordLink } from "../../src/dashboard/areas/accounts.ts";
+import { createUser, issueSetPasswordLink } from "../../src/dashboard/areas/accounts.ts";
 
 Deno.test("login — sets a __Host- session cookie (HttpOnly, Secure, SameSite=Strict) and /api/session answers", async () => {
   await using d = await startDashboardHarness();
@@ -111,9 +111,9 @@ Deno.test("sessions — idle expiry, absolute expiry and logout end the session"
   assert.equal((await out.get("/api/session")).status, 401);
 });
 
-Deno.test("set-password link — works once, within 24 h, and ends the user's other sessions", async () => {
+Deno.test("set-password link — works once, within 24 h, a newer one revokes it, and ends the user's other sessions", async () => {
   await using d = await startDashboardHarness();
-  const invited = await createOrInviteUser(d.dash.deps, {
+  const invited = await createUser(d.dash.deps, {
     email: "new@example.eu",
     org: d.h.org,
     role: "admin",
@@ -137,8 +137,16 @@ Deno.test("set-password link — works once, within 24 h, and ends the user's ot
   const session = await ApiClient.signedIn(d.url, "new@example.eu");
   assert.equal((await session.get("/api/session")).status, 200);
 
-  // A reset link used later ends that session; the new password works.
+  // A newer link revokes the older one.
+  const older = new URL(await issueSetPasswordLink(d.dash.deps, set.body.user.id));
   const reset = new URL(await issueSetPasswordLink(d.dash.deps, set.body.user.id));
+  const revoked = await c.post("/api/set-password", {
+    token: older.searchParams.get("token"),
+    password: "the older link's choice",
+  });
+  assert.equal(revoked.status, 400, "the older link was revoked by the newer");
+  assert.equal(revoked.body.error.param, "token");
+  // A reset link used later ends that session; the new password works.
   const newPassword = "another long passphrase";
   const token2 = reset.searchParams.get("token")!;
   assert.equal(

@@ -1,6 +1,6 @@
 /**
- * The control-plane areas (accounts: users, memberships, sessions, set-password tokens,
- * failed logins; control: ledger, audit, settings, usage ranges) against both backends, one
+ * The control-plane areas (accounts: users, memberships, invitations, sessions, set-password
+ * tokens, failed logins; control: ledger, audit, settings, usage ranges) against both backends, one
  * set of cases: the semantics each method's doc states, races included (one owner always
  * left, a set-password token taken once).
  */
@@ -168,6 +168,83 @@ const cases: Array<[string, (o: Opened) => Promise<void>]> = [
       assert.equal(await a.loginFailures("x@example.eu", window), 7);
       assert.equal(await a.loginFailures("x@example.eu", window + 900_000), 0);
       assert.equal(await a.loginFailures("y@example.eu", window), 0);
+    },
+  ],
+  [
+    "set-password tokens: a new one revokes the user's older ones; a password set revokes all",
+    async ({ areas }) => {
+      const a = areas.accounts;
+      await a.createUser(userRecord("u_1"));
+      await a.createUser(userRecord("u_2"));
+      const token = (c: string, user: string) => ({
+        hash: c.repeat(64),
+        user,
+        created: T,
+        expires: later(86_400_000),
+      });
+      await a.createPasswordToken(token("e", "u_1"));
+      await a.createPasswordToken(token("f", "u_2"));
+      await a.createPasswordToken(token("g", "u_1"));
+      assert.equal(await a.takePasswordToken("e".repeat(64)), undefined, "revoked by the newer");
+      assert.deepEqual(await a.takePasswordToken("g".repeat(64)), token("g", "u_1"));
+      await a.createPasswordToken(token("h", "u_1"));
+      assert.equal(await a.setPassword("u_1", "scrypt$y", later(1)), true);
+      assert.equal(await a.takePasswordToken("h".repeat(64)), undefined, "revoked by the set");
+      assert.deepEqual(await a.takePasswordToken("f".repeat(64)), token("f", "u_2"), "another's");
+    },
+  ],
+  [
+    "invitations: one per org and e-mail (a new one replaces it), accepted or declined once",
+    async ({ areas }) => {
+      const a = areas.accounts;
+      await a.createUser(userRecord("u_1", "bob@example.eu"));
+      const inv = (id: string, org: string, role: "owner" | "admin" | "viewer", c: string) => ({
+        id,
+        org,
+        email: "bob@example.eu",
+        role,
+        token_hash: c.repeat(64),
+        invited_by: "owner@example.eu",
+        created: T,
+        expires: later(7 * 86_400_000),
+      });
+      await a.putInvitation(inv("inv_1", "org_a", "viewer", "1"));
+      await a.putInvitation(inv("inv_2", "org_b", "admin", "2"));
+      await a.putInvitation(inv("inv_3", "org_a", "owner", "3"));
+      assert.equal(await a.getInvitation("inv_1"), undefined, "replaced");
+      assert.equal(await a.findInvitationByToken("1".repeat(64)), undefined, "its link too");
+      assert.deepEqual(
+        await a.findInvitationByToken("3".repeat(64)),
+        inv("inv_3", "org_a", "owner", "3"),
+      );
+      assert.deepEqual(
+        (await a.listInvitationsForEmail("bob@example.eu")).map((i) => i.id),
+        ["inv_2", "inv_3"],
+      );
+      assert.deepEqual((await a.listInvitationsOfOrg("org_a")).map((i) => i.id), ["inv_3"]);
+      assert.deepEqual(await a.listInvitationsForEmail("other@example.eu"), []);
+      const raced = await Promise.all([
+        a.acceptInvitation("inv_3", "u_1", later(5)),
+        a.acceptInvitation("inv_3", "u_1", later(5)),
+      ]);
+      assert.deepEqual(raced.sort(), ["accepted", "not_found"]);
+      assert.deepEqual(await a.getMembership("org_a", "u_1"), {
+        org: "org_a",
+        user: "u_1",
+        role: "owner",
+        created: later(5),
+      });
+      assert.deepEqual((await a.listMembershipsOfUser("u_1")).map((m) => m.org), ["org_a"]);
+      assert.equal(await a.getInvitation("inv_3"), undefined);
+      assert.deepEqual(await a.listInvitationsOfOrg("org_a"), []);
+      await a.putInvitation(inv("inv_4", "org_a", "viewer", "4"));
+      assert.equal(await a.acceptInvitation("inv_4", "u_1", later(6)), "already_member");
+      assert.equal((await a.getMembership("org_a", "u_1"))?.role, "owner", "kept as it was");
+      assert.equal(await a.deleteInvitation("inv_2"), true);
+      assert.equal(await a.deleteInvitation("inv_2"), false);
+      assert.equal(await a.acceptInvitation("inv_2", "u_1", later(7)), "not_found");
+      assert.equal(await a.getMembership("org_b", "u_1"), undefined);
+      assert.deepEqual(await a.listInvitationsForEmail("bob@example.eu"), []);
     },
   ],
   ["ledger: a grant adds to the balance and is listed newest first", async ({ store, areas }) => {

@@ -7,7 +7,8 @@ import { endSession, loadViewer, startSession } from "../sessions.ts";
 import { clientAddress } from "../middleware.ts";
 import { formError, formFields } from "./form.ts";
 
-function Page(props: { title: string; children?: unknown; status?: number }) {
+/** The frame of a page without a session (sign in, set password, an invitation link). */
+export function Page(props: { title: string; children?: unknown; status?: number }) {
   return (
     <html lang="en">
       <Head title={props.title} />
