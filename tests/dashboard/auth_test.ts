@@ -224,3 +224,42 @@ Deno.test("pages — strict CSP, no inline script, secure headers, assets served
   assert.match(anonymous.headers.get("location") ?? "", /^\/login\?next=/);
   await anonymous.body?.cancel();
 });
+
+Deno.test("secrets — every answer that carries a key, snippet or link is Cache-Control: no-store", async () => {
+  await using d = await startDashboardHarness();
+  await d.user("owner@example.eu", d.h.org, "owner");
+  const c = await ApiClient.signedIn(d.url, "owner@example.eu");
+  const form = (path: string, body: string) =>
+    fetch(`${d.url}${path}`, {
+      method: "POST",
+      headers: {
+        cookie: c.cookie,
+        origin: d.url,
+        "content-type": "application/x-www-form-urlencoded",
+      },
+      body,
+    });
+  const key = await c.post(`/api/orgs/${d.h.org}/keys`, { name: "k" });
+  assert.equal(key.status, 201);
+  assert.equal(key.headers.get("cache-control"), "no-store");
+  const keyPage = await form(`/orgs/${d.h.org}/keys`, "name=k2");
+  assert.match(await keyPage.text(), /id="new-key-panel" hx-history="false"/);
+  assert.equal(keyPage.headers.get("cache-control"), "no-store");
+  const invite = await c.post(`/api/orgs/${d.h.org}/members`, {
+    email: "a@example.eu",
+    role: "viewer",
+  });
+  assert.equal(invite.headers.get("cache-control"), "no-store");
+  const invitePage = await form(`/orgs/${d.h.org}/members`, "email=b%40example.eu&role=viewer");
+  const html = await invitePage.text();
+  assert.match(html, /<div class="notice" hx-history="false">/);
+  assert.equal(invitePage.headers.get("cache-control"), "no-store");
+  const link = new URL(invite.body.invite_url);
+  const linkPage = await fetch(link);
+  await linkPage.body?.cancel();
+  assert.equal(linkPage.headers.get("cache-control"), "no-store");
+  const htmxConfig = JSON.parse(
+    html.match(/<meta name="htmx-config" content="([^"]+)"/)![1]!.replaceAll("&quot;", '"'),
+  );
+  assert.equal(htmxConfig.historyCacheSize, 0, "htmx keeps no history snapshot of any page");
+});

@@ -24,7 +24,7 @@ async function render(
     <Layout {...frame}>
       <ErrorNote message={extra.error} />
       {extra.created && snippets && (
-        <div class="notice" id="new-key-panel">
+        <div class="notice" id="new-key-panel" hx-history="false">
           <p>
             <strong>Your new key “{extra.created.name}”.</strong>{" "}
             Copy it now: it is shown only once and cannot be recovered.

@@ -17,7 +17,13 @@ export interface Frame {
   invitations: number;
 }
 
+/**
+ * htmx keeps no history snapshots (`historyCacheSize: 0`: nothing of a page — a key shown once,
+ * an invitation link, balances — is written to the tab's sessionStorage; Back fetches the page
+ * from the server, which after sign-out means the sign-in page).
+ */
 const HTMX_CONFIG = JSON.stringify({
+  historyCacheSize: 0,
   includeIndicatorStyles: false,
   allowEval: false,
   allowScriptTags: false,
@@ -109,7 +115,7 @@ export function Layout(props: Frame & { children?: Child }) {
               <div class="who">
                 <span>{viewer.user.email}</span>
                 {access && <span class="pill">{access.role ?? "operator"}</span>}
-                <form method="post" action="/logout" class="inline">
+                <form method="post" action="/logout" class="inline" hx-boost="false">
                   <button type="submit" class="link">Sign out</button>
                 </form>
               </div>

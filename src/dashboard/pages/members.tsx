@@ -26,7 +26,7 @@ async function render(
     <Layout {...frame}>
       <ErrorNote message={extra.error} />
       {extra.invited && (
-        <div class="notice">
+        <div class="notice" hx-history="false">
           <p>
             Invitation recorded for {extra.invited.email} as{" "}
             {extra.invited.role}. Pass this link on (valid until{" "}

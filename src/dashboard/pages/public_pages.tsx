@@ -10,7 +10,7 @@ import { formError, formFields } from "./form.ts";
 /** The frame of a page without a session (sign in, set password, an invitation link). */
 export function Page(props: { title: string; children?: unknown; status?: number }) {
   return (
-    <html lang="en">
+    <html lang="en" data-forget-history="true">
       <Head title={props.title} />
       <body>
         <div class="login">
