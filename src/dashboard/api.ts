@@ -118,7 +118,7 @@ export function createApi(deps: DashboardDeps): Hono<DashEnv> {
   // Public: sign in and set a password.
   api.post("/login", async (c) => {
     const input = await body(c, Login);
-    const user = await signIn(deps, { ...input, address: clientAddress(c) });
+    const user = await signIn(deps, { ...input, address: clientAddress(c, deps) });
     await startSession(deps, c, user.id);
     return c.json({ user: publicUser(user) });
   });

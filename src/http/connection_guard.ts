@@ -196,7 +196,10 @@ export function serveGuarded(
           }
         });
       }
-      return handler(request, info);
+      // The handler sees the client's address, not the relay's loopback one (the dashboard
+      // throttles sign-ins per client address).
+      const client = state?.client.remoteAddr as Deno.NetAddr | undefined;
+      return handler(request, client ? { remoteAddr: client, completed: info.completed } : info);
     });
     server.finished.catch((error) => {
       // An accept error (EMFILE) ends a Deno.serve server: start another one.

@@ -95,8 +95,21 @@ export interface AccountStore {
    */
   takePasswordToken(hash: string): Promise<PasswordTokenRecord | undefined>;
 
-  // Failed logins, counted in fixed windows (`window` is the window's start in ms).
+  // Sign-in counters, in fixed windows (`window` is the window's start in ms): failures, and
+  // attempts reserved before a password is checked.
   loginFailures(subject: string, window: number): Promise<number>;
-  /** Adds one failure; the counter may be forgotten `ttlMs` after the window started. */
+  /** Adds one; the counter may be forgotten `ttlMs` after the window started. */
   addLoginFailure(subject: string, window: number, ttlMs: number): Promise<void>;
+  /**
+   * Adds one when the counter is below `limit` and answers true; else false and nothing
+   * changes. Atomic: of many concurrent calls at most `limit` minus the count succeed.
+   */
+  reserveLoginAttempt(
+    subject: string,
+    window: number,
+    limit: number,
+    ttlMs: number,
+  ): Promise<boolean>;
+  /** Takes one back (never below zero): a reserved attempt that did not fail. */
+  releaseLoginAttempt(subject: string, window: number, ttlMs: number): Promise<void>;
 }

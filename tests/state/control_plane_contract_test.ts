@@ -171,6 +171,26 @@ const cases: Array<[string, (o: Opened) => Promise<void>]> = [
     },
   ],
   [
+    "sign-in reservations: at most the limit, even raced; a release gives one back",
+    async ({ areas }) => {
+      const a = areas.accounts;
+      const window = Date.parse(T);
+      const raced = await Promise.all(
+        Array.from({ length: 14 }, () => a.reserveLoginAttempt("pair:x", window, 10, 900_000)),
+      );
+      assert.equal(raced.filter((ok) => ok).length, 10);
+      assert.equal(await a.loginFailures("pair:x", window), 10);
+      await a.releaseLoginAttempt("pair:x", window, 900_000);
+      assert.equal(await a.loginFailures("pair:x", window), 9);
+      assert.equal(await a.reserveLoginAttempt("pair:x", window, 10, 900_000), true);
+      assert.equal(await a.reserveLoginAttempt("pair:x", window, 10, 900_000), false);
+      assert.equal(await a.reserveLoginAttempt("pair:x", window + 900_000, 10, 900_000), true);
+      await a.releaseLoginAttempt("pair:y", window, 900_000);
+      assert.equal(await a.loginFailures("pair:y", window), 0, "never below zero");
+      assert.equal(await a.reserveLoginAttempt("pair:z", window, 0, 900_000), false);
+    },
+  ],
+  [
     "set-password tokens: a new one revokes the user's older ones; a password set revokes all",
     async ({ areas }) => {
       const a = areas.accounts;

@@ -7,29 +7,34 @@ import type { Role, UserRecord } from "../../state/account_records.ts";
 import { randomId } from "../../ids.ts";
 import { burnPasswordCheck, hashPassword, passwordProblem, verifyPassword } from "../passwords.ts";
 import { hashToken, newSecretToken } from "../secret_tokens.ts";
-import { noteFailure, throttledFor } from "../login_throttle.ts";
+import { reserveAttempt } from "../login_throttle.ts";
 import { audit } from "../audit.ts";
-import { badInput, invalidCredentials, tooManyAttempts } from "../errors.ts";
+import { badInput, invalidCredentials } from "../errors.ts";
 import { inviteToOrg, type SentInvitation } from "./invitations.ts";
 import { normaliseEmail, type UserDeps } from "./user_deps.ts";
 
 const LINK_TTL_MS = 24 * 3_600_000;
 
-/** Checks the credentials; the user, or a refusal that does not tell which part was wrong. */
+/**
+ * Checks the credentials; the user, or a refusal that does not tell which part was wrong. The
+ * attempt is reserved with the throttle before the password is hashed.
+ */
 export async function signIn(
   deps: DashboardDeps,
   input: { email: string; password: string; address: string },
 ): Promise<UserRecord> {
   const email = input.email.trim().toLowerCase().slice(0, 254);
-  const subjects = { email, address: input.address };
-  const wait = await throttledFor(deps.accounts, subjects, deps.now());
-  if (wait > 0) throw tooManyAttempts(wait);
+  const attempt = await reserveAttempt(
+    deps.accounts,
+    { email, address: input.address },
+    deps.now(),
+  );
   const user = await deps.accounts.findUserByEmail(email);
   const ok = user?.password_hash
     ? await verifyPassword(input.password, user.password_hash)
     : await burnPasswordCheck(input.password, deps.config.passwordScryptLogN);
   if (!user || !ok) {
-    await noteFailure(deps.accounts, subjects, deps.now());
+    await attempt.failed();
     const orgs = user ? await deps.accounts.listMembershipsOfUser(user.id) : [];
     const targets = orgs.length > 0 ? orgs.map((m) => m.org) : [null];
     for (const org of targets) {
@@ -37,6 +42,7 @@ export async function signIn(
     }
     throw invalidCredentials();
   }
+  await attempt.succeeded();
   return user;
 }
 

@@ -306,6 +306,40 @@ export class KvAccountStore implements AccountStore {
     }
   }
 
+  reserveLoginAttempt(
+    subject: string,
+    window: number,
+    limit: number,
+    ttlMs: number,
+  ): Promise<boolean> {
+    const key = kvKeys.loginFailure(subject, window);
+    return withLockRetry(async () => {
+      for (;;) {
+        const current = await this.kv.get<Deno.KvU64>(key);
+        const count = current.value instanceof Deno.KvU64 ? current.value.value : 0n;
+        if (count >= BigInt(limit)) return false;
+        const result = await this.kv.atomic().check(current)
+          .set(key, new Deno.KvU64(count + 1n), { expireIn: ttlMs })
+          .commit();
+        if (result.ok) return true;
+      }
+    });
+  }
+
+  releaseLoginAttempt(subject: string, window: number, ttlMs: number): Promise<void> {
+    const key = kvKeys.loginFailure(subject, window);
+    return withLockRetry(async () => {
+      for (;;) {
+        const current = await this.kv.get<Deno.KvU64>(key);
+        if (!(current.value instanceof Deno.KvU64) || current.value.value === 0n) return;
+        const result = await this.kv.atomic().check(current)
+          .set(key, new Deno.KvU64(current.value.value - 1n), { expireIn: ttlMs })
+          .commit();
+        if (result.ok) return;
+      }
+    });
+  }
+
   async #membersWithStamps(orgId: string): Promise<Deno.KvEntry<MembershipRecord>[]> {
     const out: Deno.KvEntry<MembershipRecord>[] = [];
     for await (const e of this.kv.list<MembershipRecord>({ prefix: kvKeys.memberPrefix(orgId) })) {

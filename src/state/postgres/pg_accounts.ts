@@ -278,6 +278,24 @@ export function pgAccountStore(sql: Db): AccountStore {
         where subject = ${subject} and window_start = ${window}`;
       return row ? Number(row.failures) : 0;
     },
+    async reserveLoginAttempt(subject, window, limit, ttlMs) {
+      const forgetAfter = new Date(window + ttlMs).toISOString();
+      // One statement: the row's lock orders concurrent reservations; a full counter updates
+      // no row and returns none.
+      const rows = await sql`
+        insert into sovra_login_failures (subject, window_start, failures, forget_after)
+        select ${subject}, ${window}, 1, ${forgetAfter} where ${limit} > 0
+        on conflict (subject, window_start) do update
+          set failures = sovra_login_failures.failures + 1
+          where sovra_login_failures.failures < ${limit}
+        returning failures`;
+      return rows.length > 0;
+    },
+    async releaseLoginAttempt(subject, window) {
+      await sql`
+        update sovra_login_failures set failures = failures - 1
+        where subject = ${subject} and window_start = ${window} and failures > 0`;
+    },
     async addLoginFailure(subject, window, ttlMs) {
       const forgetAfter = new Date(window + ttlMs).toISOString();
       await sql`
