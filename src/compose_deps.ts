@@ -29,6 +29,8 @@ import { Lifecycle } from "./lifecycle/lifecycle.ts";
 import { randomId } from "./ids.ts";
 import { postUpstream } from "./providers/transport/post_upstream.ts";
 import { failureFromResponse } from "./providers/openai/errors.ts";
+import { controlPlaneOf } from "./state/kv/control_plane.ts";
+import type { Store } from "./state/store.ts";
 
 export interface ComposeOptions {
   log?: Logger;
@@ -61,7 +63,13 @@ export async function composeDependencies(
     config,
     store,
     catalog,
-    auth: new ApiKeyAuthenticator(store, config.keyCacheSeconds * 1000, now, config.staleServeMs),
+    auth: new ApiKeyAuthenticator(
+      store,
+      config.keyCacheSeconds * 1000,
+      now,
+      config.staleServeMs,
+      rpmCeilingOf(store),
+    ),
     adapters: createAdapters({ secret: config.secret, fetch: upstreamFetch }),
     settler,
     metrics: new RouteMetrics(),
@@ -124,6 +132,15 @@ export async function composeDependencies(
 }
 
 /** After every server stopped: settles still in flight, then the store. */
+/**
+ * The operator's RPM ceiling of an organization, for the key lookup (its control-plane
+ * settings); a backend without those areas has none.
+ */
+function rpmCeilingOf(store: Store): ((orgId: string) => Promise<number | null>) | undefined {
+  const control = controlPlaneOf(store)?.control;
+  return control && (async (orgId) => (await control.getOrgSettings(orgId)).rpm_ceiling);
+}
+
 export async function closeDependencies(deps: AppDeps): Promise<void> {
   await deps.settler.idle();
   deps.settler.stopRetries();

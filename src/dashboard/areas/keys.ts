@@ -14,6 +14,8 @@ export interface KeyView {
   name: string | null;
   prefix: string;
   rpm: number;
+  /** What the gateway enforces: `rpm` capped by the organization's RPM ceiling. */
+  rpm_effective: number;
   created: string;
   /** The UTC day of the key's latest request within the kept metadata, or null. */
   last_used_day: string | null;
@@ -21,8 +23,14 @@ export interface KeyView {
   revoked_at: string | null;
 }
 
+/** The organization's RPM ceiling (Infinity: none), which caps every key's rpm. */
+async function rpmCeiling(deps: DashboardDeps, orgId: string): Promise<number> {
+  return (await deps.control.getOrgSettings(orgId)).rpm_ceiling ?? Infinity;
+}
+
 export async function listKeys(deps: DashboardDeps, access: OrgAccess): Promise<KeyView[]> {
   const keys = await deps.store.listApiKeys(access.org.id);
+  const ceiling = await rpmCeiling(deps, access.org.id);
   const lastUsed = new Map<string, string>();
   const now = deps.now();
   const since = new Date(now - deps.config.retentionDays * 86_400_000);
@@ -41,6 +49,7 @@ export async function listKeys(deps: DashboardDeps, access: OrgAccess): Promise<
       name: k.name,
       prefix: k.prefix,
       rpm: k.rpm,
+      rpm_effective: Math.min(k.rpm, ceiling),
       created: k.created,
       last_used_day: lastUsed.get(k.id) ?? null,
       state: k.revoked ? "revoked" as const : "active" as const,
@@ -105,6 +114,7 @@ export async function revokeKey(
     name: revoked.name,
     prefix: revoked.prefix,
     rpm: revoked.rpm,
+    rpm_effective: Math.min(revoked.rpm, await rpmCeiling(deps, access.org.id)),
     created: revoked.created,
     last_used_day: null,
     state: "revoked",
