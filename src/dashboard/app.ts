@@ -30,6 +30,7 @@ export function createDashboardApp(deps: DashboardDeps): Hono<DashEnv> {
         raw.kind === "not_found" ? 404 : 400,
         raw.kind === "not_found" ? "not_found" : "invalid_request",
         raw.message,
+        raw.param === undefined ? {} : { param: raw.param },
       )
       : raw;
     const known = error instanceof GatewayError;

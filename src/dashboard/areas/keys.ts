@@ -1,7 +1,7 @@
 /** API keys of an organization: list, create (the key shown once), revoke. */
 import type { DashboardDeps, OrgAccess, Viewer } from "../deps.ts";
 import { requirePermission } from "../access.ts";
-import { issueApiKey } from "../../accounts/api_keys.ts";
+import { issueApiKey, keyName } from "../../accounts/api_keys.ts";
 import { audit } from "../audit.ts";
 import { badInput, notFound } from "../errors.ts";
 import { utcDay } from "./days.ts";
@@ -75,10 +75,8 @@ export async function createKey(
   input: { name: string; rpm?: number | undefined },
 ): Promise<CreatedKey> {
   requirePermission(access, "manage_keys", "creating API keys");
-  const name = input.name.trim();
-  if (name.length < 1 || name.length > 64) {
-    throw badInput("The key name must be 1 to 64 characters.", "name");
-  }
+  // The name's rules are the CLI's too (accounts/api_keys.ts), checked before anything else.
+  const name = keyName(input.name)!;
   const settings = await deps.control.getOrgSettings(access.org.id);
   const ceiling = settings.rpm_ceiling;
   const rpm = input.rpm ?? Math.min(deps.config.defaultRpm, ceiling ?? Infinity);
