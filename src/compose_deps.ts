@@ -11,6 +11,7 @@ import { CatalogHolder } from "./catalog/catalog_holder.ts";
 import { ApiKeyAuthenticator } from "./auth/api_key_cache.ts";
 import { createAdapters, DIALECTS } from "./providers/registry.ts";
 import { Settler } from "./billing/settle.ts";
+import { RefusedRows } from "./billing/refused_rows.ts";
 import { RouteMetrics } from "./routing/route_metrics.ts";
 import { NO_ROUTING_HOOKS } from "./routing/route_plan.ts";
 import { PolicyCache } from "./policy/policy_cache.ts";
@@ -72,6 +73,7 @@ export async function composeDependencies(
     ),
     adapters: createAdapters({ secret: config.secret, fetch: upstreamFetch }),
     settler,
+    refusedRows: new RefusedRows(settler, now),
     metrics: new RouteMetrics(),
     routing: {
       ...NO_ROUTING_HOOKS,
@@ -131,7 +133,6 @@ export async function composeDependencies(
   return deps;
 }
 
-/** After every server stopped: settles still in flight, then the store. */
 /**
  * The operator's RPM ceiling of an organization, for the key lookup (its control-plane
  * settings); a backend without those areas has none.
@@ -141,7 +142,9 @@ function rpmCeilingOf(store: Store): ((orgId: string) => Promise<number | null>)
   return control && (async (orgId) => (await control.getOrgSettings(orgId)).rpm_ceiling);
 }
 
+/** After every server stopped: merged refusal rows and settles still in flight, then the store. */
 export async function closeDependencies(deps: AppDeps): Promise<void> {
+  deps.refusedRows.flush(true);
   await deps.settler.idle();
   deps.settler.stopRetries();
   await deps.routerPins.idle();
