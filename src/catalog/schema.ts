@@ -227,8 +227,9 @@ export const Model = z.strictObject({
   quality: ModelQuality.optional(),
   moderation: ModelModeration.optional(),
   /**
-   * Parameter rules of the model's family: in each group at most one parameter is sent, the
-   * first the client gave; the others are dropped and reported (Claude 4.5: temperature, top_p).
+   * Parameter rules of the model's family: of each group at most one parameter is sent, the
+   * first of the group the request carries; the others are dropped and reported (Claude 4.5:
+   * `["temperature", "top_p"]`, so temperature wins).
    */
   exclusive_parameters: z.array(z.array(z.string().min(1)).min(2)).optional(),
   ...lifecycleFields,

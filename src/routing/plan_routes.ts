@@ -12,8 +12,10 @@
  * 4. single route — speech never falls back: only the first candidate stays;
  * 5. refusals — rule 7: a rebuilding route that cannot express a chat request is marked
  *    refused (a refused first candidate is the answer, a refused standby is skipped);
- * 6. parameters — rule 1: each candidate's chat request without what its route does not
- *    support, and the names dropped.
+ * 6. parameters — rule 1: each candidate's request without what its route does not support
+ *    (the model's `supported_parameters`, the provider's `unsupported_parameters`, the model
+ *    family's `exclusive_parameters`), the reasoning effort fitted to the route's efforts, then
+ *    what the provider's request schema lacks (the dialect's `conform`); the names dropped.
  *
  * Anchor: the AI SDK's `getArgs → { args, warnings }` before `postJsonToApi`.
  */
@@ -22,6 +24,9 @@ import { GatewayError } from "../errors.ts";
 import type { ResolvedRoute } from "../catalog/resolved_route.ts";
 import { checkRebuildingRefusals } from "../providers/rebuilding_refusals.ts";
 import { filterParameters } from "./filter_parameters.ts";
+import { filterEmbeddings, filterTranscription } from "./filter_non_chat.ts";
+import { fitReasoning } from "./fit_reasoning.ts";
+import { dialectOf } from "../providers/registry.ts";
 import type {
   CandidateFilter,
   PlanInput,
@@ -157,6 +162,16 @@ function candidateFor<P extends PlannedRequest>(
   route: ResolvedRoute,
   explanation: string[],
 ): RouteCandidate<P["request"]> {
+  if (input.endpoint === "embeddings") {
+    const filtered = filterEmbeddings(input.request, route);
+    noteDropped(route, filtered.dropped, explanation);
+    return { route, request: filtered.request as P["request"], dropped: filtered.dropped };
+  }
+  if (input.endpoint === "transcriptions") {
+    const filtered = filterTranscription(input.request, route);
+    noteDropped(route, filtered.dropped, explanation);
+    return { route, request: filtered.request as P["request"], dropped: filtered.dropped };
+  }
   if (input.endpoint !== "chat" && input.endpoint !== "responses") {
     return { route, request: input.request, dropped: [] };
   }
@@ -164,16 +179,26 @@ function candidateFor<P extends PlannedRequest>(
   const refusal = refusalOf(request, route);
   if (refusal) explanation.push(`refused ${routeName(route)}: ${refusal.code}`);
   const filtered = filterParameters(request, route);
-  if (filtered.dropped.length > 0) {
-    explanation.push(`dropped on ${routeName(route)}: ${filtered.dropped.join(", ")}`);
+  const fitted = fitReasoning(filtered.request, route);
+  const conformed = dialectOf(route.dialect)?.conform?.(fitted.request, route) ??
+    { request: fitted.request, dropped: [] };
+  const dropped = [...filtered.dropped, ...fitted.dropped, ...conformed.dropped];
+  noteDropped(route, dropped, explanation);
+  if (fitted.adjusted.length > 0) {
+    explanation.push(`adjusted on ${routeName(route)}: ${fitted.adjusted.join(", ")}`);
   }
   const candidate: RouteCandidate<P["request"]> = {
     route,
-    request: filtered.request as P["request"],
-    dropped: filtered.dropped,
+    request: conformed.request as P["request"],
+    dropped,
   };
+  if (fitted.adjusted.length > 0) candidate.adjusted = fitted.adjusted;
   if (refusal) candidate.refusal = refusal;
   return candidate;
+}
+
+function noteDropped(route: ResolvedRoute, dropped: readonly string[], explanation: string[]) {
+  if (dropped.length > 0) explanation.push(`dropped on ${routeName(route)}: ${dropped.join(", ")}`);
 }
 
 /** Rule 7 on the client's request as sent (before rule-1 filtering), as a value. */
