@@ -30,6 +30,11 @@ SOVRA_DATABASE_URL is set. Prints one JSON object, or JSON lines for listings; e
          [--threshold 1..10] [--name N] [--weights ttft=1,error_rate=1] [--sticky-seconds S]
                                                    create or replace a smart-router policy
   routing list --org ID | routing show --org ID --id SLUG | routing delete --org ID --id SLUG
+  catalog check                                    the catalog (SOVRA_CATALOG) against the provider
+                                                   schemas, offline: exit 1 on problems
+  catalog probe [--provider P]                     each provider's model list and one minimal
+                                                   request per route, with the real credentials
+                                                   (JSON lines); exit 1 if any fails
 
 Amounts are integers in micro-EUR (1 EUR = 1,000,000).`;
 

@@ -9,7 +9,9 @@
  *    the model's catalog routes, primary first;
  * 3. filters — the hooks' `filters` (organization policy) remove candidates with a reason and
  *    fail closed when they leave none;
- * 4. single route — speech never falls back: only the first candidate stays;
+ * 4. context — a chat standby whose provider accepts less context than the request needs is
+ *    left out (`routes[].context_length`);
+ *    single route — speech never falls back: only the first candidate stays;
  * 5. refusals — rule 7: a rebuilding route that cannot express a chat request is marked
  *    refused (a refused first candidate is the answer, a refused standby is skipped);
  * 6. parameters — rule 1: each candidate's request without what its route does not support
@@ -39,6 +41,7 @@ import type {
 } from "./route_plan.ts";
 import type { Model } from "../catalog/schema.ts";
 import { ROUTER_PREFIX } from "../router/policy.ts";
+import { requestNeeds } from "../router/decide.ts";
 
 export function planRoutes<P extends PlannedRequest>(
   input: PlanInput<P>,
@@ -70,6 +73,10 @@ export function planRoutes<P extends PlannedRequest>(
     routes = kept;
   }
 
+  if (input.endpoint === "chat" || input.endpoint === "responses") {
+    routes = withoutShortStandbys(routes, input.request, removed, explanation);
+  }
+
   if (input.endpoint === "speech" && routes.length > 1) {
     for (const route of routes.slice(1)) {
       removed.push({ route, step: "single-route", reason: "speech never falls back" });
@@ -83,6 +90,32 @@ export function planRoutes<P extends PlannedRequest>(
   const plan: RoutePlan<P["request"]> = { candidates, removed, explanation };
   if (sourced?.routing) plan.routing = sourced.routing;
   return plan;
+}
+
+/**
+ * A standby whose provider accepts less context than the model (`routes[].context_length`) is
+ * left out when the request would not fit it (the estimate the router uses: characters / 4,
+ * plus `max_tokens`), so a long prompt that the primary takes does not end on a 400 there.
+ * The primary is always kept: the model's own context length is what clients are told.
+ */
+function withoutShortStandbys(
+  routes: readonly ResolvedRoute[],
+  request: ChatRequest,
+  removed: RemovedRoute[],
+  explanation: string[],
+): readonly ResolvedRoute[] {
+  if (!routes.slice(1).some((r) => r.route.context_length !== undefined)) return routes;
+  const needs = requestNeeds(request);
+  const wanted = needs.promptTokens + (needs.maxTokens ?? 0);
+  const kept = routes.filter((route, i) => {
+    const limit = route.route.context_length;
+    if (i === 0 || limit === undefined || wanted <= limit) return true;
+    const reason = `context: needs about ${wanted} tokens, the route accepts ${limit}`;
+    removed.push({ route, step: "context", reason });
+    explanation.push(`context removed ${routeName(route)}: ${reason}`);
+    return false;
+  });
+  return kept.length === routes.length ? routes : kept;
 }
 
 /**
