@@ -98,7 +98,12 @@ export async function tryRoutes<R, T>(
         ? options.observe(route, tried, () =>
           attempt(candidate))
         : attempt(candidate));
-      const success: RouteSuccess<T> = { value, route, fallbacks: tried, dropped: candidate.dropped };
+      const success: RouteSuccess<T> = {
+        value,
+        route,
+        fallbacks: tried,
+        dropped: candidate.dropped,
+      };
       if (candidate.adjusted?.length) success.adjusted = candidate.adjusted;
       return success;
     } catch (error) {

@@ -55,7 +55,11 @@ export function chatCompletionsHandler(deps: AppDeps) {
       const headers = servedHeaders(state.requestId, served.route, served.dropped, {
         "content-type": "application/json",
       });
-      return respond(c, JSON.stringify(answer), routedHeaders(served, adjustedHeader(served, headers)));
+      return respond(
+        c,
+        JSON.stringify(answer),
+        routedHeaders(served, adjustedHeader(served, headers)),
+      );
     }
 
     const open = await openChatStream(ctx, request, { passthrough: wantsPassthrough(request) });

@@ -160,6 +160,8 @@ export function shapeBody(
  */
 export function asksStreamUsage(route: ResolvedRoute): boolean {
   const schema = endpointSchema(route, "chat");
-  if (schema === undefined) return !route.provider.unsupported_parameters.includes("stream_options");
+  if (schema === undefined) {
+    return !route.provider.unsupported_parameters.includes("stream_options");
+  }
   return schema.stream_usage !== "always" && schema.fields.includes("stream_options");
 }
