@@ -15,12 +15,16 @@ export interface SimulatorUrls {
   vertex?: { url: string; tokenUrl: string };
 }
 
-/** Writes `providers.json` + `models.json` into `dir`; returns the env the credentials need. */
+/**
+ * Writes `providers.json` + `models.json` (and the provider schemas) into `dir`. Returns, per
+ * provider schema the simulator is addressed by, the upstream model ids of its routes: what that
+ * provider's `GET /models` lists (`OpenAISimulator.serveModels`).
+ */
 export async function writeSimulatedCatalog(
   sourceDir: string,
   dir: string,
   urls: SimulatorUrls,
-): Promise<void> {
+): Promise<Record<string, string[]>> {
   await Deno.mkdir(dir, { recursive: true });
   const providers = providersFileSchema(DIALECTS).parse(
     JSON.parse(await Deno.readTextFile(`${sourceDir}/providers.json`)),
@@ -58,6 +62,19 @@ export async function writeSimulatedCatalog(
   const models = JSON.parse(await Deno.readTextFile(`${dir}/models.json`));
   delete models.$schema;
   await Deno.writeTextFile(`${dir}/models.json`, JSON.stringify(models, null, 2));
+  const lists: Record<string, string[]> = {};
+  for (
+    const model of models.models as Array<
+      { routes: Array<{ provider: string; upstream_model: string }> }
+    >
+  ) {
+    for (const route of model.routes) {
+      const file = providers.providers[route.provider]?.request_schema;
+      if (file === undefined) continue;
+      (lists[schemaStem(file)] ??= []).push(route.upstream_model);
+    }
+  }
+  return lists;
 }
 
 /** `provider_schemas/mistral.json` → `mistral`. */

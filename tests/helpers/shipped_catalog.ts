@@ -40,11 +40,12 @@ export async function startShippedGateway(
   const openai = await startOpenAISimulator();
   const platforms = await startPlatforms();
   const catalogDir = `${dir}/catalog`;
-  await writeSimulatedCatalog(SHIPPED_CATALOG, catalogDir, {
+  const lists = await writeSimulatedCatalog(SHIPPED_CATALOG, catalogDir, {
     openai: openai.url,
     bedrock: platforms.bedrock.url,
     vertex: { url: platforms.vertex.url, tokenUrl: platforms.vertex.tokenUrl },
   });
+  for (const [schema, ids] of Object.entries(lists)) openai.serveModels(schema, ids);
   // The shipped providers name their own credential variables: give each a value.
   const providers = JSON.parse(await Deno.readTextFile(`${catalogDir}/providers.json`));
   const env: Record<string, string> = {

@@ -83,6 +83,11 @@ export interface OpenAISimulator {
   violations: Violation[];
   /** Base URL ending in `/v1` that behaves as the provider of `catalog/provider_schemas/<schema>.json`. */
   urlFor(schema: string): string;
+  /**
+   * The model list `GET urlFor(schema)/models` answers (ids with the `retired` token are left
+   * out, as a provider lists only what it serves).
+   */
+  serveModels(schema: string, ids: readonly string[]): void;
   reset(): void;
   close(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
@@ -129,6 +134,7 @@ export async function startOpenAISimulator(
   const violations: Violation[] = [];
   const schemas = loadSchemaDir(options.schemaDir);
   const models = new ModelRegistry();
+  const listed = new Map<string, string[]>();
   const stopping = new AbortController();
   let seq = 0;
 
@@ -180,7 +186,7 @@ export async function startOpenAISimulator(
       shaped = applied.body;
       usageAlways = applied.usageAlways;
     }
-    return await route(req.method, path, shaped, ctx, usageAlways);
+    return await route(req.method, path, shaped, ctx, usageAlways, profile);
   }
 
   /**
@@ -223,6 +229,7 @@ export async function startOpenAISimulator(
     body: Body,
     ctx: RequestContext,
     usageAlways: boolean,
+    profile: string | undefined,
   ) {
     const json = body.kind === "json" ? body.value : undefined;
     if (method === "POST") {
@@ -245,7 +252,10 @@ export async function startOpenAISimulator(
           );
       }
     }
-    if (method === "GET" && path === "/v1/models") return models.list(ctx.requestId);
+    if (method === "GET" && path === "/v1/models") {
+      const own = profile === undefined ? undefined : listed.get(profile);
+      return own === undefined ? models.list(ctx.requestId) : listResponse(own, ctx.requestId);
+    }
     if (method === "GET" && path.startsWith("/v1/models/")) {
       return models.get(decodeURIComponent(path.slice("/v1/models/".length)), ctx.requestId);
     }
@@ -270,6 +280,9 @@ export async function startOpenAISimulator(
     requests,
     violations,
     urlFor: (schema: string) => `${origin}/provider/${encodeURIComponent(schema)}/v1`,
+    serveModels(schema: string, ids: readonly string[]) {
+      listed.set(schema, ids.filter((id) => !behaviourOf(id).retired));
+    },
     reset() {
       requests.length = 0;
       violations.length = 0;
@@ -344,6 +357,18 @@ function profileOf(path: string): { profile?: string; path: string } {
   const match = /^\/provider\/([^/]+)(\/.*)$/.exec(path);
   if (match === null) return { path };
   return { profile: decodeURIComponent(match[1]!), path: match[2]! };
+}
+
+function listResponse(ids: readonly string[], requestId: string): Response {
+  const data = ids.map((id) => ({
+    id,
+    object: "model",
+    created: 1735689600,
+    owned_by: "provider",
+  }));
+  return new Response(JSON.stringify({ object: "list", data }), {
+    headers: { "content-type": "application/json", "x-request-id": requestId },
+  });
 }
 
 function retiredModel(model: string, requestId: string): Response {
