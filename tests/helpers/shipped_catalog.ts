@@ -27,7 +27,11 @@ export interface ShippedGateway extends AsyncDisposable {
   catalogDir: string;
   /** The environment holding every provider credential the catalog names. */
   env: Record<string, string>;
+  /** The organization the key belongs to. */
+  org: string;
   post(path: string, body: unknown): Promise<Response>;
+  /** An admin command on the gateway's store (`routing create` …). */
+  admin(command: string[], flags: Record<string, string>): Promise<unknown>;
   /** Every field any simulator saw outside its provider's schema. */
   violations(): unknown[];
 }
@@ -85,6 +89,14 @@ export async function startShippedGateway(
     vertex: platforms.vertex,
     catalogDir,
     env,
+    org: org.id,
+    admin: (command, flags) =>
+      runAdminCommand(store, {
+        command,
+        flags,
+        defaultRpm: 600,
+        catalog: () => Promise.resolve(gateway.deps.catalog.current),
+      }),
     post: (path, body) =>
       fetch(`${gateway.url}${path}`, {
         method: "POST",
