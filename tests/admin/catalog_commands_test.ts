@@ -192,3 +192,26 @@ Deno.test("admin catalog probe --provider — a retired upstream model and a rej
     sims.openai.requests.some((r) => r.headers.authorization?.startsWith("Bearer probe-secret-")),
   );
 });
+
+Deno.test("admin routing create — a deprecated pool model is saved with a warning naming its successor", async () => {
+  await using tmp = await tempDir({ prefix: "sovra-routing-warn-" });
+  const env = { SOVRA_KV: `${tmp.path}/a.kv`, SOVRA_CATALOG: SHIPPED_CATALOG };
+  const org = JSON.parse((await admin(["org", "create", "--name", "W"], env)).stdout).id;
+  const out = await admin([
+    "routing",
+    "create",
+    "--org",
+    org,
+    "--id",
+    "p",
+    "--pool",
+    "anthropic/claude-sonnet-4,mistral/mistral-large-2512",
+  ], env);
+  assert.equal(out.code, 0, out.stderr);
+  const created = JSON.parse(out.stdout);
+  assert.deepEqual(created.pool, ["anthropic/claude-sonnet-4", "mistral/mistral-large-2512"]);
+  assert.deepEqual(created.warnings, [
+    "model 'anthropic/claude-sonnet-4' deprecated on 2026-06-15; successor 'anthropic/claude-sonnet-4-5'",
+  ]);
+  assert.match(out.stderr, /"warning":"model 'anthropic\/claude-sonnet-4' deprecated/);
+});

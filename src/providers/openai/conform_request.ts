@@ -145,7 +145,8 @@ export function shapeBody(
   if (Array.isArray(out.messages) && schema.messages !== undefined) {
     out.messages = out.messages.map((m: Record<string, unknown>) => {
       const allowed = schema.messages?.[m.role as MessageRole];
-      if (allowed === undefined) return m;
+      // The plan removed what a role does not take: a message is copied only if it still holds some.
+      if (allowed === undefined || Object.keys(m).every((k) => allowed.includes(k))) return m;
       const kept: Record<string, unknown> = {};
       for (const [k, v] of Object.entries(m)) if (allowed.includes(k)) kept[k] = v;
       return kept;
