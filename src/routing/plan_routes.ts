@@ -40,8 +40,8 @@ import type {
   SourcedModels,
 } from "./route_plan.ts";
 import type { Model } from "../catalog/schema.ts";
-import { ROUTER_PREFIX } from "../router/policy.ts";
-import { requestNeeds } from "../router/decide.ts";
+import { ROUTER_PREFIX } from "../smart_router/policy.ts";
+import { requestNeeds } from "../smart_router/decide.ts";
 
 export function planRoutes<P extends PlannedRequest>(
   input: PlanInput<P>,

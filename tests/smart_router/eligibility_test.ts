@@ -6,8 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { startShippedGateway } from "../helpers/shipped_catalog.ts";
-import { decide, priceRanks } from "../../src/router/decide.ts";
-import { RoutingPolicy } from "../../src/router/policy.ts";
+import { decide, priceRanks } from "../../src/smart_router/decide.ts";
+import { RoutingPolicy } from "../../src/smart_router/policy.ts";
 import type { Model } from "../../src/catalog/schema.ts";
 
 const HARD =
