@@ -160,6 +160,34 @@ export class FlowClient {
     return await this.submit(new URL(form[1]!, page.url).href, { login });
   }
 
+  /**
+   * Runs a sign-in up to the provider's redirect back to Sovra and returns that callback URL
+   * without visiting it (the flow's cookie stays in the jar).
+   */
+  async callbackUrl(base: string, login: string): Promise<string> {
+    let at = `${base}/sso/start?provider=${PROVIDER}`;
+    let res = await this.request(at);
+    for (let hops = 0; hops < 20; hops++) {
+      if (res.status >= 300 && res.status < 400) {
+        await res.body?.cancel();
+        at = new URL(res.headers.get("location")!, at).href;
+        if (at.startsWith(`${base}/sso/callback`)) return at;
+        res = await this.request(at);
+        continue;
+      }
+      const html = await res.text();
+      const form = html.match(/action="(\/interaction\/[\w-]+\/login)"/);
+      if (!form) throw new Error(`no login form at ${at}: ${html.slice(0, 200)}`);
+      at = new URL(form[1]!, at).href;
+      res = await this.request(at, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ login }).toString(),
+      });
+    }
+    throw new Error("no callback reached");
+  }
+
   /** The whole SSO sign-in from the dashboard's button. */
   signIn(base: string, login: string, next = "/"): Promise<Page> {
     return this.signInAt(
