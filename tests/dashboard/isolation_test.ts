@@ -122,7 +122,14 @@ Deno.test("isolation — without a session every API route is 401 and every page
     assert.equal(res.status, 401, `${method} ${path}: ${text}`);
     assert.equal(JSON.parse(text).error.code, "not_authenticated");
   }
-  for (const page of ["/", "/operator", "/operator/sso", ...PAGES.map((p) => `/orgs/${d.h.org}/${p}`)]) {
+  for (
+    const page of [
+      "/",
+      "/operator",
+      "/operator/sso",
+      ...PAGES.map((p) => `/orgs/${d.h.org}/${p}`),
+    ]
+  ) {
     const res = await c.request("GET", page);
     assert.equal(res.status, 303, page);
     assert.match(res.headers.get("location") ?? "", /^\/login/);

@@ -27,7 +27,11 @@ export interface SsoHarness extends AsyncDisposable {
 }
 
 export async function startSsoHarness(
-  options: { env?: Record<string, string> } = {},
+  options: {
+    env?: Record<string, string>;
+    /** Register the provider `idp` (default); false leaves it to the test (the operator page). */
+    addProvider?: boolean;
+  } = {},
 ): Promise<SsoHarness> {
   const secret = `s-${crypto.randomUUID()}`;
   const d = await startDashboardHarness({ env: { [SECRET_ENV]: secret, ...options.env } });
@@ -38,6 +42,7 @@ export async function startSsoHarness(
       postLogoutRedirectUris: [`${d.url}/login`],
       clientSecret: secret,
     });
+    if (options.addProvider === false) return harness(d, idp);
     await addProvider(d.dash.deps, {
       id: PROVIDER,
       name: "Test IdP",
@@ -52,6 +57,10 @@ export async function startSsoHarness(
     await d.close();
     throw error;
   }
+  return harness(d, idp);
+}
+
+function harness(d: DashboardHarness, idp: TestIdp): SsoHarness {
   const deps = d.dash.deps;
   const h: SsoHarness = {
     d,
@@ -80,7 +89,7 @@ export async function startSsoHarness(
       return JSON.stringify(state);
     },
     async [Symbol.asyncDispose]() {
-      await idp!.close();
+      await idp.close();
       await d.close();
     },
   };

@@ -123,6 +123,11 @@ export async function startIdentityProvider(options: {
     const path = (req.url ?? "/").split("?")[0]!;
     hits.set(path, (hits.get(path) ?? 0) + 1);
     const op = current!;
+    if (path === "/favicon.ico") {
+      res.statusCode = 204;
+      res.end();
+      return;
+    }
     const interaction = path.match(/^\/interaction\/([\w-]+)(\/login)?$/);
     if (interaction && req.method === "GET" && !interaction[2]) {
       res.setHeader("content-type", "text/html; charset=utf-8");

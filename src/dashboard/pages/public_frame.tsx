@@ -33,6 +33,7 @@ export function SsoButtons(
       {props.providers.map((p) => (
         <a
           class="button secondary"
+          hx-boost="false"
           href={`/sso/start?provider=${encodeURIComponent(p.id)}&next=${
             encodeURIComponent(props.next)
           }`}

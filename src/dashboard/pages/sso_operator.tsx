@@ -100,10 +100,13 @@ async function render(
                   {p.client_secret_set ? "" : <span class="pill error">not set</span>}
                 </td>
                 <td>
-                  <form method="post" action="/sso/test" class="inline">
-                    <input type="hidden" name="provider" value={p.id} />
-                    <button type="submit" class="secondary">Test sign-in</button>
-                  </form>{" "}
+                  <a
+                    class="button secondary"
+                    hx-boost="false"
+                    href={`/sso/test?provider=${encodeURIComponent(p.id)}`}
+                  >
+                    Test sign-in
+                  </a>{" "}
                   <form
                     method="post"
                     action={`/operator/sso/${p.id}/remove`}

@@ -78,15 +78,17 @@ async function render(
             Sign in at the provider (as any user) and see the claims Sovra receives and the role the
             saved rules give; nothing is created.
           </p>
-          <form method="post" action="/sso/test" class="row">
-            <input type="hidden" name="org" value={access.org.id} />
-            <select name="provider">
-              {providers.map((p) => (
-                <option value={p.id} selected={p.id === chosen}>{p.name}</option>
-              ))}
-            </select>
-            <button type="submit" class="secondary">Test sign-in</button>
-          </form>
+          <p class="row">
+            {providers.map((p) => (
+              <a
+                class="button secondary"
+                hx-boost="false"
+                href={`/sso/test?provider=${encodeURIComponent(p.id)}&org=${access.org.id}`}
+              >
+                Test sign-in with {p.name}
+              </a>
+            ))}
+          </p>
         </div>
       )}
       {binding && (

@@ -170,7 +170,7 @@ export async function signOutPage(
         ? (
           <p>
             You may still be signed in at {provider.name}.{" "}
-            <a id="sso-end-session" class="button secondary" href={url}>
+            <a id="sso-end-session" class="button secondary" href={url} hx-boost="false">
               Sign out of {provider.name} too
             </a>
           </p>
@@ -213,14 +213,15 @@ export function registerSsoPages(app: Hono<DashEnv>, deps: DashboardDeps): void 
     }
   });
 
-  app.post("/sso/test", async (c) => {
+  // A link, not a form: the page's CSP (form-action 'self') would block a form's redirect to
+  // the provider. Starting a flow changes nothing until its callback.
+  app.get("/sso/test", async (c) => {
     const viewer = await loadViewer(deps, c);
     if (!viewer) return c.redirect("/login", 303);
-    const form = await formFields(c);
     try {
-      const org = form.org || null;
+      const org = c.req.query("org") || null;
       await requireTester(deps, viewer, org);
-      const provider = await providerOr404(deps, form.provider ?? "");
+      const provider = await providerOr404(deps, c.req.query("provider") ?? "");
       const url = await startAuthorization(deps, c, provider, {
         purpose: "test",
         next: org ? `/orgs/${org}/sso` : "/operator/sso",
