@@ -106,15 +106,18 @@ export const kvKeys = {
   ssoProvider: (id: string) => ["sso_provider", id] as const,
   ssoProviderPrefix: () => ["sso_provider"] as const,
   ssoBinding: (orgId: string) => ["sso_binding", orgId] as const,
+  ssoBindingPrefix: () => ["sso_binding"] as const,
   ssoProviderOrg: (providerId: string, orgId: string) =>
     ["sso_provider_org", providerId, orgId] as const,
   ssoProviderOrgPrefix: (providerId: string) => ["sso_provider_org", providerId] as const,
   ssoIdentity: (issuer: string, subject: string) => ["sso_identity", issuer, subject] as const,
+  ssoIdentityPrefix: () => ["sso_identity"] as const,
   ssoUserIdentity: (userId: string, issuer: string, subject: string) =>
     ["sso_user_identity", userId, issuer, subject] as const,
   ssoUserIdentityPrefix: (userId: string) => ["sso_user_identity", userId] as const,
   ssoManaged: (orgId: string, userId: string) => ["sso_managed", orgId, userId] as const,
   ssoManagedPrefix: (orgId: string) => ["sso_managed", orgId] as const,
+  ssoManagedAllPrefix: () => ["sso_managed"] as const,
   ssoFlow: (hash: string) => ["sso_flow", hash] as const,
 };
 
