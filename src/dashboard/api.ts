@@ -31,7 +31,7 @@ import {
 } from "./areas/routing.ts";
 import { GuardrailRemoteChange } from "../policy/guardrail_remote_setting.ts";
 import { registerSsoApi } from "./sso_api.ts";
-import { endSessionUrlFor } from "./sso/sign_out.ts";
+import { providerSignOut } from "./sso/sign_out.ts";
 
 async function body<T>(c: { req: { json(): Promise<unknown> } }, schema: z.ZodType<T>): Promise<T> {
   let raw: unknown;
@@ -126,7 +126,7 @@ export function createApi(deps: DashboardDeps): Hono<DashEnv> {
   api.use("*", requireViewer(deps, "json"));
   api.post("/logout", async (c) => {
     await endSession(deps, c, c.var.viewer);
-    const endAtProvider = await endSessionUrlFor(deps, c.var.viewer);
+    const endAtProvider = (await providerSignOut(deps, c.var.viewer))?.url;
     return c.json({
       signed_out: true,
       ...(endAtProvider ? { end_session_url: endAtProvider } : {}),

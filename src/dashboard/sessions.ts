@@ -12,9 +12,12 @@ import { usableMemberships } from "./sso/require_sso.ts";
 
 const TOUCH_EVERY_MS = 60_000;
 
-function cookieName(deps: DashboardDeps): string {
-  return deps.config.dashboardSecureCookie ? "__Host-sovra_session" : "sovra_session";
+/** A dashboard cookie's name: `__Host-` prefixed (Secure, Path=/, no Domain) unless turned off. */
+export function dashboardCookieName(deps: Pick<DashboardDeps, "config">, name: string): string {
+  return deps.config.dashboardSecureCookie ? `__Host-${name}` : name;
 }
+
+const cookieName = (deps: DashboardDeps) => dashboardCookieName(deps, "sovra_session");
 
 /** Starts a session; `ssoProvider` names the identity provider it was signed in through. */
 export async function startSession(

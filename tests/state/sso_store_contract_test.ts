@@ -5,47 +5,12 @@
  * their binding, flows taken exactly once under a race, and a session's identity provider.
  */
 import assert from "node:assert/strict";
-import { kvControlPlane } from "../../src/state/kv/control_plane.ts";
-import { createKvStore } from "../../src/state/kv/kv_store.ts";
-import { openPgStore } from "../../src/state/postgres/pg_store.ts";
-import type { ControlPlaneStores } from "../../src/state/kv/control_plane.ts";
-import type { Store } from "../../src/state/store.ts";
+import { kvBackend, type Opened, pgBackend } from "./control_plane_backends.ts";
 import type {
   SsoBindingRecord,
   SsoFlowRecord,
   SsoProviderRecord,
 } from "../../src/state/sso_records.ts";
-import { type PgCluster, startPostgres } from "../helpers/postgres.ts";
-
-interface Opened {
-  store: Store;
-  areas: ControlPlaneStores;
-}
-
-interface Backend extends AsyncDisposable {
-  open(): Promise<Opened>;
-}
-
-function kvBackend(): Promise<Backend> {
-  return Promise.resolve({
-    open: async () => {
-      const store = createKvStore(await Deno.openKv(":memory:"));
-      return { store, areas: kvControlPlane(store.kv) };
-    },
-    [Symbol.asyncDispose]: () => Promise.resolve(),
-  });
-}
-
-async function pgBackend(): Promise<Backend> {
-  const cluster: PgCluster = await startPostgres();
-  return {
-    open: async () => {
-      const store = await openPgStore(await cluster.database(), { spillPath: undefined });
-      return { store, areas: store.controlPlane };
-    },
-    [Symbol.asyncDispose]: () => cluster.stop(),
-  };
-}
 
 const T = "2026-11-21T10:00:00.000Z";
 /** Ahead of now (a backend may forget what has expired). */

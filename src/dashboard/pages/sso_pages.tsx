@@ -16,7 +16,7 @@ import { loadViewer, startSession } from "../sessions.ts";
 import { clientAddress } from "../middleware.ts";
 import { startAuthorization, takeAuthorization } from "../sso/flows.ts";
 import { completeSignIn, ssoRefused } from "../sso/oidc.ts";
-import { endSessionUrlFor } from "../sso/sign_out.ts";
+import { providerSignOut } from "../sso/sign_out.ts";
 import { completeLink, describeTest, signInWithClaims } from "../sso/sign_in.ts";
 import { resolveOrgAccess } from "../access.ts";
 import { can } from "../access.ts";
@@ -159,10 +159,9 @@ export async function signOutPage(
   c: Context,
   viewer: Viewer | undefined,
 ): Promise<Response | undefined> {
-  if (!viewer?.ssoProvider) return undefined;
-  const provider = await deps.sso.getProvider(viewer.ssoProvider);
-  if (!provider) return undefined;
-  const url = await endSessionUrlFor(deps, viewer);
+  const signOut = await providerSignOut(deps, viewer);
+  if (!signOut) return undefined;
+  const { provider, url } = signOut;
   return c.html(
     <Page title="Signed out">
       <p>You are signed out of Sovra.</p>

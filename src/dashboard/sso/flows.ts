@@ -10,6 +10,7 @@ import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { DashboardDeps } from "../deps.ts";
 import type { SsoFlowRecord, SsoProviderRecord } from "../../state/sso_records.ts";
 import { hashToken } from "../secret_tokens.ts";
+import { dashboardCookieName } from "../sessions.ts";
 import { authorizationUrl, type FlowChecks, newFlowChecks, ssoRefused } from "./oidc.ts";
 
 /** Minutes a person has to sign in at the provider (or to enter a password to link). */
@@ -17,9 +18,7 @@ export const FLOW_TTL_MS = 10 * 60_000;
 
 export type AuthorizeFlow = Extract<SsoFlowRecord, { kind: "authorize" }>;
 
-function cookieName(deps: DashboardDeps): string {
-  return deps.config.dashboardSecureCookie ? "__Host-sovra_sso" : "sovra_sso";
-}
+const cookieName = (deps: DashboardDeps) => dashboardCookieName(deps, "sovra_sso");
 
 /** Saves the flow, sets the browser's cookie and returns the provider's authorization URL. */
 export async function startAuthorization(
