@@ -7,8 +7,8 @@
 import type { Catalog } from "../catalog/catalog.ts";
 import type { Store } from "../state/store.ts";
 import type { RoutingPolicyStore } from "../state/routing_policy_store.ts";
-import { policyView, toRecord } from "../router/policy_record.ts";
-import { PolicyError, validatePolicy } from "../router/validate_policy.ts";
+import { policyView, toRecord } from "../smart_router/policy_record.ts";
+import { PolicyError, validatePolicy } from "../smart_router/validate_policy.ts";
 
 export class RoutingCommandError extends Error {
   override name = "RoutingCommandError";

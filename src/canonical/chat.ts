@@ -1,5 +1,5 @@
 /**
- * The gateway's own chat request, result and stream events. Client dialects (chat
+ * The gateway's own chat request, result and stream events. Client API formats (chat
  * completions, responses) decode into these; provider adapters encode from them and decode
  * their upstream answers back into them.
  */

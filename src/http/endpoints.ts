@@ -14,10 +14,10 @@ import { transcriptionsHandler } from "./routes/audio_transcriptions.ts";
 import { speechHandler } from "./routes/audio_speech.ts";
 import { modelEntryHandler, modelListHandler } from "./routes/models.ts";
 import { healthHandler, readyHandler } from "./routes/health.ts";
-import { ChatCompletionRequestSchema } from "../dialects/chat/request_schema.ts";
-import { ResponsesRequestSchema } from "../dialects/responses/request_schema.ts";
-import { EmbeddingsRequestSchema } from "../dialects/embeddings/request_schema.ts";
-import { SpeechRequestSchema } from "../dialects/audio/speech_request.ts";
+import { ChatCompletionRequestSchema } from "../api_formats/chat/request_schema.ts";
+import { ResponsesRequestSchema } from "../api_formats/responses/request_schema.ts";
+import { EmbeddingsRequestSchema } from "../api_formats/embeddings/request_schema.ts";
+import { SpeechRequestSchema } from "../api_formats/audio/speech_request.ts";
 import {
   ChatCompletionSchema,
   EmbeddingsListSchema,

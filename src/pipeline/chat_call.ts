@@ -21,7 +21,7 @@ import { settleFailure, settleRequest } from "./settle_request.ts";
 import type { PipelineDeps } from "./pipeline_deps.ts";
 import { admitUpstream, holdUpstream } from "./admission_estimate.ts";
 import { untilAdmitted } from "./admission_wait.ts";
-import { collectToolCallIds } from "../router/stream_tool_calls.ts";
+import { collectToolCallIds } from "../smart_router/stream_tool_calls.ts";
 
 export interface ChatCallContext {
   deps: PipelineDeps;

@@ -33,7 +33,7 @@ import type {
   SourcedModels,
 } from "./route_plan.ts";
 import type { Model } from "../catalog/schema.ts";
-import { ROUTER_PREFIX } from "../router/policy.ts";
+import { ROUTER_PREFIX } from "../smart_router/policy.ts";
 
 export function planRoutes<P extends PlannedRequest>(
   input: PlanInput<P>,

@@ -8,13 +8,18 @@
 import type { ChatRequest } from "../canonical/chat.ts";
 import type { Model } from "../catalog/schema.ts";
 import { modelNotFound } from "../errors.ts";
-import { classifyText } from "../router/classifier.ts";
-import { decide, type DecisionInput, type ModelHealth, requestNeeds } from "../router/decide.ts";
+import { classifyText } from "../smart_router/classifier.ts";
+import {
+  decide,
+  type DecisionInput,
+  type ModelHealth,
+  requestNeeds,
+} from "../smart_router/decide.ts";
 import { poolTable } from "./pool_table.ts";
-import { noEligibleModel } from "../router/errors.ts";
-import { routerPolicyId } from "../router/policy.ts";
-import type { RoutingPolicyCache } from "../router/policy_cache.ts";
-import { continuedCalls, type RouterPins } from "../router/pins.ts";
+import { noEligibleModel } from "../smart_router/errors.ts";
+import { routerPolicyId } from "../smart_router/policy.ts";
+import type { RoutingPolicyCache } from "../smart_router/policy_cache.ts";
+import { continuedCalls, type RouterPins } from "../smart_router/pins.ts";
 import type { RouteMetrics } from "./route_metrics.ts";
 import type { CandidateFilter, ModelSource, PlanInput, SourcedModels } from "./route_plan.ts";
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createTranscriptionSlots } from "../../../src/dialects/audio/transcription_slots.ts";
+import { createTranscriptionSlots } from "../../../src/api_formats/audio/transcription_slots.ts";
 import { GatewayError } from "../../../src/errors.ts";
 
 Deno.test("createTranscriptionSlots — four run at once, the fifth gets the first freed slot", async () => {

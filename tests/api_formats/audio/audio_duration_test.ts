@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import {
   billableSeconds,
   measureAudioSeconds,
-} from "../../../src/dialects/audio/audio_duration.ts";
+} from "../../../src/api_formats/audio/audio_duration.ts";
 import { GatewayError } from "../../../src/errors.ts";
 import { makeWav, readFixture } from "../../helpers/audio.ts";
 

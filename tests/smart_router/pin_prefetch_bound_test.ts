@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { openKvStore } from "../../src/state/kv/kv_store.ts";
-import { MAX_PREFETCHED_CALLS, RouterPins } from "../../src/router/pins.ts";
+import { MAX_PREFETCHED_CALLS, RouterPins } from "../../src/smart_router/pins.ts";
 import type { RouterPinStore } from "../../src/state/router_pin_store.ts";
 import type { ChatRequest } from "../../src/canonical/chat.ts";
 import { closing } from "../helpers/dispose.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { dialPosition, neededQuality, tierFor } from "../../src/router/dial.ts";
+import { dialPosition, neededQuality, tierFor } from "../../src/smart_router/dial.ts";
 
 const grid = Array.from({ length: 21 }, (_, i) => i / 20);
 

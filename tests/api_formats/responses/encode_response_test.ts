@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
-import { packReasoning } from "../../../src/dialects/responses/reasoning_envelope.ts";
+import { packReasoning } from "../../../src/api_formats/responses/reasoning_envelope.ts";
 import type { Response as SdkResponse } from "openai/resources/responses/responses";
 import type { ChatResult } from "../../../src/canonical/chat.ts";
 import { Model } from "../../../src/catalog/schema.ts";
-import { decodeResponsesRequest } from "../../../src/dialects/responses/decode_request.ts";
-import { encodeResponse } from "../../../src/dialects/responses/encode_response.ts";
-import { ResponsesRequestSchema } from "../../../src/dialects/responses/request_schema.ts";
-import { responseEcho } from "../../../src/dialects/responses/response_echo.ts";
-import type { ResponseObject } from "../../../src/dialects/responses/response_object.ts";
+import { decodeResponsesRequest } from "../../../src/api_formats/responses/decode_request.ts";
+import { encodeResponse } from "../../../src/api_formats/responses/encode_response.ts";
+import { ResponsesRequestSchema } from "../../../src/api_formats/responses/request_schema.ts";
+import { responseEcho } from "../../../src/api_formats/responses/response_echo.ts";
+import type { ResponseObject } from "../../../src/api_formats/responses/response_object.ts";
 
 /** `output_text` is an SDK getter, not on the wire; `access_programs` is OpenAI-only. */
 type WireSdkResponse = Omit<SdkResponse, "output_text" | "access_programs">;

@@ -23,11 +23,11 @@ import { KEPT_CHUNK_CHARS, StreamAccounting } from "../../../src/canonical/strea
 import { eventBatches, type StreamDecoder } from "../../../src/providers/event_batches.ts";
 import { openaiSseDecoder } from "../../../src/providers/openai/convert_stream.ts";
 import { openaiPassthroughDecoder } from "../../../src/providers/openai/passthrough_decoder.ts";
-import { ChatChunkEncoder } from "../../../src/dialects/chat/encode_stream.ts";
-import { chatStreamBody } from "../../../src/dialects/chat/stream_body.ts";
+import { ChatChunkEncoder } from "../../../src/api_formats/chat/encode_stream.ts";
+import { chatStreamBody } from "../../../src/api_formats/chat/stream_body.ts";
 import { billableUsage } from "../../../src/pipeline/billable_usage.ts";
 import { costMicroEur } from "../../../src/billing/cost.ts";
-import { collectToolCallIds } from "../../../src/router/stream_tool_calls.ts";
+import { collectToolCallIds } from "../../../src/smart_router/stream_tool_calls.ts";
 import { startOpenAISimulator } from "../../../scripts/simulator/openai/mod.ts";
 import { sseData } from "../../helpers/sse.ts";
 import { FIXTURES, generatedStreams, type UpstreamStream } from "./passthrough_streams.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { parseMultipartForm } from "../../../src/dialects/audio/multipart.ts";
+import { parseMultipartForm } from "../../../src/api_formats/audio/multipart.ts";
 import { GatewayError } from "../../../src/errors.ts";
 import {
   chunkedStream,

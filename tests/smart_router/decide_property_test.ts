@@ -14,8 +14,8 @@ import {
   qualityOf,
   type RequestNeeds,
   requestPrice,
-} from "../../src/router/decide.ts";
-import { RoutingPolicy } from "../../src/router/policy.ts";
+} from "../../src/smart_router/decide.ts";
+import { RoutingPolicy } from "../../src/smart_router/policy.ts";
 
 const modelArb = (i: number): fc.Arbitrary<Model> =>
   fc.record({

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { classifyText, quantileOf, shippedWeights } from "../../src/router/classifier.ts";
-import { extractFeatures, FEATURE_NAMES, SCAN_HALF } from "../../src/router/features.ts";
+import { classifyText, quantileOf, shippedWeights } from "../../src/smart_router/classifier.ts";
+import { extractFeatures, FEATURE_NAMES, SCAN_HALF } from "../../src/smart_router/features.ts";
 
 Deno.test("classifier — the shipped weights match the feature list (retrain after a change)", () => {
   assert.deepEqual(shippedWeights.feature_names, [...FEATURE_NAMES]);

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
 import { Model } from "../../../src/catalog/schema.ts";
-import { decodeResponsesRequest } from "../../../src/dialects/responses/decode_request.ts";
-import { ResponsesRequestSchema } from "../../../src/dialects/responses/request_schema.ts";
+import { decodeResponsesRequest } from "../../../src/api_formats/responses/decode_request.ts";
+import { ResponsesRequestSchema } from "../../../src/api_formats/responses/request_schema.ts";
 import { GatewayError } from "../../../src/errors.ts";
-import { packReasoning } from "../../../src/dialects/responses/reasoning_envelope.ts";
+import { packReasoning } from "../../../src/api_formats/responses/reasoning_envelope.ts";
 
 const plainModel = Model.parse({
   id: "acme/chat-1",

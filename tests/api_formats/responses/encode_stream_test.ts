@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
-import { packReasoning } from "../../../src/dialects/responses/reasoning_envelope.ts";
+import { packReasoning } from "../../../src/api_formats/responses/reasoning_envelope.ts";
 import type { ChatStreamEvent } from "../../../src/canonical/chat.ts";
 import {
   createResponsesEventStream,
   type ResponsesStreamOptions,
   type ResponsesStreamOutcome,
-} from "../../../src/dialects/responses/encode_stream.ts";
+} from "../../../src/api_formats/responses/encode_stream.ts";
 import { UpstreamFailure } from "../../../src/providers/upstream_failure.ts";
 import { assertUsage, parseSse, validateResponsesStream } from "../../helpers/responses_stream.ts";
 

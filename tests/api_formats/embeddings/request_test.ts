@@ -3,8 +3,8 @@ import { z } from "zod";
 import {
   EmbeddingsRequestSchema,
   parseEmbeddingsRequest,
-} from "../../../src/dialects/embeddings/request_schema.ts";
-import { estimateEmbeddingTokens } from "../../../src/dialects/embeddings/estimate_embedding_tokens.ts";
+} from "../../../src/api_formats/embeddings/request_schema.ts";
+import { estimateEmbeddingTokens } from "../../../src/api_formats/embeddings/estimate_embedding_tokens.ts";
 import { GatewayError } from "../../../src/errors.ts";
 
 function fails(code: string, param?: string) {

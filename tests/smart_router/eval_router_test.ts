@@ -3,7 +3,7 @@ import { metricsOf, qualityCurve } from "../../scripts/router/metrics.ts";
 import { dataPresent, loadAll } from "../../scripts/router/data.ts";
 import { fit } from "../../scripts/router/fit.ts";
 import { RECIPE } from "../../scripts/router/recipe.ts";
-import { shippedWeights } from "../../src/router/classifier.ts";
+import { shippedWeights } from "../../src/smart_router/classifier.ts";
 
 const items = [
   { prompt: "a", strong: 1, weak: 0, group: "g" },

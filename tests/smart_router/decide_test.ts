@@ -6,8 +6,8 @@ import {
   type ModelHealth,
   type RequestNeeds,
   requestNeeds,
-} from "../../src/router/decide.ts";
-import { RoutingPolicy, type RoutingPolicyInput } from "../../src/router/policy.ts";
+} from "../../src/smart_router/decide.ts";
+import { RoutingPolicy, type RoutingPolicyInput } from "../../src/smart_router/policy.ts";
 
 function model(id: string, q: number, price: number, extra: Partial<Model> = {}): Model {
   return {
