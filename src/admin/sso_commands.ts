@@ -1,7 +1,7 @@
 /**
  * The admin CLI's single sign-on commands: `sso provider add|list|remove` (the operator's
  * identity providers) and `sso bind|show|unbind` (an organization's binding with its role
- * rules). The rules are the dashboard's (`dashboard/areas/sso_settings.ts`), audited with the
+ * rules; flags left out keep their current value). The rules are the dashboard's (`dashboard/areas/sso_settings.ts`), audited with the
  * actor `cli`; the client secret stays in the variable named by `--client-secret-env`.
  */
 import type { Store } from "../state/store.ts";
@@ -87,15 +87,20 @@ export async function runSsoCommand(
         return { id, removed: true };
       }
       case "bind": {
+        // What is not given stays as it is: `--require-sso false` alone is the break-glass
+        // switch for an organization whose provider is down.
         const orgId = await org();
         const current = await plane.sso.getBinding(orgId);
-        const requireSso = yesNo(flags, "require-sso") ?? current?.require_sso ?? false;
+        const rulesGiven = flags.domain !== undefined || flags.group !== undefined;
+        const provider = text(flags, "provider") ?? current?.provider;
+        if (!provider) throw new SsoCommandError("Missing --provider.");
+        const keep = rulesGiven || !current || current.provider !== provider ? undefined : current;
         return {
           ...(await bindProvider(deps, orgId, {
-            provider: required(flags, "provider"),
-            domains: many(flags, "domain"),
-            groups: many(flags, "group"),
-            require_sso: requireSso,
+            provider,
+            domains: keep ? keep.domains.map((r) => `${r.match}=${r.role}`) : many(flags, "domain"),
+            groups: keep ? keep.groups.map((r) => `${r.match}=${r.role}`) : many(flags, "group"),
+            require_sso: yesNo(flags, "require-sso") ?? current?.require_sso ?? false,
           }, "cli")),
         };
       }

@@ -92,6 +92,19 @@ Deno.test("admin CLI — sso provider add/list/remove, sso bind/show/unbind", as
   assert.equal(badRule.code, 1);
   assert.match(JSON.parse(badRule.stderr).error, /owner\|admin\|viewer/);
 
+  // Break-glass: "require SSO" off alone, the rules kept.
+  const off = await runAdminCli(kv, [
+    "sso",
+    "bind",
+    "--org",
+    String(org.id),
+    "--require-sso",
+    "false",
+  ]);
+  assert.equal(off.code, 0, off.stderr);
+  assert.equal(one(off.stdout).require_sso, false);
+  assert.deepEqual(one(off.stdout).groups, [{ match: "/acme/sovra-admins", role: "admin" }]);
+
   const bound = await runAdminCli(kv, ["sso", "provider", "remove", "--id", "keycloak-acme"]);
   assert.equal(bound.code, 1);
   assert.match(JSON.parse(bound.stderr).error, new RegExp(`still sign in .*${org.id}`));
@@ -117,7 +130,10 @@ Deno.test("admin CLI — sso provider add/list/remove, sso bind/show/unbind", as
     const orgActions = (await control.listAudit(String(org.id), 10)).map((
       e,
     ) => [e.actor, e.action]);
-    assert.deepEqual(orgActions, [["cli", "sso.unbound"], ["cli", "sso.bound"]]);
+    assert.deepEqual(orgActions, [["cli", "sso.unbound"], ["cli", "sso.bound"], [
+      "cli",
+      "sso.bound",
+    ]]);
     const global = (await control.listAudit(null, 10)).map((e) => e.action);
     assert.deepEqual(global, ["sso.provider_removed", "sso.provider_added"]);
   } finally {
