@@ -5,9 +5,12 @@
  * `iss`, `aud`, `exp`/`iat`, `nonce`. This file only feeds it the provider's settings and turns
  * its failures into refusals a person can read.
  *
- * Discovery (and with it the JWKS) is read afresh for every sign-in rather than cached: a
- * sign-in is rare next to its two extra requests, and a key the provider rotates in — or
- * withdraws — takes effect at the very next sign-in, with no restart and no stale cache.
+ * The callback reads discovery (and with it the JWKS) afresh rather than from a cache: a
+ * sign-in is rare next to its extra requests, and a key the provider rotates in — or withdraws —
+ * takes effect at the very next sign-in, with no restart and no stale cache. Only the start of a
+ * sign-in, which needs nothing but the authorization endpoint and which anyone may request, reuses
+ * a discovery up to a minute old, so that a flood of starts does not become a flood of requests
+ * to the provider.
  */
 import * as oidc from "openid-client";
 import { GatewayError } from "../../errors.ts";
@@ -15,6 +18,10 @@ import type { SsoProviderRecord } from "../../state/sso_records.ts";
 
 /** Seconds each request to the provider may take. */
 const PROVIDER_TIMEOUT_S = 10;
+/** How long the start of a sign-in may reuse a provider's discovery. */
+const START_DISCOVERY_MS = 60_000;
+
+const startDiscoveries = new Map<string, { at: number; config: Promise<oidc.Configuration> }>();
 
 export type IdTokenClaims = Record<string, unknown> & { iss: string; sub: string };
 
@@ -87,7 +94,15 @@ export async function authorizationUrl(
   checks: FlowChecks,
   options: { forceLogin?: boolean } = {},
 ): Promise<URL> {
-  const config = await discover(provider, secret);
+  const key = JSON.stringify([provider.issuer, provider.client_id]);
+  let cached = startDiscoveries.get(key);
+  if (!cached || Date.now() - cached.at >= START_DISCOVERY_MS) {
+    cached = { at: Date.now(), config: discover(provider, secret) };
+    startDiscoveries.set(key, cached);
+    // A failed discovery is not kept: the next start tries again.
+    cached.config.catch(() => startDiscoveries.delete(key));
+  }
+  const config = await cached.config;
   return oidc.buildAuthorizationUrl(config, {
     redirect_uri: provider.redirect_url,
     scope: provider.scopes.join(" "),
