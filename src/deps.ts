@@ -23,6 +23,8 @@ export interface GatewayCounters {
 
 export interface AppDeps {
   config: Config;
+  /** Closes the upstream HTTP client's pool (at shutdown; absent with a test's own fetch). */
+  closeUpstream?: () => void;
   store: Store;
   catalog: CatalogHolder;
   auth: ApiKeyAuthenticator;

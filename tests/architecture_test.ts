@@ -11,7 +11,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["config", "ids", "content_type", "read_sizing", "deadline_sweep"],
   ["log"],
   ["errors"],
-  ["zod_failure", "state", "canonical", "guardrail"],
+  ["zod_failure", "state", "canonical", "guardrail", "request_body"],
   ["limits", "auth", "catalog", "telemetry", "lifecycle"],
   ["providers", "billing", "smart_router", "accounts", "policy"],
   ["routing", "dashboard"],

@@ -11,6 +11,7 @@ import { GatewayError, internalError } from "../errors.ts";
 import { errorMessage } from "../log.ts";
 import { AccountError } from "../accounts/account_error.ts";
 import { requestGuard } from "./request_guard.ts";
+import { bodyDeadline } from "./body_deadline.ts";
 import { registerStaticAssets } from "./static_assets.ts";
 import { createApi } from "./api.ts";
 import { registerPublicPages } from "./pages/public_pages.tsx";
@@ -68,6 +69,7 @@ export function createDashboardApp(deps: DashboardDeps): Hono<DashEnv> {
     if (!c.req.path.startsWith("/static/")) c.header("cache-control", "no-store");
   });
   app.use("*", requestGuard(deps.publicUrl));
+  app.use("*", bodyDeadline(deps.config.bodyTimeoutMs));
   registerStaticAssets(app as unknown as Hono<never>);
   app.route("/api", createApi(deps));
   registerPublicPages(app, deps);
