@@ -74,7 +74,17 @@ try {
       threshold: { type: "string" },
       weights: { type: "string" },
       "sticky-seconds": { type: "string" },
+      issuer: { type: "string" },
+      "client-id": { type: "string" },
+      "client-secret-env": { type: "string" },
+      scopes: { type: "string" },
+      "redirect-url": { type: "string" },
+      "groups-claim": { type: "string" },
+      "email-verified-claim": { type: "string" },
       provider: { type: "string" },
+      domain: { type: "string", multiple: true },
+      group: { type: "string", multiple: true },
+      "require-sso": { type: "string" },
     },
   });
 } catch (error) {
@@ -150,6 +160,7 @@ try {
       defaultRpm: config.defaultRpm,
       ...withPlane(controlPlaneOf(store)),
       catalog: () => loadCatalog(config.catalogDir, DIALECTS),
+      secret: config.secret,
     });
   }
   // A warning (the command succeeded) is also told on stderr, one JSON line each.

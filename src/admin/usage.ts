@@ -35,6 +35,15 @@ SOVRA_DATABASE_URL is set. Prints one JSON object, or JSON lines for listings; e
   catalog probe [--provider P]                     each provider's model list and one minimal
                                                    request per route, with the real credentials
                                                    (JSON lines); exit 1 if any fails
+  sso provider add --id SLUG --issuer URL --client-id ID --client-secret-env VAR
+         --redirect-url URL [--name LABEL] [--scopes "openid email profile"]
+         [--groups-claim groups] [--email-verified-claim email_verified]
+                                                   an OpenID Connect provider (the secret
+                                                   stays in VAR); redirect URL: <dashboard>/sso/callback
+  sso provider list | sso provider remove --id SLUG
+  sso bind --org ID --provider SLUG [--domain example.eu=ROLE]... [--group NAME=ROLE]...
+         [--require-sso true|false]                 an organization's provider and role rules
+  sso show --org ID | sso unbind --org ID
 
 Amounts are integers in micro-EUR (1 EUR = 1,000,000).`;
 
