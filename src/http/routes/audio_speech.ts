@@ -10,7 +10,10 @@ import { servedHeaders } from "../served_headers.ts";
 import { readJsonBody } from "../body.ts";
 import { noteRequested } from "../refused_request.ts";
 import { respond } from "../answer.ts";
-import { parseSpeechRequest, validateSpeechRequest } from "../../dialects/audio/speech_request.ts";
+import {
+  parseSpeechRequest,
+  validateSpeechRequest,
+} from "../../api_formats/audio/speech_request.ts";
 import { callNonChat } from "../../pipeline/non_chat_call.ts";
 import { requireModelField } from "../validation.ts";
 
