@@ -11,6 +11,7 @@ import { CatalogHolder } from "./catalog/catalog_holder.ts";
 import { ApiKeyAuthenticator } from "./auth/api_key_authenticator.ts";
 import { createAdapters, DIALECTS } from "./providers/registry.ts";
 import { Settler } from "./billing/settle.ts";
+import { RefusedRows } from "./billing/refused_rows.ts";
 import { RouteMetrics } from "./routing/route_metrics.ts";
 import { NO_ROUTING_HOOKS } from "./routing/route_plan.ts";
 import { PolicyCache } from "./policy/policy_cache.ts";
@@ -28,7 +29,10 @@ import { Telemetry } from "./telemetry/telemetry.ts";
 import { Lifecycle } from "./lifecycle/lifecycle.ts";
 import { randomId } from "./util/ids.ts";
 import { postUpstream } from "./providers/transport/post_upstream.ts";
+import { upstreamClient } from "./providers/transport/upstream_client.ts";
 import { failureFromResponse } from "./providers/openai/errors.ts";
+import { controlPlaneOf } from "./state/kv/control_plane.ts";
+import type { Store } from "./state/store.ts";
 
 export interface ComposeOptions {
   log?: Logger;
@@ -50,7 +54,8 @@ export async function composeDependencies(
   const telemetry = new Telemetry({ tracing: config.tracing });
   const store = await openStore(config, log, (size, ms) => telemetry.committed(size, ms));
   const now = options.now ?? Date.now;
-  const upstreamFetch = options.fetch ?? fetch;
+  const client = options.fetch ? undefined : upstreamClient(config.upstreamIdleMs);
+  const upstreamFetch = options.fetch ?? client!.fetch;
   const unsentRequests = new UnsentTally();
   const unsentDebits = new UnsentTally();
   const holds = new CreditHolds();
@@ -59,11 +64,19 @@ export async function composeDependencies(
   telemetry.observeFailOpen(() => counters.gateStoreFailures);
   const deps: AppDeps = {
     config,
+    closeUpstream: () => client?.close(),
     store,
     catalog,
-    auth: new ApiKeyAuthenticator(store, config.keyCacheSeconds * 1000, now, config.staleServeMs),
+    auth: new ApiKeyAuthenticator(
+      store,
+      config.keyCacheSeconds * 1000,
+      now,
+      config.staleServeMs,
+      rpmCeilingOf(store),
+    ),
     adapters: createAdapters({ secret: config.secret, fetch: upstreamFetch }),
     settler,
+    refusedRows: new RefusedRows(settler, now),
     metrics: new RouteMetrics(),
     routing: {
       ...NO_ROUTING_HOOKS,
@@ -123,11 +136,22 @@ export async function composeDependencies(
   return deps;
 }
 
-/** After every server stopped: settles still in flight, then the store. */
+/**
+ * The operator's RPM ceiling of an organization, for the key lookup (its control-plane
+ * settings); a backend without those areas has none.
+ */
+function rpmCeilingOf(store: Store): ((orgId: string) => Promise<number | null>) | undefined {
+  const control = controlPlaneOf(store)?.control;
+  return control && (async (orgId) => (await control.getOrgSettings(orgId)).rpm_ceiling);
+}
+
+/** After every server stopped: merged refusal rows and settles still in flight, then the store. */
 export async function closeDependencies(deps: AppDeps): Promise<void> {
+  deps.refusedRows.flush(true);
   await deps.settler.idle();
   deps.settler.stopRetries();
   await deps.routerPins.idle();
   await deps.store.close();
   deps.telemetry.close();
+  deps.closeUpstream?.();
 }

@@ -11,7 +11,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["config", "util"],
   ["log"],
   ["errors"],
-  ["state", "canonical", "guardrail"],
+  ["state", "canonical", "guardrail", "request_body"],
   ["limits", "auth", "catalog", "telemetry", "lifecycle"],
   ["providers", "billing", "smart_router", "accounts", "policy"],
   ["routing", "dashboard"],
