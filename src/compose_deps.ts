@@ -10,9 +10,10 @@ import { guardStore } from "./state/guarded_store.ts";
 import { StoreBreaker } from "./state/store_breaker.ts";
 import { loadCatalog } from "./catalog/load.ts";
 import { CatalogHolder } from "./catalog/catalog_holder.ts";
-import { ApiKeyAuthenticator } from "./auth/api_key_cache.ts";
+import { ApiKeyAuthenticator } from "./auth/api_key_authenticator.ts";
 import { createAdapters, DIALECTS } from "./providers/registry.ts";
 import { Settler } from "./billing/settle.ts";
+import { RefusedRows } from "./billing/refused_rows.ts";
 import { RouteMetrics } from "./routing/route_metrics.ts";
 import { NO_ROUTING_HOOKS } from "./routing/route_plan.ts";
 import { PolicyCache } from "./policy/policy_cache.ts";
@@ -29,10 +30,12 @@ import { CreditHolds } from "./limits/credit_holds.ts";
 import { createSharedLimits } from "./limits/shared_limits.ts";
 import { Telemetry } from "./telemetry/telemetry.ts";
 import { Lifecycle } from "./lifecycle/lifecycle.ts";
-import { randomId } from "./ids.ts";
+import { randomId } from "./util/ids.ts";
 import { postUpstream } from "./providers/transport/post_upstream.ts";
 import { upstreamClient } from "./providers/transport/upstream_client.ts";
 import { failureFromResponse } from "./providers/openai/errors.ts";
+import { controlPlaneOf } from "./state/kv/control_plane.ts";
+import type { Store } from "./state/store.ts";
 
 export interface ComposeOptions {
   log?: Logger;
@@ -63,15 +66,13 @@ export async function composeDependencies(
   const instance = options.instance ?? randomId("inst_", 12);
   // Every store call on the request path has a deadline and a circuit; while open, a lease
   // renewal probes the store every second (a write: it fails under a lock as under an outage).
-  const store = guardStore(
-    backend,
-    new StoreBreaker({
-      deadlineMs: config.storeDeadlineMs,
-      probe: () => backend.renewLease(instance, Date.now() + config.instanceLeaseMs),
-      ...(backend.isOutage ? { isOutage: (error: unknown) => backend.isOutage!(error) } : {}),
-      log,
-    }),
-  );
+  const breaker = new StoreBreaker({
+    deadlineMs: config.storeDeadlineMs,
+    probe: () => backend.renewLease(instance, Date.now() + config.instanceLeaseMs),
+    ...(backend.isOutage ? { isOutage: (error: unknown) => backend.isOutage!(error) } : {}),
+    log,
+  });
+  const store = guardStore(backend, breaker);
   const now = options.now ?? Date.now;
   const client = options.fetch ? undefined : upstreamClient(config.upstreamIdleMs);
   const upstreamFetch = options.fetch ?? client!.fetch;
@@ -100,9 +101,16 @@ export async function composeDependencies(
     closeUpstream: () => client?.close(),
     store,
     catalog,
-    auth: new ApiKeyAuthenticator(store, config.keyCacheSeconds * 1000, now, config.staleServeMs),
+    auth: new ApiKeyAuthenticator(
+      store,
+      config.keyCacheSeconds * 1000,
+      now,
+      config.staleServeMs,
+      rpmCeilingOf(store, breaker),
+    ),
     adapters: createAdapters({ secret: config.secret, fetch: upstreamFetch }),
     settler,
+    refusedRows: new RefusedRows(settler, now),
     metrics: new RouteMetrics(),
     routing: {
       ...NO_ROUTING_HOOKS,
@@ -164,8 +172,23 @@ export async function composeDependencies(
   return deps;
 }
 
-/** After every server stopped: settles still in flight, then the store. */
+/**
+ * The operator's RPM ceiling of an organization, for the key lookup (its control-plane
+ * settings); a backend without those areas has none.
+ */
+/** The organization's RPM ceiling, read with a key's lookup: under the breaker's deadline too. */
+function rpmCeilingOf(
+  store: Store,
+  breaker: StoreBreaker,
+): ((orgId: string) => Promise<number | null>) | undefined {
+  const control = controlPlaneOf(store)?.control;
+  return control &&
+    (async (orgId) => (await breaker.call(() => control.getOrgSettings(orgId))).rpm_ceiling);
+}
+
+/** After every server stopped: merged refusal rows and settles still in flight, then the store. */
 export async function closeDependencies(deps: AppDeps): Promise<void> {
+  deps.refusedRows.flush(true);
   await deps.settler.idle();
   deps.settler.stopRetries();
   await deps.routerPins.idle();

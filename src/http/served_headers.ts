@@ -3,7 +3,7 @@
  * and, when a routing policy chose the model, which model served and why.
  */
 import type { ResolvedRoute } from "../catalog/resolved_route.ts";
-import type { RoutingDecision } from "../routing/route_plan.ts";
+import type { RouterDecision } from "../routing/route_plan.ts";
 
 /** Added to `headers` (a fresh object when not given), which is returned. */
 export function servedHeaders(
@@ -15,6 +15,20 @@ export function servedHeaders(
   headers["x-sovra-request-id"] = requestId;
   headers["x-sovra-provider"] = route.providerId;
   if (dropped.length > 0) headers["x-sovra-dropped-params"] = dropped.map(headerSafe).join(",");
+  return headers;
+}
+
+/**
+ * `x-sovra-adjusted-params`: values changed for the route that served, e.g.
+ * `reasoning.effort=medium->high` (an effort the model lacks, mapped to the nearest it has).
+ */
+export function adjustedHeader(
+  served: { adjusted?: readonly string[] },
+  headers: Record<string, string>,
+): Record<string, string> {
+  if (served.adjusted?.length) {
+    headers["x-sovra-adjusted-params"] = served.adjusted.map(headerSafe).join(",");
+  }
   return headers;
 }
 
@@ -41,7 +55,7 @@ function headerSafe(name: string): string {
  * `headers` (a fresh object when not given), which is returned.
  */
 export function routedHeaders(
-  served: { route: ResolvedRoute; fallbacks: number; routing?: RoutingDecision },
+  served: { route: ResolvedRoute; fallbacks: number; routing?: RouterDecision },
   headers: Record<string, string> = {},
 ): Record<string, string> {
   if (!served.routing) return headers;

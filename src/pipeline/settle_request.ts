@@ -10,7 +10,7 @@ import type { SettleInput } from "../billing/settle.ts";
 import type { ResolvedRoute } from "../catalog/resolved_route.ts";
 import type { FinishReason } from "../canonical/chat.ts";
 import { GatewayError } from "../errors.ts";
-import type { Caller, RoutingDecision } from "../routing/route_plan.ts";
+import type { Caller, RouterDecision } from "../routing/route_plan.ts";
 import type { PipelineDeps } from "./pipeline_deps.ts";
 
 /** The route that served, or the last one tried when none did. */
@@ -18,7 +18,7 @@ export interface SettledRoute {
   route: ResolvedRoute;
   fallbacks: number;
   /** The router's decision, when a routing policy chose the models. */
-  routing?: RoutingDecision;
+  routing?: RouterDecision;
 }
 
 /** What a request consumed, for its bill (an absent count is unknown, not zero). */
@@ -43,6 +43,8 @@ export interface RequestSettlement {
   consumed?: Consumption | Promise<Consumption>;
   /** How the generation ended (chat): a reason no mapper knows is logged with its raw value. */
   finish?: { reason: FinishReason | undefined; raw: string | undefined };
+  /** A failed request's error code, as the client got it. */
+  errorCode?: string;
 }
 
 /** The longest raw finish reason logged (an upstream token, never content). */
@@ -89,8 +91,9 @@ function settleInput(s: RequestSettlement, used: Consumption | undefined): Settl
     requestedModel: s.requestedModel,
     // The route that served is priced (a router's pool can serve another catalog model).
     model: served?.route.model,
-    // A routed answer names the catalog model that served (as its `model` field does).
-    servedModel: served?.routing ? served.route.model.id : served?.route.route.upstream_model,
+    // The catalog model that served, direct or routed (as the answer's `model` field does);
+    // the upstream id is the route's, named with the provider.
+    servedModel: served?.route.model.id,
     provider: served?.route.providerId,
     status: s.status,
     stream: s.stream,
@@ -104,6 +107,7 @@ function settleInput(s: RequestSettlement, used: Consumption | undefined): Settl
   };
   if (served?.routing) settle.routingPolicy = served.routing.policy;
   if (caller.notes?.guardrail) settle.guardrail = caller.notes.guardrail;
+  if (s.errorCode !== undefined) settle.errorCode = s.errorCode;
   return settle;
 }
 
@@ -119,7 +123,14 @@ export function settleFailure(
   clientSignal?: AbortSignal,
 ): void {
   if (!reachedProvider(error, s.served)) return;
-  settleRequest(deps, { ...s, status: clientStatus(error, clientSignal) });
+  const status = clientStatus(error, clientSignal);
+  settleRequest(deps, { ...s, status, errorCode: clientErrorCode(error, status) });
+}
+
+/** The error code the client gets with `status` (the app's error handler's). */
+function clientErrorCode(error: unknown, status: number): string {
+  if (error instanceof GatewayError) return error.code;
+  return status === 499 ? "client_closed" : "internal_error";
 }
 
 /**

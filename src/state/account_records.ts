@@ -36,6 +36,8 @@ export interface SessionRecord {
   last_seen: string;
   /** The session ends here whatever its use. */
   expires: string;
+  /** The identity provider it was signed in through; absent for a password sign-in. */
+  sso_provider?: string;
 }
 
 /** A one-time link to set a password (new user, invitation, reset); 24 h. */
@@ -43,6 +45,26 @@ export interface PasswordTokenRecord {
   /** SHA-256 (hex) of the token in the link. */
   hash: string;
   user: string;
+  created: string;
+  expires: string;
+}
+
+/**
+ * An invitation to join an organization, addressed to an e-mail (not to an account): the
+ * account with that e-mail accepts or declines it after signing in; while no account has the
+ * e-mail, the link's holder may create that account (and so accepts). One pending invitation
+ * per organization and e-mail: inviting again replaces it and its link.
+ */
+export interface InvitationRecord {
+  id: string;
+  org: string;
+  /** Lower-cased. */
+  email: string;
+  role: Role;
+  /** SHA-256 (hex) of the token in the invitation link. */
+  token_hash: string;
+  /** The inviting user's e-mail, or `cli`. */
+  invited_by: string;
   created: string;
   expires: string;
 }
@@ -63,6 +85,10 @@ export type AuditAction =
   | "key.revoked"
   | "credits.granted"
   | "member.invited"
+  | "member.added"
+  | "invitation.accepted"
+  | "invitation.declined"
+  | "invitation.revoked"
   | "member.role_changed"
   | "member.removed"
   | "org.created"
@@ -73,7 +99,18 @@ export type AuditAction =
   | "user.created"
   | "user.removed"
   | "user.password_set"
-  | "login.failed";
+  | "login.failed"
+  | "member.joined"
+  | "sso.provider_added"
+  | "sso.provider_removed"
+  | "sso.bound"
+  | "sso.unbound"
+  | "sso.signed_in"
+  | "sso.linked"
+  | "sso.refused"
+  | "sso.role_kept"
+  | "sso.password_refused"
+  | "sso.break_glass";
 
 /** One control-plane action. Never a secret: ids, e-mails, roles and amounts only. */
 export interface AuditEntry {

@@ -1,6 +1,7 @@
 /**
  * The store as the request path sees it: every call the path makes runs under the breaker's
- * deadline and circuit (`store_breaker.ts`) — key lookups, policy and routing-policy reads,
+ * deadline and circuit (`store_breaker.ts`) — key lookups (and the organization's RPM ceiling read
+ * with them, `compose_deps.ts`), policy and routing-policy reads,
  * router pins, the gate's read, and the wait for a request's admission write. The settle is
  * not on the path (it is written after the answer; the backends keep what they cannot write:
  * a spill file, a commit that lands once the lock is gone). Everything else passes through.

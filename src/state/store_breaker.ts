@@ -21,7 +21,7 @@
  */
 import { errorMessage, type Logger } from "../log.ts";
 import { withDeadline } from "./deadline.ts";
-import { DeadlineSweep } from "../deadline_sweep.ts";
+import { DeadlineSweep } from "../util/deadline_sweep.ts";
 
 /** Retries of a call that met a dead pooled connection: one for each of a pool's connections. */
 const RETRIES = 10;

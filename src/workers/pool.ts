@@ -16,7 +16,7 @@ import type { Logger } from "../log.ts";
 import type { WorkerReply, WorkerRequest } from "./messages.ts";
 import { adoptOrphanedSpills } from "./spill_handover.ts";
 import { SharedTable } from "../limits/shared_table.ts";
-import { randomId } from "../ids.ts";
+import { randomId } from "../util/ids.ts";
 
 export interface WorkerGateway extends Gateway {
   /** Isolates serving the API (1: the primary alone). */

@@ -1,7 +1,22 @@
 // Sovra dashboard behaviour, served from /static/ (the CSP allows no inline script):
-// copy buttons, usage charts (uPlot). htmx does navigation, forms and confirmations.
+// copy buttons, usage charts (uPlot), forgetting htmx's history on sign-out. htmx does
+// navigation, forms and confirmations.
 (() => {
   "use strict";
+
+  // htmx is configured to keep no history snapshots; a tab that ran an older dashboard may still
+  // hold some, so signing out (and any page without a session) drops them.
+  function forgetHistory() {
+    try {
+      sessionStorage.removeItem("htmx-history-cache");
+      sessionStorage.removeItem("htmx-current-path-for-history");
+    } catch { /* storage unavailable: nothing was kept */ }
+  }
+
+  document.addEventListener("submit", (event) => {
+    if (event.target.matches('form[action="/logout"]')) forgetHistory();
+  });
+  if (document.documentElement.dataset.forgetHistory === "true") forgetHistory();
 
   function copy(button) {
     const target = document.querySelector(button.dataset.copy);

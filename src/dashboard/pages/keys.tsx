@@ -24,7 +24,7 @@ async function render(
     <Layout {...frame}>
       <ErrorNote message={extra.error} />
       {extra.created && snippets && (
-        <div class="notice" id="new-key-panel">
+        <div class="notice" id="new-key-panel" hx-history="false">
           <p>
             <strong>Your new key “{extra.created.name}”.</strong>{" "}
             Copy it now: it is shown only once and cannot be recovered.
@@ -80,7 +80,11 @@ async function render(
                 <td>
                   <code>{k.prefix}…</code>
                 </td>
-                <td class="num">{k.rpm}</td>
+                <td class="num">
+                  {k.rpm_effective < k.rpm
+                    ? <span title={`${k.rpm} set on the key`}>{k.rpm_effective} (ceiling)</span>
+                    : k.rpm}
+                </td>
                 <td>{k.created.slice(0, 10)}</td>
                 <td>{k.last_used_day ?? <span class="muted">never</span>}</td>
                 <td>

@@ -14,7 +14,8 @@ import { usagePage } from "./usage.tsx";
 import { membersPage } from "./members.tsx";
 import { auditPage } from "./audit.tsx";
 import { policiesPage } from "./policies.tsx";
-import { routingPage } from "./routing.tsx";
+import { routerPoliciesPage } from "./router_policies.tsx";
+import { ssoPage } from "./sso_org.tsx";
 
 export interface OrgPage {
   /** URL segment under `/orgs/:org/`. */
@@ -36,8 +37,9 @@ export const ORG_PAGES: ReadonlyArray<OrgPage | ComingSoon> = [
   usagePage,
   creditsPage,
   membersPage,
-  routingPage,
+  routerPoliciesPage,
   policiesPage,
+  ssoPage,
   auditPage,
 ];
 

@@ -6,14 +6,15 @@ import type { Context } from "hono";
 import type { AppDeps } from "../../deps.ts";
 import { type AppEnv, callerOf } from "../context.ts";
 import { readJsonBody } from "../body.ts";
+import { noteRequested } from "../refused_request.ts";
 import { respond } from "../answer.ts";
 import { parseBody } from "../validation.ts";
 import { ChatCompletionRequestSchema } from "../../api_formats/chat/request_schema.ts";
 import { decodeChatRequest } from "../../api_formats/chat/decode_request.ts";
 import { encodeChatCompletion } from "../../api_formats/chat/encode_response.ts";
-import { ChatChunkEncoder } from "../../api_formats/chat/encode_stream.ts";
+import { ChatChunkEncoder } from "../../api_formats/chat/chunk_encoder.ts";
 import { type ChatCallContext, completeChat, openChatStream } from "../../pipeline/chat_call.ts";
-import { answerModel, routedHeaders, servedHeaders } from "../served_headers.ts";
+import { adjustedHeader, answerModel, routedHeaders, servedHeaders } from "../served_headers.ts";
 import { prefetchRouterPins, resolveChatTarget } from "../chat_target.ts";
 import { chatStreamBody } from "../../api_formats/chat/stream_body.ts";
 import { wantsPassthrough } from "../../api_formats/chat/passthrough.ts";
@@ -21,10 +22,9 @@ import { wantsPassthrough } from "../../api_formats/chat/passthrough.ts";
 export function chatCompletionsHandler(deps: AppDeps) {
   return async (c: Context<AppEnv>) => {
     const state = c.get("state");
-    const body = parseBody(
-      ChatCompletionRequestSchema,
-      await readJsonBody(c.req.raw, { deadlineMs: deps.config.bodyTimeoutMs }),
-    );
+    const raw = await readJsonBody(c.req.raw, { deadlineMs: deps.config.bodyTimeoutMs });
+    noteRequested(state, raw);
+    const body = parseBody(ChatCompletionRequestSchema, raw);
     const target = resolveChatTarget(deps, body.model, state.apiKey.org);
     const { model, requestedModel } = target instanceof Promise ? await target : target;
     const request = decodeChatRequest(body);
@@ -55,7 +55,11 @@ export function chatCompletionsHandler(deps: AppDeps) {
       const headers = servedHeaders(state.requestId, served.route, served.dropped, {
         "content-type": "application/json",
       });
-      return respond(c, JSON.stringify(answer), routedHeaders(served, headers));
+      return respond(
+        c,
+        JSON.stringify(answer),
+        routedHeaders(served, adjustedHeader(served, headers)),
+      );
     }
 
     const open = await openChatStream(ctx, request, { passthrough: wantsPassthrough(request) });
@@ -74,6 +78,6 @@ export function chatCompletionsHandler(deps: AppDeps) {
       "content-type": "text/event-stream; charset=utf-8",
       "cache-control": "no-cache",
     });
-    return respond(c, body$, routedHeaders(open.served, headers));
+    return respond(c, body$, routedHeaders(open.served, adjustedHeader(open.served, headers)));
   };
 }

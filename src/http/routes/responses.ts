@@ -7,6 +7,7 @@ import type { Context } from "hono";
 import type { AppDeps } from "../../deps.ts";
 import { type AppEnv, callerOf } from "../context.ts";
 import { readJsonBody } from "../body.ts";
+import { noteRequested } from "../refused_request.ts";
 import { respond } from "../answer.ts";
 import { parseBody } from "../validation.ts";
 import { dialectOf } from "../../providers/registry.ts";
@@ -16,11 +17,11 @@ import {
   replaysReasoning,
 } from "../../api_formats/responses/decode_request.ts";
 import { encodeResponse } from "../../api_formats/responses/encode_response.ts";
-import { createResponsesEventStream } from "../../api_formats/responses/encode_stream.ts";
+import { createResponsesEventStream } from "../../api_formats/responses/event_stream.ts";
 import { newResponseId } from "../../api_formats/responses/response_object.ts";
 import { responseEcho } from "../../api_formats/responses/response_echo.ts";
 import { type ChatCallContext, completeChat, openChatStream } from "../../pipeline/chat_call.ts";
-import { answerModel, routedHeaders, servedHeaders } from "../served_headers.ts";
+import { adjustedHeader, answerModel, routedHeaders, servedHeaders } from "../served_headers.ts";
 import { prefetchRouterPins, resolveChatTarget } from "../chat_target.ts";
 import type { ChatStreamEvent } from "../../canonical/chat.ts";
 import type { ResolvedRoute } from "../../catalog/resolved_route.ts";
@@ -30,10 +31,9 @@ import { translateTextFormat } from "../../api_formats/responses/text_format.ts"
 export function responsesHandler(deps: AppDeps) {
   return async (c: Context<AppEnv>) => {
     const state = c.get("state");
-    const body = parseBody(
-      ResponsesRequestSchema,
-      await readJsonBody(c.req.raw, { deadlineMs: deps.config.bodyTimeoutMs }),
-    );
+    const raw = await readJsonBody(c.req.raw, { deadlineMs: deps.config.bodyTimeoutMs });
+    noteRequested(state, raw);
+    const body = parseBody(ResponsesRequestSchema, raw);
     const target = resolveChatTarget(deps, body.model, state.apiKey.org);
     const { model, requestedModel } = target instanceof Promise ? await target : target;
     const request = decodeResponsesRequest(body, model);
@@ -85,6 +85,7 @@ export function responsesHandler(deps: AppDeps) {
         {
           "content-type": "application/json",
           ...servedHeaders(state.requestId, served.route, dropped(served)),
+          ...adjustedHeader(served, {}),
           ...routedHeaders(served),
         },
       );
@@ -119,6 +120,7 @@ export function responsesHandler(deps: AppDeps) {
       "content-type": "text/event-stream; charset=utf-8",
       "cache-control": "no-cache",
       ...servedHeaders(state.requestId, open.served.route, dropped(open.served)),
+      ...adjustedHeader(open.served, {}),
       ...routedHeaders(open.served),
     });
   };

@@ -32,12 +32,25 @@
  *   ["pw_token", sha256hex]                     → PasswordTokenRecord
  *   ["user_token", userId, sha256hex]           → true (index: a user's tokens)
  *   ["login_fail", subject, windowStartMs]      → KvU64 failed logins in that window
+ *   ["invitation", invitationId]                → InvitationRecord (expires with it)
+ *   ["invitation_slot", orgId, email]           → invitationId (one pending per org and e-mail)
+ *   ["invitation_token", sha256hex]             → invitationId (the link's token)
+ *   ["email_invitation", email, invitationId]   → true (index: an e-mail's invitations)
  *   ["ledger", orgId, entryId]                  → LedgerEntry (ids sort by time)
  *   ["audit", orgId | "-", entryId]             → AuditEntry (ids sort by time)
  *   ["org_settings", orgId]                     → OrgSettings
  *   ["policy_org", orgId]                       → OrgPolicy (absent: the default policy)
  *   ["policy_key", keyId]                       → KeyPolicy (a key's narrowing)
  *   ["policy_audit", orgId, auditId]            → PolicyAuditEntry (ids sort by time)
+ *
+ * Single sign-on (records in `sso_records.ts`):
+ *   ["sso_provider", providerId]                → SsoProviderRecord
+ *   ["sso_binding", orgId]                      → SsoBindingRecord
+ *   ["sso_provider_org", providerId, orgId]     → true (index: the organizations binding it)
+ *   ["sso_identity", issuer, subject]           → SsoIdentityRecord
+ *   ["sso_user_identity", userId, issuer, sub]  → true (index: a user's identities)
+ *   ["sso_managed", orgId, userId]              → SsoManagedMembership
+ *   ["sso_flow", sha256hex]                     → SsoFlowRecord (expires with the flow)
  */
 export const kvKeys = {
   org: (orgId: string) => ["org", orgId] as const,
@@ -74,6 +87,12 @@ export const kvKeys = {
   userToken: (userId: string, hash: string) => ["user_token", userId, hash] as const,
   userTokenPrefix: (userId: string) => ["user_token", userId] as const,
   loginFailure: (subject: string, window: number) => ["login_fail", subject, window] as const,
+  invitation: (id: string) => ["invitation", id] as const,
+  invitationSlot: (orgId: string, email: string) => ["invitation_slot", orgId, email] as const,
+  invitationSlotPrefix: (orgId: string) => ["invitation_slot", orgId] as const,
+  invitationToken: (hash: string) => ["invitation_token", hash] as const,
+  emailInvitation: (email: string, id: string) => ["email_invitation", email, id] as const,
+  emailInvitationPrefix: (email: string) => ["email_invitation", email] as const,
   ledger: (orgId: string, entryId: string) => ["ledger", orgId, entryId] as const,
   ledgerPrefix: (orgId: string) => ["ledger", orgId] as const,
   ledgerAllPrefix: () => ["ledger"] as const,
@@ -98,6 +117,22 @@ export const kvKeys = {
   admissionProgress: (requestId: string) => ["admission_progress", requestId] as const,
   instance: (instanceId: string) => ["instance", instanceId] as const,
   instancePrefix: () => ["instance"] as const,
+  ssoProvider: (id: string) => ["sso_provider", id] as const,
+  ssoProviderPrefix: () => ["sso_provider"] as const,
+  ssoBinding: (orgId: string) => ["sso_binding", orgId] as const,
+  ssoBindingPrefix: () => ["sso_binding"] as const,
+  ssoProviderOrg: (providerId: string, orgId: string) =>
+    ["sso_provider_org", providerId, orgId] as const,
+  ssoProviderOrgPrefix: (providerId: string) => ["sso_provider_org", providerId] as const,
+  ssoIdentity: (issuer: string, subject: string) => ["sso_identity", issuer, subject] as const,
+  ssoIdentityPrefix: () => ["sso_identity"] as const,
+  ssoUserIdentity: (userId: string, issuer: string, subject: string) =>
+    ["sso_user_identity", userId, issuer, subject] as const,
+  ssoUserIdentityPrefix: (userId: string) => ["sso_user_identity", userId] as const,
+  ssoManaged: (orgId: string, userId: string) => ["sso_managed", orgId, userId] as const,
+  ssoManagedPrefix: (orgId: string) => ["sso_managed", orgId] as const,
+  ssoManagedAllPrefix: () => ["sso_managed"] as const,
+  ssoFlow: (hash: string) => ["sso_flow", hash] as const,
 };
 
 export type UsageField =

@@ -76,11 +76,13 @@ export async function writeBatch(
       on conflict (id) do nothing
       returning org_id, record
     ), billed as (
-      select org_id, record, 1 as sign, 1 as requests from inserted
+      -- A row standing for several refusals counts them all (refused_count).
+      select org_id, record, 1 as sign,
+        coalesce((record->>'refused_count')::bigint, 1) as requests from inserted
       union all
-      select c.org_id, c.record, 1, 0 from corrected c
+      select c.org_id, c.record, 1, 0::bigint from corrected c
       union all
-      select c.org_id, e.record, -1, 0 from corrected c join estimated e on e.id = c.id
+      select c.org_id, e.record, -1, 0::bigint from corrected c join estimated e on e.id = c.id
     ), spent as (
       insert into sovra_credits (org_id, spent_micro_eur)
       select org_id, sum(sign * (record->>'cost_micro_eur')::bigint) from billed
