@@ -7,6 +7,7 @@ import { changeMember, inviteMember, listMembers, parseRole } from "../areas/mem
 import { can } from "../access.ts";
 import { ROLES } from "../../state/account_records.ts";
 import { formError, formFields } from "./form.ts";
+import { Notice, ScrollRegion, VisuallyHidden } from "./regions.tsx";
 
 async function render(
   c: Context<DashEnv>,
@@ -21,7 +22,7 @@ async function render(
     <Layout {...frame}>
       <ErrorNote message={extra.error} />
       {extra.invited && (
-        <div class="notice">
+        <Notice>
           {extra.invited.url
             ? (
               <>
@@ -37,7 +38,7 @@ async function render(
               </>
             )
             : <p>Added {extra.invited.email}; they sign in with their existing password.</p>}
-        </div>
+        </Notice>
       )}
       <div class="panel">
         <h2>Invite a member</h2>
@@ -54,44 +55,56 @@ async function render(
         </form>
       </div>
       <div class="panel">
-        <table id="members">
-          <thead>
-            <tr>
-              <th>E-mail</th>
-              <th>Role</th>
-              <th>Since</th>
-              <th>Password</th>
-              <th></th>
-            </tr>
-          </thead>
-          <tbody>
-            {members.map((m) => (
+        <ScrollRegion label="Members">
+          <table id="members">
+            <thead>
               <tr>
-                <td>{m.email}</td>
-                <td>
-                  <form method="post" action={`${base}/${m.user}/role`} class="inline">
-                    <select name="role">
-                      {ROLES.map((r) => <option value={r} selected={r === m.role}>{r}</option>)}
-                    </select>{" "}
-                    <button type="submit" class="secondary">Change</button>
-                  </form>
-                </td>
-                <td>{m.since.slice(0, 10)}</td>
-                <td>{m.password_set ? "set" : <span class="muted">link not used yet</span>}</td>
-                <td>
-                  <form
-                    method="post"
-                    action={`${base}/${m.user}/remove`}
-                    class="inline"
-                    hx-confirm={`Remove ${m.email} from ${access.org.name}?`}
-                  >
-                    <button type="submit" class="danger">Remove</button>
-                  </form>
-                </td>
+                <th>E-mail</th>
+                <th>Role</th>
+                <th>Since</th>
+                <th>Password</th>
+                <th>
+                  <VisuallyHidden>Actions</VisuallyHidden>
+                </th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {members.map((m) => (
+                <tr>
+                  <td>{m.email}</td>
+                  <td>
+                    <form method="post" action={`${base}/${m.user}/role`} class="inline">
+                      <select name="role" aria-label={`Role of ${m.email}`}>
+                        {ROLES.map((r) => <option value={r} selected={r === m.role}>{r}</option>)}
+                      </select>{" "}
+                      <button
+                        type="submit"
+                        class="secondary"
+                        aria-label={`Change the role of ${m.email}`}
+                      >
+                        Change
+                      </button>
+                    </form>
+                  </td>
+                  <td>{m.since.slice(0, 10)}</td>
+                  <td>{m.password_set ? "set" : <span class="muted">link not used yet</span>}</td>
+                  <td>
+                    <form
+                      method="post"
+                      action={`${base}/${m.user}/remove`}
+                      class="inline"
+                      hx-confirm={`Remove ${m.email} from ${access.org.name}?`}
+                    >
+                      <button type="submit" class="danger" aria-label={`Remove ${m.email}`}>
+                        Remove
+                      </button>
+                    </form>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </ScrollRegion>
       </div>
     </Layout>,
     (extra.status ?? 200) as 200,
