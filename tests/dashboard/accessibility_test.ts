@@ -267,7 +267,7 @@ Deno.test("dashboard accessibility — axe, 390 px, keyboard, text alternatives,
       assert.equal(await chart.getAttribute("role"), "img");
       assert.match(
         (await chart.getAttribute("aria-label"))!,
-        /^Cost per day, last 30 days: € [\d.]+ in all; the highest day \d{4}-\d\d-\d\d with € [\d.]+\.$/,
+        /^Cost per day, last 30 days: €\s[\d.]+ in all; the highest day \d{4}-\d\d-\d\d with €\s[\d.]+\.$/,
       );
       assert.equal(await page.locator(".chart-data tbody tr").count(), 30);
 

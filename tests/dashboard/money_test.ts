@@ -13,27 +13,27 @@ import {
 } from "../../src/dashboard/money.ts";
 
 Deno.test("formatEur — exact, at least two decimals, thousands grouped, the euro sign first", () => {
-  assert.equal(formatEur(0), "€ 0.00");
-  assert.equal(formatEur(1), "€ 0.000001");
-  assert.equal(formatEur(63), "€ 0.000063");
-  assert.equal(formatEur(1_000), "€ 0.001");
-  assert.equal(formatEur(12_500_000), "€ 12.50");
-  assert.equal(formatEur(247_307_261), "€ 247.307261");
-  assert.equal(formatEur(1_234_567_890_000), "€ 1,234,567.89");
-  assert.equal(formatEur(-3_000_000), "-€ 3.00");
-  assert.equal(formatEur(9_007_199_254_740_993n), "€ 9,007,199,254.740993");
+  assert.equal(formatEur(0), "€\u00a00.00");
+  assert.equal(formatEur(1), "€\u00a00.000001");
+  assert.equal(formatEur(63), "€\u00a00.000063");
+  assert.equal(formatEur(1_000), "€\u00a00.001");
+  assert.equal(formatEur(12_500_000), "€\u00a012.50");
+  assert.equal(formatEur(247_307_261), "€\u00a0247.307261");
+  assert.equal(formatEur(1_234_567_890_000), "€\u00a01,234,567.89");
+  assert.equal(formatEur(-3_000_000), "-€\u00a03.00");
+  assert.equal(formatEur(9_007_199_254_740_993n), "€\u00a09,007,199,254.740993");
 });
 
 Deno.test("formatEur — a fixed number of decimals rounds half away from zero", () => {
-  assert.equal(formatEur(63, { decimals: 6 }), "€ 0.000063");
-  assert.equal(formatEur(1_000, { decimals: 6 }), "€ 0.001000");
-  assert.equal(formatEur(12_345, { decimals: 4 }), "€ 0.0123");
-  assert.equal(formatEur(12_350, { decimals: 4 }), "€ 0.0124");
-  assert.equal(formatEur(-12_350, { decimals: 4 }), "-€ 0.0124");
-  assert.equal(formatEur(1_995_000, { decimals: 2 }), "€ 2.00");
-  assert.equal(formatEur(999_999_500_000, { decimals: 0 }), "€ 1,000,000");
+  assert.equal(formatEur(63, { decimals: 6 }), "€\u00a00.000063");
+  assert.equal(formatEur(1_000, { decimals: 6 }), "€\u00a00.001000");
+  assert.equal(formatEur(12_345, { decimals: 4 }), "€\u00a00.0123");
+  assert.equal(formatEur(12_350, { decimals: 4 }), "€\u00a00.0124");
+  assert.equal(formatEur(-12_350, { decimals: 4 }), "-€\u00a00.0124");
+  assert.equal(formatEur(1_995_000, { decimals: 2 }), "€\u00a02.00");
+  assert.equal(formatEur(999_999_500_000, { decimals: 0 }), "€\u00a01,000,000");
   // A chart's tick may arrive as a float; it is a whole number of micro-EUR.
-  assert.equal(formatEur(399.99999999, { decimals: 4 }), "€ 0.0004");
+  assert.equal(formatEur(399.99999999, { decimals: 4 }), "€\u00a00.0004");
 });
 
 Deno.test("axisDecimals — enough decimals for ticks that far apart, never fewer than two", () => {
@@ -49,16 +49,23 @@ Deno.test("axisDecimals — enough decimals for ticks that far apart, never fewe
 Deno.test("moneyTicks — sub-cent ticks read apart (not '0 0 0 / 0.001')", () => {
   const labels = moneyTicks([0, 200, 400, 600, 800, 1000], 200);
   assert.deepEqual(labels, [
-    "€ 0.0000",
-    "€ 0.0002",
-    "€ 0.0004",
-    "€ 0.0006",
-    "€ 0.0008",
-    "€ 0.0010",
+    "€\u00a00.0000",
+    "€\u00a00.0002",
+    "€\u00a00.0004",
+    "€\u00a00.0006",
+    "€\u00a00.0008",
+    "€\u00a00.0010",
   ]);
   assert.equal(new Set(labels).size, labels.length);
-  assert.deepEqual(moneyTicks([0, 50_000, 100_000], 50_000), ["€ 0.00", "€ 0.05", "€ 0.10"]);
-  assert.deepEqual(moneyTicks([0, 2_500_000_000], 2_500_000_000), ["€ 0.00", "€ 2,500.00"]);
+  assert.deepEqual(moneyTicks([0, 50_000, 100_000], 50_000), [
+    "€\u00a00.00",
+    "€\u00a00.05",
+    "€\u00a00.10",
+  ]);
+  assert.deepEqual(moneyTicks([0, 2_500_000_000], 2_500_000_000), [
+    "€\u00a00.00",
+    "€\u00a02,500.00",
+  ]);
 });
 
 Deno.test("eurFieldValue — what a form field is filled with reads back exactly", () => {

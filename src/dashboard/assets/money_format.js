@@ -1,6 +1,7 @@
 // How the dashboard writes an amount of money. This one file is served to the browser (the
 // charts' axes and legends, /static/money_format.js) and imported by the server's pages through
-// `../money.ts`, so every amount on every page reads the same way: "€ 1,234.50".
+// `../money.ts`, so every amount on every page reads the same way: "€ 1,234.50" (with a no-break
+// space after the sign).
 // Plain JavaScript with JSDoc types: the dashboard has no build step.
 
 const MICRO = 1_000_000n;
@@ -29,7 +30,8 @@ export function formatEur(micro, options = {}) {
     fraction = (abs % MICRO).toString().padStart(6, "0").slice(0, places);
   }
   const whole = (abs / MICRO).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-  return `${sign}€ ${whole}${fraction ? `.${fraction}` : ""}`;
+  // A no-break space: the sign never ends a line without its number.
+  return `${sign}€\u00a0${whole}${fraction ? `.${fraction}` : ""}`;
 }
 
 /**
