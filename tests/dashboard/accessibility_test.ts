@@ -11,6 +11,7 @@ import assert from "node:assert/strict";
 import axeSource from "axe-core/axe.min.js" with { type: "text" };
 import type { Browser, Page } from "playwright-core";
 import { launchChromium } from "../helpers/chromium.ts";
+import { addProvider, bindProvider } from "../../src/dashboard/areas/sso_settings.ts";
 import {
   BROKEN_MODEL,
   type DashboardHarness,
@@ -118,6 +119,20 @@ async function seed(d: DashboardHarness) {
   await d.user("owner@example.eu", d.h.org, "owner");
   await d.user("viewer@example.eu", d.h.org, "viewer");
   await d.user("op@example.eu", undefined, undefined, true);
+  // An identity provider (never contacted here) so the sign-in and SSO pages show their forms.
+  await addProvider(d.dash.deps, {
+    id: "keycloak-acme",
+    name: "Acme Keycloak",
+    issuer: "https://id.acme.example/realms/acme",
+    client_id: "sovra",
+    client_secret_env: "SOVRA_TEST_SSO_SECRET",
+    redirect_url: `${d.url}/sso/callback`,
+  }, "test");
+  await bindProvider(d.dash.deps, d.h.org, {
+    provider: "keycloak-acme",
+    domains: "example.eu = viewer",
+    groups: "",
+  }, "test");
   // Requests (one failing) for the charts, the request table and the error rate.
   for (const model of [MODEL, MODEL, BROKEN_MODEL]) {
     const res = await d.h.post("/v1/chat/completions", {
@@ -168,6 +183,7 @@ Deno.test("dashboard accessibility — axe, 390 px, keyboard, text alternatives,
           "members",
           "routing",
           "policies",
+          "sso",
           "audit",
         ]
       ) {
@@ -236,6 +252,7 @@ Deno.test("dashboard accessibility — axe, 390 px, keyboard, text alternatives,
       const page = await open();
       await signIn(page, d.url, "op@example.eu");
       await audit(page, "operator", () => page.goto(`${d.url}/operator`), problems);
+      await audit(page, "operator sso", () => page.goto(`${d.url}/operator/sso`), problems);
       await audit(page, "operator credits", () => page.goto(`${org}/credits`), problems);
       await page.context().close();
       assert.deepEqual(problems, []);
