@@ -7,7 +7,7 @@ import { type CreatedKey, createKey, keySnippets, listKeys, revokeKey } from "..
 import { can } from "../access.ts";
 import { exampleModel } from "../example_model.ts";
 import { formError, formFields, optionalInt } from "./form.ts";
-import { Notice, ScrollRegion, VisuallyHidden } from "./regions.tsx";
+import { ActionsHeader, Notice, ScrollRegion } from "./regions.tsx";
 
 async function render(
   c: Context<DashEnv>,
@@ -72,9 +72,7 @@ async function render(
                 <th>Created</th>
                 <th>Last used</th>
                 <th>State</th>
-                <th>
-                  <VisuallyHidden>Actions</VisuallyHidden>
-                </th>
+                <ActionsHeader />
               </tr>
             </thead>
             <tbody>

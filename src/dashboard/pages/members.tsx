@@ -7,7 +7,7 @@ import { changeMember, inviteMember, listMembers, parseRole } from "../areas/mem
 import { can } from "../access.ts";
 import { ROLES } from "../../state/account_records.ts";
 import { formError, formFields } from "./form.ts";
-import { Notice, ScrollRegion, VisuallyHidden } from "./regions.tsx";
+import { ActionsHeader, Notice, ScrollRegion } from "./regions.tsx";
 
 async function render(
   c: Context<DashEnv>,
@@ -63,9 +63,7 @@ async function render(
                 <th>Role</th>
                 <th>Since</th>
                 <th>Password</th>
-                <th>
-                  <VisuallyHidden>Actions</VisuallyHidden>
-                </th>
+                <ActionsHeader />
               </tr>
             </thead>
             <tbody>

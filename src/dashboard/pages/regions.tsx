@@ -22,3 +22,12 @@ export function Notice(props: { id?: string; children?: Child }) {
 export function VisuallyHidden(props: { children?: Child }) {
   return <span class="visually-hidden">{props.children}</span>;
 }
+
+/** The header of a column of buttons: empty to the eye, "Actions" to a screen reader. */
+export function ActionsHeader() {
+  return (
+    <th>
+      <VisuallyHidden>Actions</VisuallyHidden>
+    </th>
+  );
+}

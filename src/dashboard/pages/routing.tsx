@@ -11,7 +11,7 @@ import { ErrorNote, frameFor, Layout } from "./layout.tsx";
 import { can } from "../access.ts";
 import { formError, optionalInt } from "./form.ts";
 import { formatEur } from "../money.ts";
-import { Notice, ScrollRegion, VisuallyHidden } from "./regions.tsx";
+import { ActionsHeader, Notice, ScrollRegion, VisuallyHidden } from "./regions.tsx";
 import {
   chatModels,
   deletePolicy,
@@ -72,9 +72,7 @@ async function render(c: Context<DashEnv>, deps: DashboardDeps, extra: Extra = {
                 <th class="num">Requests ({USAGE_DAYS} days)</th>
                 <th>Served by</th>
                 <th class="num">Spend</th>
-                <th>
-                  <VisuallyHidden>Actions</VisuallyHidden>
-                </th>
+                <ActionsHeader />
               </tr>
             </thead>
             <tbody>

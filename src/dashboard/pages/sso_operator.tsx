@@ -9,7 +9,7 @@ import {
   operatorProviders,
   operatorRemoveProvider,
 } from "../areas/sso_settings.ts";
-import { ScrollRegion, VisuallyHidden } from "./regions.tsx";
+import { ActionsHeader, ScrollRegion } from "./regions.tsx";
 
 async function render(
   c: Context<DashEnv>,
@@ -86,9 +86,7 @@ async function render(
                 <th>Issuer</th>
                 <th>Client id</th>
                 <th>Secret variable</th>
-                <th>
-                  <VisuallyHidden>Actions</VisuallyHidden>
-                </th>
+                <ActionsHeader />
               </tr>
             </thead>
             <tbody>
