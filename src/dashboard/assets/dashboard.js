@@ -91,9 +91,7 @@ function drawAll(root) {
 
 // A result swapped in place (the policy dry run) is scrolled into view, no further than needed.
 document.addEventListener("htmx:afterSettle", (event) => {
-  const shown = event.detail.elt?.querySelector?.("[data-reveal]") ??
-    (event.detail.elt?.matches?.("[data-reveal]") ? event.detail.elt : null);
-  shown?.scrollIntoView({ block: "nearest" });
+  if (event.target.matches?.("[data-reveal]")) event.target.scrollIntoView({ block: "nearest" });
 });
 
 document.addEventListener("DOMContentLoaded", () => drawAll(document));
