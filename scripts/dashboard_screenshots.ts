@@ -13,7 +13,7 @@ import { startDashboardBeside } from "../src/dashboard/server.ts";
 import { createOrganization } from "../src/accounts/orgs.ts";
 import { issueApiKey } from "../src/accounts/api_keys.ts";
 import { hashPassword } from "../src/dashboard/passwords.ts";
-import { createOrInviteUser } from "../src/dashboard/areas/accounts.ts";
+import { inviteToOrg } from "../src/dashboard/areas/invitations.ts";
 import { grantCredits } from "../src/dashboard/areas/credits.ts";
 import { randomId, timeOrderedId } from "../src/ids.ts";
 import type { RequestRecord } from "../src/state/records.ts";
@@ -72,7 +72,7 @@ await user("lena@acme.example", "owner");
 await user("jonas@acme.example", "admin");
 await user("finance@acme.example", "viewer");
 await user("ops@sovra.example", undefined, true);
-await createOrInviteUser(deps, {
+await inviteToOrg(deps, {
   email: "new.hire@acme.example",
   org: org.id,
   role: "viewer",

@@ -1,12 +1,26 @@
 // Sovra dashboard behaviour, served from /static/ as an ES module (the CSP allows no inline
 // script): copy buttons, the phone-width navigation menu, usage charts (uPlot, with money axes
-// from the same formatter as the pages), and bringing an in-place result into view. htmx does
-// navigation, forms and confirmations.
+// from the same formatter as the pages), bringing an in-place result into view, forgetting
+// htmx's history on sign-out. htmx does navigation, forms and confirmations.
 import { formatEur, moneyTicks } from "./money_format.js";
 
 // Lets the stylesheet collapse the navigation behind its menu button only when this script
 // runs (without it, the navigation stays open).
 document.documentElement.classList.add("js");
+
+// htmx is configured to keep no history snapshots; a tab that ran an older dashboard may still
+// hold some, so signing out (and any page without a session) drops them.
+function forgetHistory() {
+  try {
+    sessionStorage.removeItem("htmx-history-cache");
+    sessionStorage.removeItem("htmx-current-path-for-history");
+  } catch { /* storage unavailable: nothing was kept */ }
+}
+
+document.addEventListener("submit", (event) => {
+  if (event.target.matches('form[action="/logout"]')) forgetHistory();
+});
+if (document.documentElement.dataset.forgetHistory === "true") forgetHistory();
 
 function copy(button) {
   const target = document.querySelector(button.dataset.copy);

@@ -7,7 +7,7 @@ import { type CreatedKey, createKey, keySnippets, listKeys, revokeKey } from "..
 import { can } from "../access.ts";
 import { exampleModel } from "../example_model.ts";
 import { formError, formFields, optionalInt } from "./form.ts";
-import { ActionsHeader, Notice, ScrollRegion } from "./regions.tsx";
+import { ActionsHeader, ScrollRegion } from "./regions.tsx";
 
 async function render(
   c: Context<DashEnv>,
@@ -25,7 +25,7 @@ async function render(
     <Layout {...frame}>
       <ErrorNote message={extra.error} />
       {extra.created && snippets && (
-        <Notice id="new-key-panel">
+        <div class="notice" role="status" id="new-key-panel" hx-history="false">
           <p>
             <strong>Your new key “{extra.created.name}”.</strong>{" "}
             Copy it now: it is shown only once and cannot be recovered.
@@ -40,7 +40,7 @@ async function render(
           <pre>{snippets.python}</pre>
           <p class="muted">TypeScript (openai SDK)</p>
           <pre>{snippets.typescript}</pre>
-        </Notice>
+        </div>
       )}
       {manage && (
         <div class="panel">
@@ -82,7 +82,11 @@ async function render(
                   <td>
                     <code>{k.prefix}…</code>
                   </td>
-                  <td class="num">{k.rpm}</td>
+                  <td class="num">
+                    {k.rpm_effective < k.rpm
+                      ? <span title={`${k.rpm} set on the key`}>{k.rpm_effective} (ceiling)</span>
+                      : k.rpm}
+                  </td>
                   <td>{k.created.slice(0, 10)}</td>
                   <td>{k.last_used_day ?? <span class="muted">never</span>}</td>
                   <td>

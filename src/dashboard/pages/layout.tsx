@@ -3,6 +3,7 @@ import type { Child } from "hono/jsx";
 import type { DashboardDeps, OrgAccess, Viewer } from "../deps.ts";
 import { isBuilt, ORG_PAGES } from "./nav.ts";
 import { formatEur } from "../money.ts";
+import { pendingInvitations } from "../areas/invitations.ts";
 
 export interface Frame {
   title: string;
@@ -12,9 +13,17 @@ export interface Frame {
   /** The current page's path segment, or "operator". */
   current: string;
   lowBalance?: { balance: number; threshold: number } | undefined;
+  /** How many invitations wait for the viewer's answer. */
+  invitations: number;
 }
 
+/**
+ * htmx keeps no history snapshots (`historyCacheSize: 0`: nothing of a page — a key shown once,
+ * an invitation link, balances — is written to the tab's sessionStorage; Back fetches the page
+ * from the server, which after sign-out means the sign-in page).
+ */
 const HTMX_CONFIG = JSON.stringify({
+  historyCacheSize: 0,
   includeIndicatorStyles: false,
   allowEval: false,
   allowScriptTags: false,
@@ -88,6 +97,17 @@ export function Layout(props: Frame & { children?: Child }) {
                   {props.orgs.map((o) => <a href={`/orgs/${o.id}/overview`}>{o.name}</a>)}
                 </nav>
               )}
+              {(props.invitations > 0 || props.current === "invitations") && (
+                <nav aria-label="Invitations">
+                  <div class="section">You</div>
+                  <a
+                    href="/invitations"
+                    aria-current={props.current === "invitations" ? "page" : undefined}
+                  >
+                    Invitations ({props.invitations})
+                  </a>
+                </nav>
+              )}
               {viewer.user.operator && (
                 <nav aria-label="Operator">
                   <div class="section">Operator</div>
@@ -133,7 +153,10 @@ export function Layout(props: Frame & { children?: Child }) {
   );
 }
 
-/** The frame's data for a request: the viewer's organizations and the low-balance check. */
+/**
+ * The frame's data for a request: the viewer's organizations, the low-balance check and the
+ * count of invitations waiting for the viewer.
+ */
 export async function frameFor(
   deps: DashboardDeps,
   viewer: Viewer,
@@ -155,7 +178,8 @@ export async function frameFor(
       lowBalance = { balance: org.balance_micro_eur, threshold };
     }
   }
-  return { title, viewer, orgs, access, current, lowBalance };
+  const invitations = (await pendingInvitations(deps, viewer)).length;
+  return { title, viewer, orgs, access, current, lowBalance, invitations };
 }
 
 export function ErrorNote(props: { message?: string | undefined }) {

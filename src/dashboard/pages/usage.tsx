@@ -143,7 +143,7 @@ export const usagePage: OrgPage = {
                   <tr>
                     <th scope="col" class="sticky">Time (UTC)</th>
                     <th scope="col">Model · provider</th>
-                    <th scope="col" class="num">Status</th>
+                    <th scope="col" class="num">Status · error</th>
                     <th scope="col" class="num">Cost</th>
                     <th scope="col" class="num">Tokens</th>
                     <th scope="col" class="num">Latency</th>
@@ -168,6 +168,12 @@ export const usagePage: OrgPage = {
                       </td>
                       <td class="num">
                         <span class={`pill ${r.status >= 400 ? "error" : "ok"}`}>{r.status}</span>
+                        {r.error_code && (
+                          <div class="muted small">
+                            {r.error_code}
+                            {r.refused_count !== undefined && ` × ${r.refused_count}`}
+                          </div>
+                        )}
                       </td>
                       <td class="num">{formatEur(r.cost_micro_eur, { decimals: 6 })}</td>
                       <td class="num">
