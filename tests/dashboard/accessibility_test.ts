@@ -12,6 +12,7 @@ import axeSource from "axe-core/axe.min.js" with { type: "text" };
 import type { Browser, Page } from "playwright-core";
 import { launchChromium } from "../helpers/chromium.ts";
 import { addProvider, bindProvider } from "../../src/dashboard/areas/sso_settings.ts";
+import { inviteToOrg } from "../../src/dashboard/areas/invitations.ts";
 import {
   BROKEN_MODEL,
   type DashboardHarness,
@@ -125,7 +126,8 @@ function submitted(
   };
 }
 
-async function seed(d: DashboardHarness) {
+/** Users, traffic, an identity provider; returns an invitation link (the viewer's, to a second organization). */
+async function seed(d: DashboardHarness): Promise<string> {
   await d.user("owner@example.eu", d.h.org, "owner");
   await d.user("viewer@example.eu", d.h.org, "viewer");
   await d.user("op@example.eu", undefined, undefined, true);
@@ -153,11 +155,18 @@ async function seed(d: DashboardHarness) {
     await res.body?.cancel();
   }
   await d.h.flushed();
+  const invited = await inviteToOrg(d.dash.deps, {
+    org: d.otherOrg,
+    email: "viewer@example.eu",
+    role: "admin",
+    actor: "test",
+  });
+  return invited.invite_url;
 }
 
 Deno.test("dashboard accessibility — axe, 390 px, keyboard, text alternatives, live regions", async (t) => {
   await using d = await startDashboardHarness();
-  await seed(d);
+  const inviteLink = await seed(d);
   const browser: Browser = await launchChromium();
   try {
     const org = `${d.url}/orgs/${d.h.org}`;
@@ -175,6 +184,7 @@ Deno.test("dashboard accessibility — axe, 390 px, keyboard, text alternatives,
         problems,
       );
       await audit(page, "not found", () => page.goto(`${d.url}/no-such-page`), problems);
+      await audit(page, "invitation link", () => page.goto(inviteLink), problems);
       await page.context().close();
       assert.deepEqual(problems, []);
     });
@@ -253,6 +263,7 @@ Deno.test("dashboard accessibility — axe, 390 px, keyboard, text alternatives,
         await audit(page, `viewer ${p}`, () => page.goto(`${org}/${p}`), problems, false);
       }
       await audit(page, "viewer refused", () => page.goto(`${org}/members`), problems, false);
+      await audit(page, "invitations", () => page.goto(`${d.url}/invitations`), problems);
       await page.context().close();
       assert.deepEqual(problems, []);
     });

@@ -11,7 +11,7 @@ import { orgInvitations, revokeInvitation, type SentInvitation } from "../areas/
 import { can } from "../access.ts";
 import { ROLES } from "../../state/account_records.ts";
 import { formError, formFields } from "./form.ts";
-import { ActionsHeader, Notice, ScrollRegion } from "./regions.tsx";
+import { ActionsHeader, ScrollRegion } from "./regions.tsx";
 
 async function render(
   c: Context<DashEnv>,
@@ -107,37 +107,45 @@ async function render(
       {invitations.length > 0 && (
         <div class="panel">
           <h2>Pending invitations</h2>
-          <table id="invitations">
-            <thead>
-              <tr>
-                <th>E-mail</th>
-                <th>Role</th>
-                <th>Invited by</th>
-                <th>Until</th>
-                <th></th>
-              </tr>
-            </thead>
-            <tbody>
-              {invitations.map((inv) => (
+          <ScrollRegion label="Pending invitations">
+            <table id="invitations">
+              <thead>
                 <tr>
-                  <td>{inv.email}</td>
-                  <td>{inv.role}</td>
-                  <td>{inv.invited_by}</td>
-                  <td>{inv.expires.slice(0, 10)}</td>
-                  <td>
-                    <form
-                      method="post"
-                      action={`${base}/invitations/${inv.id}/revoke`}
-                      class="inline"
-                      hx-confirm={`Revoke the invitation of ${inv.email}?`}
-                    >
-                      <button type="submit" class="danger">Revoke</button>
-                    </form>
-                  </td>
+                  <th>E-mail</th>
+                  <th>Role</th>
+                  <th>Invited by</th>
+                  <th>Until</th>
+                  <ActionsHeader />
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {invitations.map((inv) => (
+                  <tr>
+                    <td>{inv.email}</td>
+                    <td>{inv.role}</td>
+                    <td>{inv.invited_by}</td>
+                    <td>{inv.expires.slice(0, 10)}</td>
+                    <td>
+                      <form
+                        method="post"
+                        action={`${base}/invitations/${inv.id}/revoke`}
+                        class="inline"
+                        hx-confirm={`Revoke the invitation of ${inv.email}?`}
+                      >
+                        <button
+                          type="submit"
+                          class="danger"
+                          aria-label={`Revoke the invitation of ${inv.email}`}
+                        >
+                          Revoke
+                        </button>
+                      </form>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </ScrollRegion>
         </div>
       )}
     </Layout>,
