@@ -298,7 +298,10 @@ Deno.test("dashboard accessibility — axe, 390 px, keyboard, text alternatives,
       await page.keyboard.press("Tab");
       assert.equal(await active(), "Skip to content");
       await page.keyboard.press("Enter");
-      assert.equal(await active(), "main");
+      await page.waitForFunction(() =>
+        // deno-lint-ignore no-explicit-any
+        (globalThis as any).document.activeElement?.id === "main"
+      );
 
       // Charts: a summary as their name, the numbers in a table.
       const chart = page.locator("[data-chart]").first();
@@ -376,12 +379,18 @@ Deno.test("dashboard accessibility — axe, 390 px, keyboard, text alternatives,
       const result = page.locator("#dry-run");
       await result.waitFor();
       assert.match((await result.textContent())!, /Passes: acme\/chat would be served/);
-      assert.ok(
-        await page.evaluate<boolean>(
-          "(box => box.top >= 0 && box.bottom <= innerHeight + 1)(document.getElementById('dry-run').getBoundingClientRect())",
-        ),
-        "the result is on screen",
-      );
+      // It is scrolled to once htmx has settled the swap.
+      const onScreen = await page.waitForFunction(
+        () => {
+          // deno-lint-ignore no-explicit-any
+          const g = globalThis as any;
+          const box = g.document.getElementById("dry-run").getBoundingClientRect();
+          return box.top >= 0 && box.bottom <= g.innerHeight + 1;
+        },
+        undefined,
+        { timeout: 5_000 },
+      ).then(() => true, () => false);
+      assert.ok(onScreen, "the result is on screen");
       assert.equal(
         await page.evaluate<string | null>(
           "document.getElementById('dry-run').closest('[aria-live]')?.getAttribute('aria-live') ?? null",
