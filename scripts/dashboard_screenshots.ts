@@ -15,7 +15,7 @@ import { issueApiKey } from "../src/accounts/api_keys.ts";
 import { hashPassword } from "../src/dashboard/passwords.ts";
 import { inviteToOrg } from "../src/dashboard/areas/invitations.ts";
 import { grantCredits } from "../src/dashboard/areas/credits.ts";
-import { randomId, timeOrderedId } from "../src/ids.ts";
+import { randomId, timeOrderedId } from "../src/util/ids.ts";
 import type { RequestRecord } from "../src/state/records.ts";
 import type { OrgPolicy } from "../src/state/policy_store.ts";
 import { startOpenAISimulator } from "./simulator/openai/mod.ts";

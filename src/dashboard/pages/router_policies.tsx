@@ -20,7 +20,7 @@ import {
   previewPolicy,
   savePolicy,
   USAGE_DAYS,
-} from "../areas/routing.ts";
+} from "../areas/router_policies.ts";
 import { LIVE_MINUTES, type LiveModelStats, liveModelStats } from "../areas/model_health.ts";
 import type { Prediction } from "../../smart_router/predict.ts";
 import { DEFAULT_THRESHOLD } from "../../smart_router/dial.ts";
@@ -270,7 +270,7 @@ async function draftOf(c: Context<DashEnv>): Promise<{ draft: PolicyDraft; actio
   };
 }
 
-export const routingPage: OrgPage = {
+export const routerPoliciesPage: OrgPage = {
   path: "routing",
   title: "Routing policies",
   visible: () => true,
