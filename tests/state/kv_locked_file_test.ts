@@ -65,7 +65,8 @@ Deno.test("KV file write-locked by another process — served within a deadline,
   }
   const servedWhileLocked = load.answered.length - before;
   await locker.status;
-  await until("healthz ok again within 5 s", async () => (await healthOf(url)) === "ok", 5_000);
+  // Seconds, not minutes; generous for a loaded machine (latency is the bench's job).
+  await until("healthz ok again", async () => (await healthOf(url)) === "ok", 30_000);
   const answered = await load.stop();
   assert.deepEqual(load.failures, [], "every request answered 200 within the deadline");
   assert.ok(servedWhileLocked > 0, "requests served while the file was locked");
