@@ -1,5 +1,5 @@
 /** Composition root: read config, start the gateway (store, catalog, adapters, server). */
-import { loadConfig, unknownSovraVariables } from "./src/config.ts";
+import { loadConfig, retiredSovraVariables, unknownSovraVariables } from "./src/config.ts";
 import { startGatewayWorkers } from "./src/workers/pool.ts";
 import { createLogger } from "./src/log.ts";
 import { startDashboardBeside } from "./src/dashboard/server.ts";
@@ -14,6 +14,12 @@ try {
       name,
     });
   }
+  for (const name of retiredSovraVariables(Deno.env.toObject())) {
+    log.warn(
+      "variable ignored: connection limits are the front proxy's (README, Reliability; deploy/nginx.conf)",
+      { name },
+    );
+  }
   // SOVRA_WORKERS isolates serve the API on one port; the primary one also everything else.
   const gateway = await startGatewayWorkers(Deno.env.toObject(), { log, signals: true });
   // Graceful shutdown: drain (readiness first), flush settles, close the store, exit 0. The
@@ -24,7 +30,9 @@ try {
     stopping = true;
     void (async () => {
       await closeDashboard?.().catch(() => {});
-      await gateway.drain();
+      const result = await gateway.drain();
+      // One line for the whole process (every isolate's streams cut at the deadline summed).
+      log.info("shutdown complete", { cut: result.cut, clean: result.clean });
       Deno.exit(0);
     })().catch((error) => {
       log.error("shutdown failed", { reason: (error as Error).message });
@@ -36,6 +44,9 @@ try {
   log.info("sovra listening", {
     url: gateway.url,
     workers: gateway.workers,
+    ...(gateway.metricsPort !== undefined
+      ? { metrics: `http://${config.host}:${gateway.metricsPort}/metrics` }
+      : {}),
     catalog: config.catalogDir,
     ...(config.databaseUrl ? { state: "postgres" } : { kv: config.kvPath }),
   });

@@ -18,8 +18,8 @@ import { guardrailRequestCheck, policyFilter } from "./policy/hooks.ts";
 import { settleRefusals } from "./pipeline/refusal_settle.ts";
 import { Guardrail } from "./guardrail/scanner.ts";
 import { routerModelSource } from "./routing/router_source.ts";
-import { RoutingPolicyCache } from "./router/policy_cache.ts";
-import { RouterPins } from "./router/pins.ts";
+import { RoutingPolicyCache } from "./smart_router/policy_cache.ts";
+import { RouterPins } from "./smart_router/pins.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { GateState } from "./limits/gate_state.ts";
 import { UnsentTally } from "./limits/unsent_tally.ts";
@@ -28,6 +28,7 @@ import { Telemetry } from "./telemetry/telemetry.ts";
 import { Lifecycle } from "./lifecycle/lifecycle.ts";
 import { randomId } from "./ids.ts";
 import { postUpstream } from "./providers/transport/post_upstream.ts";
+import { upstreamClient } from "./providers/transport/upstream_client.ts";
 import { failureFromResponse } from "./providers/openai/errors.ts";
 import { controlPlaneOf } from "./state/kv/control_plane.ts";
 import type { Store } from "./state/store.ts";
@@ -52,7 +53,8 @@ export async function composeDependencies(
   const telemetry = new Telemetry({ tracing: config.tracing });
   const store = await openStore(config, log, (size, ms) => telemetry.committed(size, ms));
   const now = options.now ?? Date.now;
-  const upstreamFetch = options.fetch ?? fetch;
+  const client = options.fetch ? undefined : upstreamClient(config.upstreamIdleMs);
+  const upstreamFetch = options.fetch ?? client!.fetch;
   const unsentRequests = new UnsentTally();
   const unsentDebits = new UnsentTally();
   const holds = new CreditHolds();
@@ -61,6 +63,7 @@ export async function composeDependencies(
   telemetry.observeFailOpen(() => counters.gateStoreFailures);
   const deps: AppDeps = {
     config,
+    closeUpstream: () => client?.close(),
     store,
     catalog,
     auth: new ApiKeyAuthenticator(
@@ -147,4 +150,5 @@ export async function closeDependencies(deps: AppDeps): Promise<void> {
   await deps.routerPins.idle();
   await deps.store.close();
   deps.telemetry.close();
+  deps.closeUpstream?.();
 }

@@ -60,17 +60,13 @@ export interface Config {
   metricsPort: number | undefined;
   /** Spans through Deno's OpenTelemetry (`OTEL_DENO=true`). */
   tracing: boolean;
-  /** Connection limits (connection_guard.ts): headers, keep-alive idle, JSON body, ceiling. */
-  headerTimeoutMs: number;
-  idleTimeoutMs: number;
-  bodyTimeoutMs: number;
-  /** 0: derived from the open-file limit. */
-  maxConnections: number;
   /**
-   * The connection guard's relay in front of the HTTP server (header/idle timeouts, ceiling,
-   * EMFILE survival); off behind a load balancer that enforces those limits itself.
+   * A JSON body must have arrived this long after its request's headers (a request-level limit,
+   * the handler's; connection-level ones are the front proxy's: docs/reliability.md).
    */
-  connectionGuard: boolean;
+  bodyTimeoutMs: number;
+  /** An upstream connection idle this long is closed (the fetch client's pool). */
+  upstreamIdleMs: number;
   /** Provider base URLs on this machine or link-local are expected (the demo): no warning. */
   allowLocalUpstreams: boolean;
   /** Smart router: per cent of `metrics` decisions that explore a not-best model. */
@@ -100,14 +96,6 @@ function integer(env: Record<string, string>, name: string, fallback: number, mi
     throw new ConfigError(`${name} must be an integer ≥ ${min}, got '${raw}'.`);
   }
   return value;
-}
-
-function onOff(env: Record<string, string>, name: string, fallback: boolean): boolean {
-  const raw = env[name];
-  if (raw === undefined || raw === "") return fallback;
-  if (raw === "on" || raw === "true") return true;
-  if (raw === "off" || raw === "false") return false;
-  throw new ConfigError(`${name} must be 'on' or 'off', got '${raw}'.`);
 }
 
 /** `SOVRA_TRUSTED_PROXIES`: comma-separated IP addresses or CIDR blocks (v4 or v6). */
@@ -186,11 +174,8 @@ export function configFromEnv(env: Record<string, string>): Config {
     drainMs: integer(env, "SOVRA_DRAIN_MS", 25_000),
     metricsPort: env.SOVRA_METRICS_PORT ? integer(env, "SOVRA_METRICS_PORT", 0) : undefined,
     tracing: env.OTEL_DENO === "true" || env.OTEL_DENO === "1",
-    headerTimeoutMs: integer(env, "SOVRA_HEADER_TIMEOUT_MS", 10_000, 1),
-    idleTimeoutMs: integer(env, "SOVRA_IDLE_TIMEOUT_MS", 30_000, 1),
     bodyTimeoutMs: integer(env, "SOVRA_BODY_TIMEOUT_MS", 30_000, 1),
-    maxConnections: integer(env, "SOVRA_MAX_CONNECTIONS", 0),
-    connectionGuard: onOff(env, "SOVRA_CONNECTION_GUARD", true),
+    upstreamIdleMs: integer(env, "SOVRA_UPSTREAM_IDLE_MS", 30_000, 1),
     allowLocalUpstreams: env.SOVRA_ALLOW_LOCAL_UPSTREAMS === "true",
     routerExplorationPercent,
     routerPolicyCacheMs,
@@ -203,11 +188,27 @@ export function configFromEnv(env: Record<string, string>): Config {
 const TOOL_VARIABLES = ["SOVRA_ROUTELLM_DIR", "SOVRA_EVAL_RESAMPLES"];
 
 /**
+ * Variables of the connection relay the process no longer has: these limits are the front
+ * proxy's now (`deploy/nginx.conf`, README "Reliability"). Named in their own warning at start.
+ */
+export const RETIRED_VARIABLES = [
+  "SOVRA_HEADER_TIMEOUT_MS",
+  "SOVRA_IDLE_TIMEOUT_MS",
+  "SOVRA_MAX_CONNECTIONS",
+  "SOVRA_CONNECTION_GUARD",
+];
+
+/** The retired variables `env` sets. */
+export function retiredSovraVariables(env: Record<string, string>): string[] {
+  return RETIRED_VARIABLES.filter((name) => env[name] !== undefined);
+}
+
+/**
  * `SOVRA_*` variables the configuration does not read: most likely typos, warned about at
  * start. The known names are the ones `configFromEnv` reads, so the list never goes stale.
  */
 export function unknownSovraVariables(env: Record<string, string>): string[] {
-  const read = new Set<string>(TOOL_VARIABLES);
+  const read = new Set<string>([...TOOL_VARIABLES, ...RETIRED_VARIABLES]);
   const tracked = new Proxy(env, {
     get(target, name) {
       if (typeof name === "string") read.add(name);

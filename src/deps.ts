@@ -13,8 +13,8 @@ import type { RoutingHooks } from "./routing/route_plan.ts";
 import type { Telemetry } from "./telemetry/telemetry.ts";
 import type { PolicyCache } from "./policy/policy_cache.ts";
 import type { Lifecycle } from "./lifecycle/lifecycle.ts";
-import type { RoutingPolicyCache } from "./router/policy_cache.ts";
-import type { RouterPins } from "./router/pins.ts";
+import type { RoutingPolicyCache } from "./smart_router/policy_cache.ts";
+import type { RouterPins } from "./smart_router/pins.ts";
 
 export interface GatewayCounters {
   /** Requests let through because the store failed (rate limit fail-open). */
@@ -23,6 +23,8 @@ export interface GatewayCounters {
 
 export interface AppDeps {
   config: Config;
+  /** Closes the upstream HTTP client's pool (at shutdown; absent with a test's own fetch). */
+  closeUpstream?: () => void;
   store: Store;
   catalog: CatalogHolder;
   auth: ApiKeyAuthenticator;

@@ -9,11 +9,12 @@ import type { AppDeps } from "./deps.ts";
 import { closeDependencies, composeDependencies, type ComposeOptions } from "./compose_deps.ts";
 import { createApp } from "./app.ts";
 import { describeBindError } from "./http/port_in_use.ts";
-import { defaultMaxConnections, type GuardLimits, serveGuarded } from "./http/connection_guard.ts";
+import { serveListener } from "./lifecycle/listener.ts";
 import type { Logger } from "./log.ts";
 import { startRetentionCleanup } from "./state/retention.ts";
 import { startAdmissionRecovery } from "./state/admission_recovery.ts";
 import { missingCredentials } from "./catalog/credential_check.ts";
+import { lifecycleNotices } from "./catalog/lifecycle.ts";
 import { DIALECTS } from "./providers/registry.ts";
 import { localBaseUrls } from "./catalog/base_url_check.ts";
 import { metricsHandler } from "./telemetry/metrics_server.ts";
@@ -35,8 +36,8 @@ export interface Gateway {
   /** Reloads the catalog from disk (SIGHUP). */
   reloadCatalog(): Promise<boolean>;
   /**
-   * Serves another listener of this process (the dashboard) behind the same connection guard
-   * as the API, with an eighth of its connection ceiling.
+   * Serves another listener of this process (the dashboard) as the API is served (a listener
+   * that survives accept errors; lifecycle/listener.ts).
    */
   serveBeside(
     handler: (request: Request) => Response | Promise<Response>,
@@ -63,7 +64,10 @@ export interface Served {
   shutdown(): Promise<void>;
 }
 
-/** Listens on `host:port`; a port in use names the variable that sets it (`portVariable`). */
+/**
+ * Listens on `host:port` (lifecycle/listener.ts: `Deno.serve`, listening again after an accept
+ * error); a port in use names the variable that sets it (`portVariable`).
+ */
 export function serve(
   handler: (
     request: Request,
@@ -73,22 +77,19 @@ export function serve(
     port: number;
     host: string;
     portVariable: string;
-    /** Connection limits (connection_guard.ts); without them a plain Deno.serve. */
-    guard?: { limits: GuardLimits; log: Logger };
+    log: Logger;
     /** Share the port with the other `SOVRA_WORKERS` isolates (`SO_REUSEPORT`, Linux). */
     reusePort?: boolean;
   },
 ): Served {
   let server: { addr: Deno.NetAddr; shutdown(): Promise<void> };
-  const listen = {
-    port: options.port,
-    hostname: options.host,
-    ...(options.reusePort ? { reusePort: true } : {}),
-  };
   try {
-    server = options.guard
-      ? serveGuarded({ ...listen, ...options.guard }, handler)
-      : Deno.serve({ ...listen, onListen: () => {} }, handler);
+    server = serveListener({
+      port: options.port,
+      hostname: options.host,
+      log: options.log,
+      ...(options.reusePort ? { reusePort: true } : {}),
+    }, handler);
   } catch (error) {
     throw describeBindError(error, options.portVariable, options.host, options.port);
   }
@@ -96,39 +97,23 @@ export function serve(
   return { port, url: `http://${options.host}:${port}`, shutdown: () => server.shutdown() };
 }
 
-/**
- * The connection guard's options for a listener (none when `SOVRA_CONNECTION_GUARD=off`). The
- * dashboard and `/metrics` get an eighth of the ceiling each, so the three listeners together
- * stay within the open-file limit the ceiling is derived from.
- */
-function guardOf(config: Config, log: Logger, share: number) {
-  if (!config.connectionGuard) return {};
-  const ceiling = config.maxConnections || defaultMaxConnections();
-  return {
-    guard: {
-      log,
-      limits: {
-        headerTimeoutMs: config.headerTimeoutMs,
-        idleTimeoutMs: config.idleTimeoutMs,
-        maxConnections: Math.max(16, Math.floor(ceiling * share)),
-      },
-    },
-  };
-}
-
 export async function startGateway(config: Config, options: GatewayOptions = {}): Promise<Gateway> {
   const deps = await composeDependencies(config, options);
   const { catalog, log, store } = deps;
-  const warnMissing = () => {
+  const warnCatalog = () => {
     for (const m of missingCredentials(catalog.current, config.secret, DIALECTS)) {
       log.warn("provider credential not set; its routes will fail over", { ...m });
+    }
+    const current = catalog.current;
+    for (const notice of lifecycleNotices(current.models, current.today())) {
+      log.warn("catalog lifecycle: " + notice.message, { state: notice.state });
     }
     if (config.allowLocalUpstreams) return;
     for (const local of localBaseUrls(catalog.current)) {
       log.warn("provider base_url is loopback or link-local; check the catalog", { ...local });
     }
   };
-  warnMissing();
+  warnCatalog();
   let api: Served | undefined;
   let metrics: Served | undefined;
   const worker = options.worker;
@@ -155,17 +140,15 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       port: config.port,
       host: config.host,
       portVariable: "SOVRA_PORT",
+      log,
       ...(worker !== undefined && worker.count > 1 ? { reusePort: true } : {}),
-      // The ceiling (and the open-file limit it derives from) is the process's: each isolate
-      // takes its share.
-      ...guardOf(config, log, 1 / (worker?.count ?? 1)),
     });
     if (config.metricsPort !== undefined && primary) {
       metrics = serve(metricsHandler(deps.telemetry), {
         port: config.metricsPort,
         host: config.host,
         portVariable: "SOVRA_METRICS_PORT",
-        ...guardOf(config, log, 1 / 8),
+        log,
       });
     }
   } catch (error) {
@@ -179,7 +162,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const cleanup = primary ? startRetentionCleanup(store, config.retentionDays, log) : { stop() {} };
   await recovery.started;
 
-  const onHup = () => void catalog.reload().then((ok) => ok && warnMissing());
+  const onHup = () => void catalog.reload().then((ok) => ok && warnCatalog());
   if (options.signals) Deno.addSignalListener("SIGHUP", onHup);
 
   return {
@@ -207,8 +190,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       return result;
     },
     reloadCatalog: () => catalog.reload(),
-    serveBeside: (handler, options) =>
-      serve(handler, { ...options, host: config.host, ...guardOf(config, log, 1 / 8) }),
+    serveBeside: (handler, options) => serve(handler, { ...options, host: config.host, log }),
     async close() {
       if (options.signals) Deno.removeSignalListener("SIGHUP", onHup);
       cleanup.stop();

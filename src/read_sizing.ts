@@ -4,8 +4,7 @@
  * hold a large buffer for its whole life. Reads start small; one that fills the small buffer
  * moves to the large one (a bulk transfer: an upload, a burst of events, a long answer), and
  * `SMALL_READS_TO_SHRINK` reads in a row that the small one would have held move back.
- * Used by the connection guard's relay (`http/relay_buffer.ts`) and the upstream stream reader
- * (`providers/event_batches.ts`).
+ * Used by the upstream stream reader (`providers/event_batches.ts`).
  */
 const SMALL_READS_TO_SHRINK = 8;
 

@@ -421,7 +421,7 @@ export function renderMarkdown(results: BenchResults): string {
       `Closed loop: ${s.closedTool}, ${s.connections} connections, ${s.closedSeconds} s after ` +
       `${s.warmupSeconds} s warm-up. Paced: open loop at ${s.pacedRate} req/s ` +
       `(slow-upstream: ${s.slowRate ?? "–"} req/s) for ${s.pacedSeconds} s. ` +
-      `Sovra state: ${s.sovraKv}. \`sovra-unguarded\` is Sovra with \`SOVRA_CONNECTION_GUARD=off\`.`,
+      `Sovra state: ${s.sovraKv}. Sovra has no connection layer of its own (its connection limits are the front proxy's).`,
     "",
     `| Scenario | Target | req/s (${s.connections} conn) | ÷ bare proxy | proxy CPU/req | errors |`,
     "|---|---|--:|--:|--:|--:|",

@@ -211,15 +211,13 @@ try {
       cpu: layout.proxyCpu,
       config: layout.config,
     });
-  const startSovra = async (profile: boolean, guard = "on", workers?: number) => {
+  const startSovra = async (profile: boolean, workers?: number) => {
     const proxy = await spawnDeno(
-      guard === "on" ? "sovra" : "sovra-unguarded",
+      "sovra",
       `${layout.scriptDir}/sovra_server.ts`,
       [
         "--upstream",
         simV1,
-        "--guard",
-        guard,
         ...(values.kv === undefined ? [] : ["--kv", values.kv]),
         ...(cluster ? ["--database-url", await cluster.database()] : []),
         ...(workers === undefined ? [] : ["--workers", String(workers)]),
@@ -243,30 +241,21 @@ try {
   children.push(bare);
   const sovra = await startSovra(true);
   children.push(sovra);
-  const unguarded = await startSovra(false, "off");
-  children.push(unguarded);
-  log(
-    `simulator ${simOrigin}, bare proxy ${bare.hello.url}, sovra ${sovra.hello.url}, ` +
-      `sovra without the connection guard ${unguarded.hello.url}`,
-  );
+  // One Sovra: the process has no connection layer of its own (its limits are the front
+  // proxy's, docs/reliability.md), so there is no build without one to compare it with.
+  log(`simulator ${simOrigin}, bare proxy ${bare.hello.url}, sovra ${sovra.hello.url}`);
 
   const endpoints: Partial<Record<TargetName, Endpoint>> = {
     direct: { base: simOrigin, key: "bench", catalog: false },
     "bare-proxy": { base: String(bare.hello.url), key: "bench", catalog: false },
     sovra: { base: String(sovra.hello.url), key: String(sovra.hello.key), catalog: true },
-    "sovra-unguarded": {
-      base: String(unguarded.hello.url),
-      key: String(unguarded.hello.key),
-      catalog: true,
-    },
   };
   const processes: Partial<Record<TargetName, BenchProcess>> = {
     "bare-proxy": bare,
     sovra,
-    "sovra-unguarded": unguarded,
   };
   /** Ours answer SIGUSR1 with their event-loop delay; a peer's runtime would not. */
-  const probed = new Set<BenchProcess>([bare, sovra, unguarded]);
+  const probed = new Set<BenchProcess>([bare, sovra]);
   const probeOf = (proxy: BenchProcess | undefined) =>
     proxy && probed.has(proxy) ? proxy : undefined;
   /** Peers that started (`--peers`); measured after every row of ours, see below. */
@@ -381,7 +370,7 @@ try {
   }
   if (spreadCount > 0) {
     results.spread = { streams: spreadCount, gapMs: SPREAD_GAP_MS, targets: {} };
-    for (const name of ["bare-proxy", "sovra", "sovra-unguarded"] as const) {
+    for (const name of ["bare-proxy", "sovra"] as const) {
       log(`${name}: ${spreadCount} spread-out streams for ${spreadSeconds} s`);
       const spec = chatRequest(endpoints[name]!, { stream: true, model: "spread" });
       await smokeTest(spec, `spread ${name}`);
@@ -403,7 +392,7 @@ try {
   if (!values["no-workers"]) {
     results.workers = {};
     for (const count of [1, 2] as const) {
-      const proxy = await startSovra(false, "on", count);
+      const proxy = await startSovra(false, count);
       children.push(proxy);
       const spec = chatRequest(
         { base: String(proxy.hello.url), key: String(proxy.hello.key), catalog: true },
@@ -423,13 +412,10 @@ try {
   // Memory per open stream is measured on fresh processes: what a long run leaves in the
   // heap is reported above as the peak and would blur the per-stream cost.
   await sovra.stop();
-  await unguarded.stop();
   await bare.stop();
   if (streamCount > 0) {
-    for (const name of ["sovra", "sovra-unguarded", "bare-proxy"] as const) {
-      const proxy = name === "bare-proxy"
-        ? await startBare()
-        : await startSovra(false, name === "sovra" ? "on" : "off");
+    for (const name of ["sovra", "bare-proxy"] as const) {
+      const proxy = name === "bare-proxy" ? await startBare() : await startSovra(false);
       children.push(proxy);
       const endpoint: Endpoint = name !== "bare-proxy"
         ? { base: String(proxy.hello.url), key: String(proxy.hello.key), catalog: true }

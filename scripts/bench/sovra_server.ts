@@ -5,7 +5,7 @@
  * file in the temp dir), an org with plenty of credit and a key with a huge rpm.
  *
  *   deno run -A scripts/bench/sovra_server.ts --upstream http://127.0.0.1:PORT/v1 [--kv PATH|:memory:]
- *     [--database-url postgres://…] [--guard on|off] [--workers N (SOVRA_WORKERS, default 1)]
+ *     [--database-url postgres://…] [--workers N (SOVRA_WORKERS, default 1)]
  *     [--admission-wait on|off]
  *
  * Prints one JSON line on stdout: `{"url", "key", "pid", "state", "models"}`. Stops on SIGTERM/SIGINT
@@ -31,7 +31,6 @@ const { values } = parseArgs({
     kv: { type: "string" },
     "database-url": { type: "string" },
     port: { type: "string", default: "0" },
-    guard: { type: "string", default: "on" },
     workers: { type: "string", default: "1" },
     "admission-wait": { type: "string", default: "on" },
   },
@@ -90,7 +89,6 @@ const gateway = await startGatewayWorkers({
   }),
   SOVRA_CATALOG: catalogDir,
   SOVRA_LOG: "warn",
-  SOVRA_CONNECTION_GUARD: values.guard,
   SOVRA_WORKERS: values.workers,
   [UPSTREAM_KEY_ENV]: "bench-upstream-secret",
 }, { log: createLogger("warn") });

@@ -10,7 +10,8 @@
  */
 export type ScenarioName = "non-stream" | "stream" | "router" | "slow-upstream";
 /**
- * `sovra-unguarded`: Sovra with `SOVRA_CONNECTION_GUARD=off` (no relay), same run;
+ * `sovra-unguarded`: the name of this checkout in `--baseline` runs (older code had a
+ *   connection relay it ran without; this one has none);
  * `portkey` / `litellm`: the peers of `--peers` (peers.ts).
  */
 export type TargetName =

@@ -21,12 +21,16 @@ import {
   classifyFeatures,
   classifyText,
   logit,
-} from "../../src/router/classifier.ts";
-import { decide, type RequestNeeds, TYPICAL_COMPLETION_TOKENS } from "../../src/router/decide.ts";
+} from "../../src/smart_router/classifier.ts";
+import {
+  decide,
+  type RequestNeeds,
+  TYPICAL_COMPLETION_TOKENS,
+} from "../../src/smart_router/decide.ts";
 import { modelsFileSchema } from "../../src/catalog/schema.ts";
 import { DIALECTS } from "../../src/providers/registry.ts";
 import type { Model } from "../../src/catalog/schema.ts";
-import { RoutingPolicy } from "../../src/router/policy.ts";
+import { RoutingPolicy } from "../../src/smart_router/policy.ts";
 
 const WEAK_MODEL = "mistral/mistral-small-2506";
 const STRONG_MODEL = "mistral/mistral-large-2512";

@@ -5,14 +5,14 @@
  * least one point. Each data set weighs the same in the loss, so 14k MMLU questions do not
  * drown 72 chat prompts. L2-regularised, full-batch Adam; deterministic.
  */
-import type { ClassifierWeights } from "../../src/router/classifier.ts";
-import { logit } from "../../src/router/classifier.ts";
+import type { ClassifierWeights } from "../../src/smart_router/classifier.ts";
+import { logit } from "../../src/smart_router/classifier.ts";
 import {
   extractFeatures,
   FEATURE_NAMES,
   type Features,
   HASH_BUCKETS,
-} from "../../src/router/features.ts";
+} from "../../src/smart_router/features.ts";
 import type { Item } from "./data.ts";
 
 export interface FitOptions {

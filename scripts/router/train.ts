@@ -1,7 +1,7 @@
 /**
  * `deno task train-router`: fits the shipped classifier weights on all of RouteLLM's labelled
  * data (read in place from `../shared/data/routellm/`) with the recipe in `recipe.ts`, and
- * writes `src/router/classifier_weights.json` (weights, the reference quantile table, and a
+ * writes `src/smart_router/classifier_weights.json` (weights, the reference quantile table, and a
  * digest of the training data). The data itself is never copied into the project.
  */
 import { dataDir, loadAll } from "./data.ts";
@@ -23,6 +23,6 @@ const out = {
   data_sha256: [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join(""),
   ...weights,
 };
-const file = new URL("../../src/router/classifier_weights.json", import.meta.url);
+const file = new URL("../../src/smart_router/classifier_weights.json", import.meta.url);
 await Deno.writeTextFile(file, JSON.stringify(out, null, 2) + "\n");
-console.log(`wrote src/router/classifier_weights.json from ${dataDir().pathname}`);
+console.log(`wrote src/smart_router/classifier_weights.json from ${dataDir().pathname}`);

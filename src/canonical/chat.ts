@@ -1,5 +1,5 @@
 /**
- * The gateway's own chat request, result and stream events. Client dialects (chat
+ * The gateway's own chat request, result and stream events. Client API formats (chat
  * completions, responses) decode into these; provider adapters encode from them and decode
  * their upstream answers back into them.
  */
@@ -81,7 +81,7 @@ export interface ReasoningRequest {
  * applies to them too).
  */
 export interface ChatRequest {
-  /** The catalog id the client asked for, e.g. `mistral/mistral-large-2411`. */
+  /** The catalog id the client asked for, e.g. `mistral/mistral-large-2512`. */
   model: string;
   messages: ChatMessage[];
   stream: boolean;

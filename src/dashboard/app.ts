@@ -1,8 +1,9 @@
 /**
  * createDashboardApp(deps): the control plane's Hono app — secure headers and CSRF guard on
  * everything, static assets, the JSON API under /api/, the public pages (sign in, set
- * password, an invitation link), then the pages behind a session: the invitee's invitations,
- * the operator's and each organization's (from `pages/nav.ts`). Served on its own port, beside or apart from the request API.
+ * password, an invitation link, single sign-on's redirect and callback), then the pages behind
+ * a session: the invitee's invitations, the operator's and each organization's (from
+ * `pages/nav.ts`). Served on its own port, beside or apart from the request API.
  */
 import { Hono } from "hono";
 import { secureHeaders } from "hono/secure-headers";
@@ -11,12 +12,15 @@ import { GatewayError, internalError } from "../errors.ts";
 import { errorMessage } from "../log.ts";
 import { AccountError } from "../accounts/account_error.ts";
 import { requestGuard } from "./request_guard.ts";
+import { bodyDeadline } from "./body_deadline.ts";
 import { registerStaticAssets } from "./static_assets.ts";
 import { createApi } from "./api.ts";
 import { registerPublicPages } from "./pages/public_pages.tsx";
 import { registerOperatorPages } from "./pages/operator.tsx";
 import { registerInvitationPages } from "./pages/invitations.tsx";
 import { pendingInvitations } from "./areas/invitations.ts";
+import { registerSsoPages } from "./pages/sso_pages.tsx";
+import { registerSsoOperatorPages } from "./pages/sso_operator.tsx";
 import { isBuilt, ORG_PAGES } from "./pages/nav.ts";
 import { requireViewer, withOrgAccess } from "./middleware.ts";
 import { ErrorPage } from "./pages/error_page.tsx";
@@ -69,9 +73,11 @@ export function createDashboardApp(deps: DashboardDeps): Hono<DashEnv> {
     if (!c.req.path.startsWith("/static/")) c.header("cache-control", "no-store");
   });
   app.use("*", requestGuard(deps.publicUrl));
+  app.use("*", bodyDeadline(deps.config.bodyTimeoutMs));
   registerStaticAssets(app as unknown as Hono<never>);
   app.route("/api", createApi(deps));
   registerPublicPages(app, deps);
+  registerSsoPages(app, deps);
 
   const signedIn = requireViewer(deps, "page");
   app.use("/", signedIn);
@@ -93,6 +99,7 @@ export function createDashboardApp(deps: DashboardDeps): Hono<DashEnv> {
   });
   registerOperatorPages(app, deps);
   registerInvitationPages(app, deps);
+  registerSsoOperatorPages(app, deps);
 
   const org = new Hono<DashEnv>();
   org.use("*", withOrgAccess(deps));

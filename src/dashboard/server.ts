@@ -1,6 +1,6 @@
 /**
  * Starts the dashboard on its own port over a store the caller opened (the gateway's, when
- * both run in one process, then behind the gateway's connection guard; see
+ * both run in one process, then served as the gateway serves its API; see
  * `scripts/dashboard.ts` for the dashboard alone).
  */
 import type { Config } from "../config.ts";
@@ -10,7 +10,9 @@ import type { Catalog } from "../catalog/catalog.ts";
 import { controlPlaneOf } from "../state/kv/control_plane.ts";
 import type { AccountStore } from "../state/account_store.ts";
 import type { ControlStore } from "../state/control_store.ts";
+import type { SsoStore } from "../state/sso_store.ts";
 import { createDashboardApp } from "./app.ts";
+import { serveListener } from "../lifecycle/listener.ts";
 import type { DashboardDeps } from "./deps.ts";
 
 export interface Dashboard {
@@ -25,11 +27,12 @@ export interface DashboardOptions {
   store: Store;
   accounts?: AccountStore;
   control?: ControlStore;
+  sso?: SsoStore;
   log: Logger;
   apiUrl: string;
   catalog?: () => Catalog;
   now?: () => number;
-  /** Serves the app (the gateway's connection guard); a plain `Deno.serve` without it. */
+  /** Serves the app (the gateway's `serveBeside`); a listener of its own without it. */
   listen?: (
     handler: (request: Request) => Response | Promise<Response>,
     options: { port: number; portVariable: string },
@@ -41,7 +44,8 @@ export function startDashboard(options: DashboardOptions): Dashboard {
   const areas = controlPlaneOf(options.store);
   const accounts = options.accounts ?? areas?.accounts;
   const control = options.control ?? areas?.control;
-  if (!accounts || !control) {
+  const sso = options.sso ?? areas?.sso;
+  if (!accounts || !control || !sso) {
     throw new Error("The dashboard has no control-plane stores for this state backend yet.");
   }
   let url = "";
@@ -50,6 +54,7 @@ export function startDashboard(options: DashboardOptions): Dashboard {
     store: options.store,
     accounts,
     control,
+    sso,
     log: options.log,
     now: options.now ?? Date.now,
     apiUrl: options.apiUrl,
@@ -62,7 +67,7 @@ export function startDashboard(options: DashboardOptions): Dashboard {
       port: config.dashboardPort,
       portVariable: "SOVRA_DASHBOARD_PORT",
     })
-    : plainServe(app.fetch, config);
+    : ownListener(app.fetch, config, options.log);
   const port = server.port;
   url = `http://${config.host}:${port}`;
   return {
@@ -73,14 +78,13 @@ export function startDashboard(options: DashboardOptions): Dashboard {
   };
 }
 
-function plainServe(
+/** Standalone (`deno task dashboard`): a listener of its own that survives accept errors. */
+function ownListener(
   handler: (request: Request) => Response | Promise<Response>,
   config: Config,
+  log: Logger,
 ): { port: number; shutdown(): Promise<void> } {
-  const server = Deno.serve(
-    { port: config.dashboardPort, hostname: config.host, onListen: () => {} },
-    handler,
-  );
+  const server = serveListener({ port: config.dashboardPort, hostname: config.host, log }, handler);
   return { port: server.addr.port, shutdown: () => server.shutdown() };
 }
 
@@ -89,7 +93,7 @@ export function startDashboardBeside(
   gateway: {
     url: string;
     deps: { config: Config; store: Store; catalog: { current: Catalog } };
-    /** The gateway's listener with its connection guard (`Gateway.serveBeside`). */
+    /** A listener served as the gateway's API is (`Gateway.serveBeside`). */
     serveBeside?: DashboardOptions["listen"];
   },
   log: Logger,

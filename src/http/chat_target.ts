@@ -8,8 +8,8 @@ import type { AppDeps } from "../deps.ts";
 import type { Model } from "../catalog/schema.ts";
 import type { ChatRequest } from "../canonical/chat.ts";
 import { modelNotFound } from "../errors.ts";
-import { routerPolicyId } from "../router/policy.ts";
-import { noEligibleModel } from "../router/errors.ts";
+import { routerPolicyId } from "../smart_router/policy.ts";
+import { noEligibleModel } from "../smart_router/errors.ts";
 import { poolTable } from "../routing/pool_table.ts";
 
 export interface ChatTarget {

@@ -14,10 +14,10 @@ import { transcriptionsHandler } from "./routes/audio_transcriptions.ts";
 import { speechHandler } from "./routes/audio_speech.ts";
 import { modelEntryHandler, modelListHandler } from "./routes/models.ts";
 import { healthHandler, readyHandler } from "./routes/health.ts";
-import { ChatCompletionRequestSchema } from "../dialects/chat/request_schema.ts";
-import { ResponsesRequestSchema } from "../dialects/responses/request_schema.ts";
-import { EmbeddingsRequestSchema } from "../dialects/embeddings/request_schema.ts";
-import { SpeechRequestSchema } from "../dialects/audio/speech_request.ts";
+import { ChatCompletionRequestSchema } from "../api_formats/chat/request_schema.ts";
+import { ResponsesRequestSchema } from "../api_formats/responses/request_schema.ts";
+import { EmbeddingsRequestSchema } from "../api_formats/embeddings/request_schema.ts";
+import { SpeechRequestSchema } from "../api_formats/audio/speech_request.ts";
 import {
   ChatCompletionSchema,
   EmbeddingsListSchema,
@@ -32,7 +32,10 @@ import {
 const SSE = { type: "string", description: "Server-sent events" };
 const SERVED = {
   "x-sovra-provider": "The provider that served the request.",
-  "x-sovra-dropped-params": "Parameters removed or ignored for this route, comma-separated.",
+  "x-sovra-dropped-params":
+    "Parameters removed or ignored for this route, comma-separated (message fields as `messages[].name`).",
+  "x-sovra-adjusted-params":
+    "Values changed for this route, comma-separated, e.g. `reasoning.effort=medium->high` (an effort the model lacks, mapped to the nearest it has).",
   "x-ratelimit-remaining-requests": "Requests this key may still make in the window.",
 };
 
@@ -191,7 +194,7 @@ export const endpoints: readonly Endpoint[] = [
     path: "/v1/models/{id}",
     method: "get",
     summary:
-      "One active model (the id includes its provider: `/v1/models/mistral/mistral-large-2411`)",
+      "One active model (the id includes its provider: `/v1/models/mistral/mistral-large-2512`)",
     pathParams: {
       id: {
         description: "A model id, '<provider>/<model>'; its slash may be sent as is or as %2F.",

@@ -8,7 +8,7 @@
 import type { Catalog } from "../catalog/catalog.ts";
 import type { Model } from "../catalog/schema.ts";
 import { RouteMetrics } from "./route_metrics.ts";
-import type { RoutingPolicy } from "../router/policy.ts";
+import type { RoutingPolicy } from "../smart_router/policy.ts";
 
 export interface PoolTable {
   /** The catalog model of each pool id. */

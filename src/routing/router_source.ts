@@ -7,14 +7,20 @@
  */
 import type { ChatRequest } from "../canonical/chat.ts";
 import type { Model } from "../catalog/schema.ts";
-import { modelNotFound } from "../errors.ts";
-import { classifyText } from "../router/classifier.ts";
-import { decide, type DecisionInput, type ModelHealth, requestNeeds } from "../router/decide.ts";
+import { GatewayError, modelNotFound } from "../errors.ts";
+import { checkRebuildingRefusals } from "../providers/rebuilding_refusals.ts";
+import { classifyText } from "../smart_router/classifier.ts";
+import {
+  decide,
+  type DecisionInput,
+  type ModelHealth,
+  requestNeeds,
+} from "../smart_router/decide.ts";
 import { poolTable } from "./pool_table.ts";
-import { noEligibleModel } from "../router/errors.ts";
-import { routerPolicyId } from "../router/policy.ts";
-import type { RoutingPolicyCache } from "../router/policy_cache.ts";
-import { continuedCalls, type RouterPins } from "../router/pins.ts";
+import { noEligibleModel } from "../smart_router/errors.ts";
+import { routerPolicyId } from "../smart_router/policy.ts";
+import type { RoutingPolicyCache } from "../smart_router/policy_cache.ts";
+import { continuedCalls, type RouterPins } from "../smart_router/pins.ts";
 import type { RouteMetrics } from "./route_metrics.ts";
 import type { CandidateFilter, ModelSource, PlanInput, SourcedModels } from "./route_plan.ts";
 
@@ -56,6 +62,22 @@ export function routerModelSource(options: RouterSourceOptions): ModelSource {
       }
       return false;
     };
+    // Rule 7 as the plan will apply it: the model's first route the organization allows
+    // (else its primary) refusing the request is this model's answer, a 400.
+    const refuses = (model: Model) => {
+      const routes = catalog.routesOf(model);
+      const first =
+        routes.find((route) => filters.every((f) => f.exclude(route, input) === undefined)) ??
+          routes[0];
+      if (first === undefined) return undefined;
+      try {
+        checkRebuildingRefusals({ ...request, model: model.id }, first);
+        return undefined;
+      } catch (error) {
+        if (!(error instanceof GatewayError)) throw error;
+        return `refused on ${first.providerId} (${error.code})`;
+      }
+    };
     const health = (model: Model): ModelHealth | undefined => {
       const key = table.metricsKey(model);
       return key === undefined ? undefined : options.metrics.peek(key);
@@ -78,6 +100,7 @@ export function routerModelSource(options: RouterSourceOptions): ModelSource {
       policy,
       model: table.model,
       allowed,
+      refuses,
       needs: requestNeeds(request),
       threshold: policy.threshold,
       health,

@@ -1,6 +1,6 @@
 /**
  * The router-pin area of the state: short-lived pins that keep a request on the model an
- * earlier one used, shared by every gateway instance on the same state (`src/router/pins.ts`
+ * earlier one used, shared by every gateway instance on the same state (`src/smart_router/pins.ts`
  * keeps a copy in memory and writes through). A backend keeps these semantics (Deno KV:
  * `kv/router_pins.ts`; PostgreSQL: `postgres/pg_router_pins.ts`):
  *

@@ -22,18 +22,22 @@ export interface MainProcess {
 }
 
 /**
- * Starts `deno run -A main.ts` with `env` added to the environment (optionally under a soft
- * open-file limit, set by the shell before exec).
+ * Starts `deno run -A main.ts` (or with `flags` instead of `-A`) with `env` added to the
+ * environment, optionally under an open-file limit the shell sets before exec.
  */
 export function startMain(
   env: Record<string, string>,
-  options: { fdLimit?: number | undefined } = {},
+  options: { fdLimit?: number | undefined; softFdLimit?: number; flags?: string[] } = {},
 ): MainProcess {
-  const deno = ["run", "-A", "main.ts"];
-  const child = new Deno.Command(options.fdLimit ? "sh" : Deno.execPath(), {
-    args: options.fdLimit
-      ? ["-c", `ulimit -n ${options.fdLimit} && exec "$0" "$@"`, Deno.execPath(), ...deno]
-      : deno,
+  const deno = ["run", ...(options.flags ?? ["-A"]), "main.ts"];
+  // `ulimit -n` sets both limits; `-Sn` only the soft one (what systemd gives a service: 1024).
+  const ulimit = options.fdLimit
+    ? `ulimit -n ${options.fdLimit}`
+    : options.softFdLimit
+    ? `ulimit -Sn ${options.softFdLimit}`
+    : undefined;
+  const child = new Deno.Command(ulimit ? "sh" : Deno.execPath(), {
+    args: ulimit ? ["-c", `${ulimit} && exec "$0" "$@"`, Deno.execPath(), ...deno] : deno,
     cwd: REPO_ROOT,
     // The dashboard starts beside the gateway: a free port unless the test picks one. One
     // API isolate unless the test asks for more (per-isolate ceilings, tests/workers/).

@@ -4,7 +4,7 @@
  * table instead of a parser error.
  */
 import assert from "node:assert/strict";
-import { unknownSovraVariables } from "../../src/config.ts";
+import { retiredSovraVariables, unknownSovraVariables } from "../../src/config.ts";
 import { describeBindError } from "../../src/http/port_in_use.ts";
 import {
   logRecord,
@@ -85,6 +85,30 @@ Deno.test("unknownSovraVariables — the names the configuration reads are known
   assert.deepEqual(unknownSovraVariables({ SOVRA_LOG: "loud", SOVRA_CATALGO: "x" }), [
     "SOVRA_CATALGO",
   ]);
+});
+
+Deno.test("main.ts — a retired connection variable is named in its own warning, pointing at the front proxy", async () => {
+  const dir = await Deno.makeTempDir();
+  await writeMinimalCatalog(dir, ["acme/chat-1"]);
+  const main = startMain({
+    SOVRA_PORT: "0",
+    SOVRA_KV: ":memory:",
+    SOVRA_CATALOG: dir,
+    SOVRA_MAX_CONNECTIONS: "100",
+  });
+  try {
+    const record = logRecord(await main.waitForLine((l) => l.includes("SOVRA_MAX_CONNECTIONS")));
+    assert.equal(record.level, "warn");
+    assert.match(String(record.msg), /front proxy/);
+    await main.waitForLine((l) => l.includes("sovra listening"));
+    assert.equal(main.lines.filter((l) => l.includes("unknown SOVRA_")).length, 0, "not a typo");
+    assert.deepEqual(retiredSovraVariables({ SOVRA_CONNECTION_GUARD: "off", SOVRA_PORT: "1" }), [
+      "SOVRA_CONNECTION_GUARD",
+    ]);
+  } finally {
+    await main.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
 });
 
 Deno.test("admin --help prints the command table on stdout and exits 0", async () => {

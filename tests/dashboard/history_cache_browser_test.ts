@@ -5,8 +5,8 @@
  */
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
-import { signIn, watchConsole } from "./browser_support.ts";
-import { launchChromium } from "../helpers/chromium.ts";
+import { signIn } from "./browser_support.ts";
+import { launchChromium, watchConsole } from "../helpers/chromium.ts";
 import { startDashboardHarness } from "./support.ts";
 
 /** The page as it is now and everything in sessionStorage, as one string. */

@@ -6,8 +6,8 @@
  */
 import assert from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
-import { signIn, watchConsole } from "./browser_support.ts";
-import { launchChromium } from "../helpers/chromium.ts";
+import { signIn } from "./browser_support.ts";
+import { launchChromium, watchConsole } from "../helpers/chromium.ts";
 import { PASSWORD, startDashboardHarness } from "./support.ts";
 
 /** A page in its own browser context (its own cookies), its console errors kept in `errors`. */

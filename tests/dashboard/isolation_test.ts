@@ -27,8 +27,11 @@ const ORG_ROUTES: Array<[string, string, unknown?]> = [
   ["GET", "/invitations"],
   ["DELETE", "/invitations/INV"],
   ["GET", "/audit"],
+  ["GET", "/sso"],
+  ["PUT", "/sso", { provider: "idp", domains: [{ match: "example.eu", role: "owner" }] }],
+  ["DELETE", "/sso"],
 ];
-const PAGES = ["overview", "keys", "usage", "credits", "members", "audit"];
+const PAGES = ["overview", "keys", "usage", "credits", "members", "sso", "audit"];
 
 Deno.test("isolation — another organization's id is 404 on every route and page, for every role", async () => {
   await using d = await startDashboardHarness();
@@ -129,6 +132,8 @@ Deno.test("isolation — without a session every API route is 401 and every page
     ["GET", "/api/invitations"],
     ["POST", "/api/invitations/inv_x/accept", {}],
     ["POST", "/api/invitations/inv_x/decline", {}],
+    ["GET", "/api/sso/providers"],
+    ["DELETE", "/api/sso/providers/idp"],
     ...ORG_ROUTES.map((
       [m, p, b],
     ): [string, string, unknown?] => [m, `/api/orgs/${d.h.org}${p}`, b]),
@@ -144,6 +149,7 @@ Deno.test("isolation — without a session every API route is 401 and every page
       "/",
       "/operator",
       "/invitations",
+      "/operator/sso",
       ...PAGES.map((p) => `/orgs/${d.h.org}/${p}`),
     ]
   ) {

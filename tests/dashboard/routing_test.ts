@@ -8,7 +8,7 @@ import { startDashboard } from "../../src/dashboard/server.ts";
 import { silentLogger } from "../../src/log.ts";
 import { hashPassword } from "../../src/dashboard/passwords.ts";
 import { ApiClient, PASSWORD } from "./support.ts";
-import { LARGE, SMALL, startRouterHarness } from "../router/router_support.ts";
+import { LARGE, SMALL, startRouterHarness } from "../smart_router/router_support.ts";
 import { chatModel } from "../helpers/harness.ts";
 
 Deno.test("dashboard — routing policies: preview, save, use, split and spend, roles, delete", async () => {

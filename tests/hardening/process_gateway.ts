@@ -12,6 +12,8 @@ import { runAdminCommand } from "../../src/admin/commands.ts";
 export interface ProcessGateway extends AsyncDisposable {
   url: string;
   key: string;
+  /** Keys of `extraKeys`, in order, each in an organization of its own. */
+  extra: string[];
   org: string;
   kvPath: string;
   main: MainProcess;
@@ -28,6 +30,12 @@ export interface ProcessGatewayOptions {
   env?: Record<string, string>;
   /** A soft open-file limit for the gateway process. */
   fdLimit?: number;
+  /** A soft open-file limit only (the hard one stays). */
+  softFdLimit?: number;
+  /** Further organizations, one key each (e.g. no credit: 402; rpm 1: 429). */
+  extraKeys?: Array<{ credits: number; rpm: number }>;
+  /** The start command's flags instead of `-A` (contract/process_support.ts). */
+  flags?: string[];
 }
 
 async function listening(main: MainProcess): Promise<string> {
@@ -54,6 +62,7 @@ export async function startProcessGateway(
   const store = await openKvStore(kvPath);
   let org: string;
   let key: string;
+  const extra: string[] = [];
   try {
     const created = await runAdminCommand(store, {
       command: ["org", "create"],
@@ -67,6 +76,19 @@ export async function startProcessGateway(
       defaultRpm: 600,
     }) as { key: string };
     key = made.key;
+    for (const extraKey of options.extraKeys ?? []) {
+      const other = await runAdminCommand(store, {
+        command: ["org", "create"],
+        flags: { name: "Attack org", "credits-micro-eur": String(extraKey.credits) },
+        defaultRpm: 600,
+      }) as { id: string };
+      const otherKey = await runAdminCommand(store, {
+        command: ["key", "create"],
+        flags: { org: other.id, rpm: String(extraKey.rpm) },
+        defaultRpm: 600,
+      }) as { key: string };
+      extra.push(otherKey.key);
+    }
   } finally {
     await store.close();
   }
@@ -81,11 +103,16 @@ export async function startProcessGateway(
     ...extra,
   });
   const others: MainProcess[] = [];
-  const main = startMain(env({ SOVRA_LOG: "info" }), { fdLimit: options.fdLimit });
+  const main = startMain(env({ SOVRA_LOG: "info" }), {
+    fdLimit: options.fdLimit,
+    ...(options.softFdLimit ? { softFdLimit: options.softFdLimit } : {}),
+    ...(options.flags ? { flags: options.flags } : {}),
+  });
   const url = await listening(main);
   return {
     url,
     key,
+    extra,
     org,
     kvPath,
     main,

@@ -1,5 +1,5 @@
 /**
- * Shared helpers of the chat-completions suite (tests/dialects/chat/, also used elsewhere): a
+ * Shared helpers of the chat-completions suite (tests/api_formats/chat/, also used elsewhere): a
  * harness wrapper that always closes, raw SSE reading that tells a clean end from a dropped
  * connection, metadata polling and accessors for what the simulator recorded. Written against the
  * spec (summarised in docs/api.md), not the gateway's code.

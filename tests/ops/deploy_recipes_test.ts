@@ -45,6 +45,38 @@ function unitValues(key: string): string[] {
   );
 }
 
+/** Reads a started process's stderr up to "sovra listening" (or its end): its URL, the lines. */
+async function listeningUrl(child: Deno.ChildProcess) {
+  const lines: string[] = [];
+  const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  let pending = "";
+  let url: string | undefined;
+  while (url === undefined) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    pending += value;
+    const parts = pending.split("\n");
+    pending = parts.pop()!;
+    lines.push(...parts);
+    const line = lines.find((l) => l.includes('"sovra listening"'));
+    if (line) url = String(JSON.parse(line).url);
+  }
+  if (pending !== "") lines.push(pending);
+  return { reader, url, lines };
+}
+
+/** The files the image copies (the repository a systemd host holds in /opt/sovra), into `app`. */
+function copyImageFiles(app: string) {
+  for (const copy of all("COPY")) {
+    const parts = copy.split(/\s+/).filter((p) => !p.startsWith("--"));
+    const target = parts.at(-1)!;
+    for (const source of parts.slice(0, -1)) {
+      const to = target.endsWith("/") ? `${app}/${source}` : `${app}/${target}`;
+      cpSync(`${ROOT}${source}`, to, { recursive: true });
+    }
+  }
+}
+
 Deno.test("Dockerfile — official Deno image at the version Sovra runs, non-root, files exist", async () => {
   assert.deepEqual(all("FROM"), [`denoland/deno:${Deno.version.deno}`]);
   const users = all("USER");
@@ -66,14 +98,7 @@ Deno.test("Dockerfile + systemd — the build step and the start command work on
   // Exactly what the image holds, in a fresh directory.
   await using tmp = await tempDir({ prefix: "sovra-image-" });
   const app = tmp.path;
-  for (const copy of all("COPY")) {
-    const parts = copy.split(/\s+/).filter((p) => !p.startsWith("--"));
-    const target = parts.at(-1)!;
-    for (const source of parts.slice(0, -1)) {
-      const to = target.endsWith("/") ? `${app}/${source}` : `${app}/${target}`;
-      cpSync(`${ROOT}${source}`, to, { recursive: true });
-    }
-  }
+  copyImageFiles(app);
   const build = all("RUN").find((r) => r.startsWith("deno install"))!.split(/\s+/);
   const built = await new Deno.Command(Deno.execPath(), { args: build.slice(1), cwd: app })
     .output();
@@ -100,20 +125,8 @@ Deno.test("Dockerfile + systemd — the build step and the start command work on
     stdout: "null",
     stderr: "piped",
   }).spawn();
-  const lines: string[] = [];
-  let listening = false;
-  const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
-  let pending = "";
-  while (!listening) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    pending += value;
-    const parts = pending.split("\n");
-    pending = parts.pop()!;
-    lines.push(...parts);
-    listening = lines.some((l) => l.includes('"sovra listening"'));
-  }
-  assert.ok(listening, lines.join("\n"));
+  const { reader, url, lines } = await listeningUrl(child);
+  assert.ok(url, lines.join("\n"));
   child.kill("SIGTERM");
   while (!(await reader.read()).done) { /* drain stderr */ }
   assert.equal((await child.status).code, 0, "a SIGTERM drain exits 0");
@@ -132,9 +145,9 @@ Deno.test("systemd unit — drains within TimeoutStopSec, reloads with SIGHUP, k
   assert.notEqual(unitValues("User")[0], "root");
 });
 
-Deno.test("compose — Sovra on PostgreSQL, metrics on loopback, grace longer than the drain", () => {
-  const { postgres, sovra } = compose.services;
-  assert.ok(postgres && sovra);
+Deno.test("compose — Sovra on PostgreSQL behind the nginx recipe, metrics on loopback, grace longer than the drain", () => {
+  const { postgres, sovra, proxy } = compose.services;
+  assert.ok(postgres && sovra && proxy);
   assert.equal(sovra.build, ".");
   const env = sovra.environment as Record<string, string>;
   assert.deepEqual(unknownSovraVariables(env), []);
@@ -145,7 +158,126 @@ Deno.test("compose — Sovra on PostgreSQL, metrics on loopback, grace longer th
   assert.equal(db.username, pgEnv.POSTGRES_USER);
   assert.equal(db.pathname, `/${pgEnv.POSTGRES_DB}`);
   assert.deepEqual(sovra.depends_on, { postgres: { condition: "service_healthy" } });
-  assert.ok((sovra.ports as string[]).includes(`127.0.0.1:${env.SOVRA_METRICS_PORT}:9464`));
+  // Only the proxy publishes ports: no client reaches Sovra without the proxy's limits.
+  assert.equal(sovra.ports, undefined);
+  assert.ok((proxy.ports as string[]).includes(`127.0.0.1:${env.SOVRA_METRICS_PORT}:9464`));
+  assert.ok((proxy.volumes as string[]).includes("./deploy/nginx.conf:/etc/nginx/nginx.conf:ro"));
+  assert.ok((proxy.ports as string[]).includes(`${env.SOVRA_PORT ?? "8080"}:8080`));
   const grace = Number(String(sovra.stop_grace_period).replace(/s$/, ""));
   assert.ok(grace * 1000 > Number(env.SOVRA_DRAIN_MS));
+});
+
+/** Whether this machine lets root make a private mount namespace (`unshare -m`). */
+async function canUnshare(): Promise<boolean> {
+  try {
+    const out = await new Deno.Command("unshare", {
+      args: ["--mount", "--propagation", "private", "true"],
+      stdout: "null",
+      stderr: "null",
+    }).output();
+    return out.success;
+  } catch {
+    return false;
+  }
+}
+const unshareOk = await canUnshare();
+if (!unshareOk) console.warn("systemd sandbox test skipped: unshare -m is not permitted here");
+
+Deno.test({
+  name:
+    "systemd unit — starts from its own cache as written, under its sandbox (ProtectHome, ProtectSystem, PrivateTmp, User, NoNewPrivileges)",
+  ignore: !unshareOk,
+  fn: async () => {
+    await using tmp = await tempDir({ prefix: "sovra-unit-" });
+    const app = `${tmp.path}/app`;
+    const cache = `${tmp.path}/cache`;
+    await Deno.mkdir(app);
+    await Deno.mkdir(cache);
+    copyImageFiles(app);
+    const env: Record<string, string> = {};
+    for (const line of unitValues("Environment")) {
+      const [k, v] = line.split("=", 2);
+      env[k!] = v!;
+    }
+    const denoDir = env.DENO_DIR ?? "";
+    assert.ok(
+      denoDir?.startsWith("/var/cache/sovra/"),
+      "DENO_DIR inside the unit's CacheDirectory",
+    );
+    assert.equal(unitValues("CacheDirectory")[0], "sovra");
+    assert.equal(unitValues("WorkingDirectory")[0], "/opt/sovra");
+    assert.equal(unitValues("ProtectHome")[0], "yes");
+    // The unit's install step, as its header says, into what becomes /var/cache/sovra. The
+    // packages come from this machine's cache, hard-linked (the step itself needs no network).
+    const hostDir = JSON.parse(new TextDecoder().decode(
+      (await new Deno.Command(Deno.execPath(), { args: ["info", "--json"] }).output()).stdout,
+    )).denoDir as string;
+    const cacheDenoDir = `${cache}/${denoDir.slice("/var/cache/sovra/".length)}`;
+    await Deno.mkdir(cacheDenoDir, { recursive: true });
+    const linked = await new Deno.Command("cp", { args: ["-al", `${hostDir}/npm`, cacheDenoDir] })
+      .output();
+    assert.ok(linked.success, new TextDecoder().decode(linked.stderr));
+    const installed = await new Deno.Command(Deno.execPath(), {
+      args: ["install", "--frozen", "--entrypoint", `${app}/main.ts`],
+      cwd: app,
+      env: { DENO_DIR: cacheDenoDir },
+    }).output();
+    assert.equal(installed.code, 0, new TextDecoder().decode(installed.stderr));
+    // The service user (nobody here) owns its cache and state, as systemd makes it.
+    await new Deno.Command("chown", { args: ["-R", "65534:65534", app, cache] }).output();
+    await new Deno.Command("find", {
+      args: [cacheDenoDir, "-type", "d", "-exec", "chmod", "777", "{}", "+"],
+    }).output();
+
+    const execStart = unitValues("ExecStart")[0]!;
+    const assignments = Object.entries({
+      ...env,
+      // Ports of this test (the unit's 8080/8081/9464 may be taken here).
+      SOVRA_PORT: "0",
+      SOVRA_DASHBOARD_PORT: "0",
+      SOVRA_METRICS_PORT: "0",
+      HOME: "/nonexistent",
+      PATH: "/usr/local/bin:/usr/bin:/bin",
+      NO_COLOR: "1",
+    }).map(([k, v]) => `${k}='${v}'`).join(" ");
+    // What systemd sets up for this unit, in a private mount namespace; then ExecStart exactly.
+    const script = [
+      "set -e",
+      "mount -t tmpfs tmpfs /opt && mkdir /opt/sovra",
+      `mount --bind '${app}' /opt/sovra`,
+      "mount -t tmpfs tmpfs /usr/local/bin && touch /usr/local/bin/deno",
+      `mount --bind '${Deno.execPath()}' /usr/local/bin/deno`,
+      // StateDirectory=sovra, CacheDirectory=sovra.
+      "mount -t tmpfs tmpfs /var/lib && mkdir -m 700 /var/lib/sovra && chown 65534:65534 /var/lib/sovra",
+      "mount -t tmpfs tmpfs /var/cache && mkdir /var/cache/sovra",
+      `mount --bind '${cache}' /var/cache/sovra`,
+      // ProtectHome=yes: no home directory (this machine's Deno cache included) is visible.
+      "for d in /root /home /run/user; do if [ -d $d ]; then mount -t tmpfs -o mode=000 tmpfs $d; fi; done",
+      // PrivateTmp=yes.
+      "mount -t tmpfs -o mode=1777 tmpfs /tmp",
+      // ProtectSystem=strict: the rest read-only.
+      "mount --bind / / && mount -o remount,bind,ro /",
+      "cd /opt/sovra",
+      // User=sovra (nobody), NoNewPrivileges=yes, the unit's environment only.
+      `exec setpriv --reuid=65534 --regid=65534 --clear-groups --no-new-privs env -i ${assignments} ${execStart}`,
+    ].join("\n");
+    const child = new Deno.Command("unshare", {
+      args: ["--mount", "--propagation", "private", "sh", "-c", script],
+      stdout: "null",
+      stderr: "piped",
+    }).spawn();
+    const { reader, url, lines } = await listeningUrl(child);
+    try {
+      assert.ok(url, `the unit started:\n${lines.join("\n")}`);
+      const health = await fetch(`${url}/healthz`);
+      assert.equal(health.status, 200);
+      await health.body?.cancel();
+    } finally {
+      try {
+        child.kill("SIGTERM");
+      } catch { /* exited */ }
+      while (!(await reader.read()).done) { /* drain stderr */ }
+    }
+    assert.equal((await child.status).code, 0, "a SIGTERM drain exits 0");
+  },
 });

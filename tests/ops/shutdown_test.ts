@@ -118,3 +118,110 @@ Deno.test("SIGTERM — unready first, streams finish or are cut at SOVRA_DRAIN_M
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+for (const workers of ["1", "2"]) {
+  Deno.test(`SIGTERM with 100 open streams (SOVRA_WORKERS=${workers}) — all 100 that end within SOVRA_DRAIN_MS end with usage and [DONE]; the 3 still open are cut, billed and counted`, async () => {
+    const sim = await startOpenAISimulator({ apiKey: SIM_KEY });
+    const dir = await Deno.makeTempDir({ prefix: "sovra-drain-100-" });
+    const kvPath = `${dir}/sovra.kv`;
+    await writeCatalog(
+      dir,
+      { sim: { dialect: "openai", base_url: sim.url, api_key_env: "SIM_KEY" } },
+      [
+        // ~2 s of stream each: inside the drain time.
+        model("acme/short", "short+slow-100+chunks-20"),
+        // ~60 s: open when the drain time runs out.
+        model("acme/long", "long+slow-100+chunks-600"),
+      ],
+    );
+    const { org, key } = await seedKey(kvPath);
+    const gateway = startMain({
+      SOVRA_PORT: "0",
+      SOVRA_KV: kvPath,
+      SOVRA_CATALOG: dir,
+      SOVRA_DRAIN_MS: "8000",
+      SOVRA_WORKERS: workers,
+      SIM_KEY,
+    });
+    try {
+      const listening = logRecord(
+        await gateway.waitForLine((l) => l.includes('"sovra listening"')),
+      );
+      const url = String(listening.url);
+      // max_tokens keeps 103 credit holds within the seeded credit.
+      const open = async (model: string, maxTokens: number) => {
+        const res = await fetch(`${url}/v1/chat/completions`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+          body: JSON.stringify({
+            model,
+            messages: [{ role: "user", content: "Hello" }],
+            max_tokens: maxTokens,
+            stream: true,
+            stream_options: { include_usage: true },
+          }),
+        });
+        assert.equal(res.status, 200);
+        const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+        const first = await reader.read();
+        assert.equal(first.done, false, "the stream has started");
+        return { reader, text: first.value! };
+      };
+      const shorts = await Promise.all(Array.from({ length: 100 }, () => open("acme/short", 50)));
+      const longs = await Promise.all(Array.from({ length: 3 }, () => open("acme/long", 1000)));
+      gateway.signal("SIGTERM");
+      await gateway.waitForLine((l) => l.includes("draining: no longer accepting"));
+
+      const finish = async (
+        stream: { reader: ReadableStreamDefaultReader<string>; text: string },
+      ) => {
+        let text = stream.text;
+        try {
+          for (;;) {
+            const { done, value } = await stream.reader.read();
+            if (done) return { text, broken: false };
+            text += value;
+          }
+        } catch {
+          return { text, broken: true };
+        }
+      };
+      const ended = await Promise.all(shorts.map(finish));
+      const complete = ended.filter(({ text, broken }) => {
+        const events = text.split("\n\n").map((e) => e.trim()).filter((e) => e !== "");
+        const last = events.at(-1);
+        const usage = events.at(-2);
+        return !broken && last === "data: [DONE]" && usage !== undefined &&
+          JSON.parse(usage.slice("data: ".length)).usage?.completion_tokens > 0;
+      });
+      assert.equal(
+        complete.length,
+        100,
+        "every stream that ended in time has its usage and [DONE]",
+      );
+      const cutStreams = await Promise.all(longs.map(finish));
+      for (const { text } of cutStreams) {
+        assert.ok(!text.trimEnd().endsWith("data: [DONE]"), "a stream open at the deadline is cut");
+      }
+
+      assert.equal((await gateway.status).code, 0);
+      const done = logRecord(await gateway.waitForLine((l) => l.includes('"shutdown complete"')));
+      assert.equal(done.cut, 3, "the shutdown log line counts the cut streams");
+      await using store = closing(await openKvStore(kvPath));
+      const rows = await store.listRequests(org, 200);
+      assert.equal(rows.length, 103, "every stream has its record");
+      for (const row of rows.filter((r) => r.requested_model === "acme/long")) {
+        assert.ok(
+          (row.completion_tokens ?? 0) > 0 && row.cost_micro_eur > 0,
+          "billed as generated",
+        );
+      }
+      const view = await store.getOrg(org);
+      assert.equal(view?.spent_micro_eur, rows.reduce((sum, r) => sum + r.cost_micro_eur, 0));
+    } finally {
+      await gateway.stop();
+      await sim.close();
+      await Deno.remove(dir, { recursive: true });
+    }
+  });
+}

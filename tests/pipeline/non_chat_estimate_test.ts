@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { startScriptedUpstream } from "../helpers/scripted_upstream.ts";
 import { startHarness } from "../helpers/harness.ts";
 import { callNonChat } from "../../src/pipeline/non_chat_call.ts";
-import { parseEmbeddingsRequest } from "../../src/dialects/embeddings/request_schema.ts";
+import { parseEmbeddingsRequest } from "../../src/api_formats/embeddings/request_schema.ts";
 
 const MODEL = "audit/embed";
 

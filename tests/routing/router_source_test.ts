@@ -15,8 +15,8 @@ import {
   type RoutingHooks,
 } from "../../src/routing/route_plan.ts";
 import { routerModelSource } from "../../src/routing/router_source.ts";
-import { RoutingPolicyCache } from "../../src/router/policy_cache.ts";
-import { RouterPins } from "../../src/router/pins.ts";
+import { RoutingPolicyCache } from "../../src/smart_router/policy_cache.ts";
+import { RouterPins } from "../../src/smart_router/pins.ts";
 import { openKvStore } from "../../src/state/kv/kv_store.ts";
 import { CALLER, chatModel, chatRequest, PROVIDERS } from "./plan_fixtures.ts";
 

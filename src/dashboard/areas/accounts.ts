@@ -10,6 +10,7 @@ import { hashToken, newSecretToken } from "../secret_tokens.ts";
 import { reserveAttempt } from "../login_throttle.ts";
 import { audit } from "../audit.ts";
 import { badInput, invalidCredentials } from "../errors.ts";
+import { checkPasswordSignIn } from "../sso/require_sso.ts";
 import { inviteToOrg, type SentInvitation } from "./invitations.ts";
 import { normaliseEmail, type UserDeps } from "./user_deps.ts";
 
@@ -43,6 +44,7 @@ export async function signIn(
     throw invalidCredentials();
   }
   await attempt.succeeded();
+  await checkPasswordSignIn(deps, user);
   return user;
 }
 

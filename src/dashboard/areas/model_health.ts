@@ -17,7 +17,7 @@
 import type { DashboardDeps, OrgAccess } from "../deps.ts";
 import { requirePermission } from "../access.ts";
 import type { RequestRecord } from "../../state/records.ts";
-import { ROUTER_PREFIX } from "../../router/policy.ts";
+import { ROUTER_PREFIX } from "../../smart_router/policy.ts";
 
 /** The window the live figures cover. */
 export const LIVE_MINUTES = 60;

@@ -11,10 +11,10 @@ import { badInput, notFound } from "../errors.ts";
 import type { Catalog } from "../../catalog/catalog.ts";
 import type { Model } from "../../catalog/schema.ts";
 import type { RoutingPolicyRecord, RoutingPolicyStore } from "../../state/routing_policy_store.ts";
-import { PolicyError, validatePolicy } from "../../router/validate_policy.ts";
-import type { RoutingPolicy } from "../../router/policy.ts";
-import { toRecord } from "../../router/policy_record.ts";
-import { type Prediction, predictSplit } from "../../router/predict.ts";
+import { PolicyError, validatePolicy } from "../../smart_router/validate_policy.ts";
+import type { RoutingPolicy } from "../../smart_router/policy.ts";
+import { toRecord } from "../../smart_router/policy_record.ts";
+import { type Prediction, predictSplit } from "../../smart_router/predict.ts";
 
 /** Days of request metadata the per-policy split and spend cover. */
 export const USAGE_DAYS = 7;

@@ -5,7 +5,7 @@
 import type { Context, Hono } from "hono";
 import type { DashboardDeps, DashEnv, Viewer } from "../deps.ts";
 import { ErrorNote, frameFor, Layout } from "./layout.tsx";
-import { Page } from "./public_pages.tsx";
+import { Page } from "./public_frame.tsx";
 import {
   acceptInvitation,
   createAccountFromInvitation,

@@ -106,6 +106,12 @@ export function Layout(props: Frame & { children?: Child }) {
                 >
                   All organizations
                 </a>
+                <a
+                  href="/operator/sso"
+                  aria-current={props.current === "sso" && !org ? "page" : undefined}
+                >
+                  Identity providers
+                </a>
               </nav>
             )}
           </aside>

@@ -21,8 +21,8 @@ import {
   USAGE_DAYS,
 } from "../areas/routing.ts";
 import { LIVE_MINUTES, type LiveModelStats, liveModelStats } from "../areas/model_health.ts";
-import type { Prediction } from "../../router/predict.ts";
-import { DEFAULT_THRESHOLD } from "../../router/dial.ts";
+import type { Prediction } from "../../smart_router/predict.ts";
+import { DEFAULT_THRESHOLD } from "../../smart_router/dial.ts";
 
 interface Extra {
   draft?: PolicyDraft;

@@ -9,7 +9,10 @@ import { type AppEnv, callerOf } from "../context.ts";
 import { servedHeaders } from "../served_headers.ts";
 import { readJsonBody } from "../body.ts";
 import { respond } from "../answer.ts";
-import { parseSpeechRequest, validateSpeechRequest } from "../../dialects/audio/speech_request.ts";
+import {
+  parseSpeechRequest,
+  validateSpeechRequest,
+} from "../../api_formats/audio/speech_request.ts";
 import { callNonChat } from "../../pipeline/non_chat_call.ts";
 import { requireModelField } from "../validation.ts";
 

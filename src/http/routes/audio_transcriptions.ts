@@ -8,13 +8,13 @@ import type { AppDeps } from "../../deps.ts";
 import { type AppEnv, callerOf } from "../context.ts";
 import { servedHeaders } from "../served_headers.ts";
 import { respond } from "../answer.ts";
-import { parseMultipartForm } from "../../dialects/audio/multipart.ts";
+import { parseMultipartForm } from "../../api_formats/audio/multipart.ts";
 import {
   toTranscriptionRequest,
   validateTranscriptionForm,
-} from "../../dialects/audio/transcription_request.ts";
-import { billableSeconds, measureAudioSeconds } from "../../dialects/audio/audio_duration.ts";
-import { createTranscriptionSlots } from "../../dialects/audio/transcription_slots.ts";
+} from "../../api_formats/audio/transcription_request.ts";
+import { billableSeconds, measureAudioSeconds } from "../../api_formats/audio/audio_duration.ts";
+import { createTranscriptionSlots } from "../../api_formats/audio/transcription_slots.ts";
 import { callNonChat } from "../../pipeline/non_chat_call.ts";
 
 export function transcriptionsHandler(deps: AppDeps) {
@@ -60,7 +60,7 @@ export function transcriptionsHandler(deps: AppDeps) {
       );
       return respond(c, served.value.body, {
         "content-type": served.value.contentType,
-        ...servedHeaders(state.requestId, served.route),
+        ...servedHeaders(state.requestId, served.route, served.dropped),
       });
     } finally {
       release();

@@ -5,8 +5,8 @@ import { type AppEnv, callerOf } from "../context.ts";
 import { servedHeaders } from "../served_headers.ts";
 import { readJsonBody } from "../body.ts";
 import { respond } from "../answer.ts";
-import { parseEmbeddingsRequest } from "../../dialects/embeddings/request_schema.ts";
-import { estimateEmbeddingTokens } from "../../dialects/embeddings/estimate_embedding_tokens.ts";
+import { parseEmbeddingsRequest } from "../../api_formats/embeddings/request_schema.ts";
+import { estimateEmbeddingTokens } from "../../api_formats/embeddings/estimate_embedding_tokens.ts";
 import { callNonChat } from "../../pipeline/non_chat_call.ts";
 import { requireModelField } from "../validation.ts";
 
@@ -39,7 +39,7 @@ export function embeddingsHandler(deps: AppDeps) {
     const body = { ...served.value.body, model: model.id };
     return respond(c, JSON.stringify(body), {
       "content-type": "application/json",
-      ...servedHeaders(state.requestId, served.route),
+      ...servedHeaders(state.requestId, served.route, served.dropped),
     });
   };
 }

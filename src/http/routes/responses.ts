@@ -10,22 +10,22 @@ import { readJsonBody } from "../body.ts";
 import { respond } from "../answer.ts";
 import { parseBody } from "../validation.ts";
 import { dialectOf } from "../../providers/registry.ts";
-import { ResponsesRequestSchema } from "../../dialects/responses/request_schema.ts";
+import { ResponsesRequestSchema } from "../../api_formats/responses/request_schema.ts";
 import {
   decodeResponsesRequest,
   replaysReasoning,
-} from "../../dialects/responses/decode_request.ts";
-import { encodeResponse } from "../../dialects/responses/encode_response.ts";
-import { createResponsesEventStream } from "../../dialects/responses/encode_stream.ts";
-import { newResponseId } from "../../dialects/responses/response_object.ts";
-import { responseEcho } from "../../dialects/responses/response_echo.ts";
+} from "../../api_formats/responses/decode_request.ts";
+import { encodeResponse } from "../../api_formats/responses/encode_response.ts";
+import { createResponsesEventStream } from "../../api_formats/responses/encode_stream.ts";
+import { newResponseId } from "../../api_formats/responses/response_object.ts";
+import { responseEcho } from "../../api_formats/responses/response_echo.ts";
 import { type ChatCallContext, completeChat, openChatStream } from "../../pipeline/chat_call.ts";
-import { answerModel, routedHeaders, servedHeaders } from "../served_headers.ts";
+import { adjustedHeader, answerModel, routedHeaders, servedHeaders } from "../served_headers.ts";
 import { prefetchRouterPins, resolveChatTarget } from "../chat_target.ts";
 import type { ChatStreamEvent } from "../../canonical/chat.ts";
 import type { ResolvedRoute } from "../../catalog/resolved_route.ts";
-import { ignoredFields, responsesParamName } from "../../dialects/responses/ignored_fields.ts";
-import { translateTextFormat } from "../../dialects/responses/text_format.ts";
+import { ignoredFields, responsesParamName } from "../../api_formats/responses/ignored_fields.ts";
+import { translateTextFormat } from "../../api_formats/responses/text_format.ts";
 
 export function responsesHandler(deps: AppDeps) {
   return async (c: Context<AppEnv>) => {
@@ -85,6 +85,7 @@ export function responsesHandler(deps: AppDeps) {
         {
           "content-type": "application/json",
           ...servedHeaders(state.requestId, served.route, dropped(served)),
+          ...adjustedHeader(served, {}),
           ...routedHeaders(served),
         },
       );
@@ -119,6 +120,7 @@ export function responsesHandler(deps: AppDeps) {
       "content-type": "text/event-stream; charset=utf-8",
       "cache-control": "no-cache",
       ...servedHeaders(state.requestId, open.served.route, dropped(open.served)),
+      ...adjustedHeader(open.served, {}),
       ...routedHeaders(open.served),
     });
   };

@@ -6,7 +6,7 @@
  * (`nvr-tts-de-de` → `de-DE`). The answer is checked to be what the spec promises for this model
  * (RIFF/WAVE, PCM, mono, 16 kHz) before any byte reaches the client. Speech only: chat calls
  * fail as an invalid request. Voice and the 1,000-character limit are the catalog's and are
- * checked before any upstream call (`dialects/audio/speech_request.ts`).
+ * checked before any upstream call (`api_formats/audio/speech_request.ts`).
  */
 import type { ProviderAdapter, SpeechRequest, SpeechResult, UpstreamCall } from "../adapter.ts";
 import { UpstreamFailure } from "../upstream_failure.ts";

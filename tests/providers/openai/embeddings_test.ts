@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { openaiEmbeddings } from "../../../src/providers/openai/embeddings.ts";
-import { parseEmbeddingsRequest } from "../../../src/dialects/embeddings/request_schema.ts";
+import { parseEmbeddingsRequest } from "../../../src/api_formats/embeddings/request_schema.ts";
 import { UpstreamFailure } from "../../../src/providers/upstream_failure.ts";
 import { openaiCall, recordingUpstream, TEST_ENV } from "../../helpers/audio.ts";
 

@@ -5,7 +5,7 @@ import {
   parseSpeechRequest,
   SpeechRequestSchema,
   validateSpeechRequest,
-} from "../../../src/dialects/audio/speech_request.ts";
+} from "../../../src/api_formats/audio/speech_request.ts";
 import { openaiSpeech } from "../../../src/providers/openai/speech.ts";
 import { Model } from "../../../src/catalog/schema.ts";
 import { GatewayError } from "../../../src/errors.ts";

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
-import { parseMultipartForm } from "../../../src/dialects/audio/multipart.ts";
+import { parseMultipartForm } from "../../../src/api_formats/audio/multipart.ts";
 import {
   toTranscriptionRequest,
   validateTranscriptionForm,
-} from "../../../src/dialects/audio/transcription_request.ts";
-import { measureAudioSeconds } from "../../../src/dialects/audio/audio_duration.ts";
+} from "../../../src/api_formats/audio/transcription_request.ts";
+import { measureAudioSeconds } from "../../../src/api_formats/audio/audio_duration.ts";
 import { openaiTranscription } from "../../../src/providers/openai/transcription.ts";
 import { GatewayError } from "../../../src/errors.ts";
 import { UpstreamFailure } from "../../../src/providers/upstream_failure.ts";
