@@ -8,7 +8,7 @@ import type { AppDeps } from "./deps.ts";
 import { openStore } from "./state/open_store.ts";
 import { loadCatalog } from "./catalog/load.ts";
 import { CatalogHolder } from "./catalog/catalog_holder.ts";
-import { ApiKeyAuthenticator } from "./auth/api_key_cache.ts";
+import { ApiKeyAuthenticator, type OrgControls } from "./auth/api_key_cache.ts";
 import { createAdapters, DIALECTS } from "./providers/registry.ts";
 import { Settler } from "./billing/settle.ts";
 import { RouteMetrics } from "./routing/route_metrics.ts";
@@ -71,7 +71,7 @@ export async function composeDependencies(
       config.keyCacheSeconds * 1000,
       now,
       config.staleServeMs,
-      rpmCeilingOf(store),
+      orgControlsOf(store),
     ),
     adapters: createAdapters({ secret: config.secret, fetch: upstreamFetch }),
     settler,
@@ -136,12 +136,15 @@ export async function composeDependencies(
 
 /** After every server stopped: settles still in flight, then the store. */
 /**
- * The operator's RPM ceiling of an organization, for the key lookup (its control-plane
- * settings); a backend without those areas has none.
+ * What the operator set for an organization — its keys' RPM ceiling, a suspension — for the key
+ * lookup, from one read of its control-plane settings; a backend without those areas has none.
  */
-function rpmCeilingOf(store: Store): ((orgId: string) => Promise<number | null>) | undefined {
+function orgControlsOf(store: Store): ((orgId: string) => Promise<OrgControls>) | undefined {
   const control = controlPlaneOf(store)?.control;
-  return control && (async (orgId) => (await control.getOrgSettings(orgId)).rpm_ceiling);
+  return control && (async (orgId) => {
+    const settings = await control.getOrgSettings(orgId);
+    return { rpmCeiling: settings.rpm_ceiling, suspended: settings.suspended_at !== null };
+  });
 }
 
 export async function closeDependencies(deps: AppDeps): Promise<void> {

@@ -1,5 +1,5 @@
 /**
- * Auth → rate limit → credit gate, in that order. Rate buckets and the balance come from
+ * Auth → suspended organization → rate limit → credit gate, in that order. Rate buckets and the balance come from
  * `GateState` (a store read at most a second old plus this instance's own increments and
  * debits). The rate bucket increment counts in memory at once; it is written to the store with
  * the request's admission record before its first upstream call (`limits/admission.ts`), or
@@ -10,6 +10,7 @@ import type { AppDeps } from "../../deps.ts";
 import type { AppEnv } from "../context.ts";
 import { GatewayError, missingApiKey, unauthorized } from "../../errors.ts";
 import { decideRate, type RateDecision } from "../../limits/rate_limiter.ts";
+import { refuseSuspendedOrganization } from "../../auth/organization_suspended.ts";
 import { minuteOf } from "../../state/minute.ts";
 import { errorMessage } from "../../log.ts";
 import { rateName, type Snapshot } from "../../limits/gate_state.ts";
@@ -82,6 +83,7 @@ function admission(deps: AppDeps, options: { billed: boolean }) {
     if (authorization === undefined || authorization.trim() === "") throw missingApiKey();
     const apiKey = await deps.auth.authenticate(authorization);
     if (!apiKey) throw unauthorized();
+    refuseSuspendedOrganization(apiKey);
 
     // The key's effective policy; a store failure with nothing cached refuses (fail closed).
     // Awaited here, not in a helper of its own: no further async frame and promise a request.
