@@ -5,7 +5,8 @@
  */
 import type { Role } from "../state/account_records.ts";
 import type { DashboardDeps, OrgAccess, Viewer } from "./deps.ts";
-import { forbidden, notFound } from "./errors.ts";
+import { forbidden, notFound, twoFactorRequired } from "./errors.ts";
+import { hasTwoFactor } from "./areas/two_factor.ts";
 
 export type Permission =
   | "read" // overview, keys list, credits, usage, requests, audit
@@ -30,7 +31,25 @@ export async function resolveOrgAccess(
   if (!membership && !viewer.user.operator) throw notFound("Organization");
   const org = await deps.store.getOrg(orgId);
   if (!org) throw notFound("Organization");
+  await requireSecondFactorIfAsked(deps, viewer, org);
   return { org, role: membership?.role ?? null, operator: viewer.user.operator };
+}
+
+/**
+ * An organization whose owners require two-factor sign-in is reached only by sessions with a
+ * second factor: the account's TOTP (every password sign-in of it asked for a code), or single
+ * sign-on (the identity provider is the factor). Anyone else — operators too — is sent to
+ * enrol first (403 `two_factor_required`; the pages redirect to the enrolment).
+ */
+async function requireSecondFactorIfAsked(
+  deps: DashboardDeps,
+  viewer: Viewer,
+  org: { id: string; name: string },
+): Promise<void> {
+  if (viewer.ssoProvider !== null) return;
+  if (!(await deps.control.getOrgSettings(org.id)).require_2fa) return;
+  if (await hasTwoFactor(deps, viewer.user.id)) return;
+  throw twoFactorRequired(org);
 }
 
 export function can(access: OrgAccess, permission: Permission): boolean {

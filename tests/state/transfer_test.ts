@@ -321,14 +321,15 @@ Deno.test("export/import — through the CLI, a KV key then works on a PostgreSQ
     policy_audit: 2,
     user: 2,
     membership: 2,
-    ledger: 1,
+    ledger: 2,
     audit: 2,
-    org_settings: 1,
+    org_settings: 2,
     routing_policy: 1,
     sso_provider: 1,
     sso_binding: 1,
     sso_identity: 1,
     sso_managed: 1,
+    totp: 1,
   });
 
   const h = await startHarness({
