@@ -6,7 +6,7 @@
 import type { Role } from "../state/account_records.ts";
 import type { DashboardDeps, OrgAccess, Viewer } from "./deps.ts";
 import { forbidden, notFound, twoFactorRequired } from "./errors.ts";
-import { hasTwoFactor } from "./areas/two_factor.ts";
+import { sessionHasSecondFactor } from "./areas/two_factor.ts";
 
 export type Permission =
   | "read" // overview, keys list, credits, usage, requests, audit
@@ -37,9 +37,11 @@ export async function resolveOrgAccess(
 
 /**
  * An organization whose owners require two-factor sign-in is reached only by sessions with a
- * second factor: the account's TOTP (every password sign-in of it asked for a code), or single
- * sign-on (the identity provider is the factor). Anyone else — operators too — is sent to
- * enrol first (403 `two_factor_required`; the pages redirect to the enrolment).
+ * second factor: one made after the account's TOTP was turned on (every password sign-in since
+ * asked for a code, and the enrolling browser got a new session with its confirming code), or
+ * one signed in through single sign-on (the identity provider is the factor). Anyone else —
+ * operators too, and a session older than the enrolment — is sent to enrol (or sign in) first:
+ * 403 `two_factor_required`; the pages redirect to Account security.
  */
 async function requireSecondFactorIfAsked(
   deps: DashboardDeps,
@@ -48,7 +50,7 @@ async function requireSecondFactorIfAsked(
 ): Promise<void> {
   if (viewer.ssoProvider !== null) return;
   if (!(await deps.control.getOrgSettings(org.id)).require_2fa) return;
-  if (await hasTwoFactor(deps, viewer.user.id)) return;
+  if (await sessionHasSecondFactor(deps, viewer)) return;
   throw twoFactorRequired(org);
 }
 

@@ -8,7 +8,7 @@ import type { Hono } from "hono";
 import { z } from "zod";
 import type { DashboardDeps, DashEnv } from "./deps.ts";
 import { publicUser } from "./areas/accounts.ts";
-import { startSession } from "./sessions.ts";
+import { renewSession, startSession } from "./sessions.ts";
 import { clientAddress } from "./middleware.ts";
 import { requestPasswordReset } from "./areas/password_reset.ts";
 import { completeSecondStep } from "./areas/second_step.ts";
@@ -85,7 +85,10 @@ export function registerAccountApi(
   api.post("/account/2fa/setup", async (c) => c.json(await startEnrolment(deps, c.var.viewer)));
   api.post("/account/2fa/confirm", async (c) => {
     const input = await body(c, Code);
-    return c.json(await confirmEnrolment(deps, c.var.viewer, input.code));
+    const done = await confirmEnrolment(deps, c.var.viewer, input.code);
+    // This browser proved a code: its new session counts as two-factor (older ones do not).
+    await renewSession(deps, c, c.var.viewer);
+    return c.json(done);
   });
   api.post("/account/2fa/disable", async (c) => {
     const input = await body(c, Disable);

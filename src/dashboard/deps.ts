@@ -49,6 +49,8 @@ export interface Viewer {
   memberships: MembershipRecord[];
   /** The identity provider the session was signed in through; null for a password. */
   ssoProvider: string | null;
+  /** When the session was made (a sign-in, or a password change or 2FA enrolment renewing it). */
+  sessionCreated: string;
 }
 
 /** What a request may do in one organization: the viewer's role there, or operator access. */

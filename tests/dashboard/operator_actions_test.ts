@@ -55,6 +55,11 @@ Deno.test("operator — suspends an organization: its keys get 403 organization_
   });
   assert.equal(models.status, 403, "every authenticated route");
   await models.body?.cancel();
+  const openapi = await (await fetch(`${d.h.url}/openapi.json`)).json();
+  assert.match(
+    openapi.paths["/v1/chat/completions"].post.responses["403"].description,
+    /organization_suspended/,
+  );
   // The organization's members see it on their pages.
   const page = await owner.request("GET", `/orgs/${d.h.org}/overview`);
   assert.match(await page.text(), /suspended by the operator/);

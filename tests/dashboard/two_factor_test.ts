@@ -195,6 +195,7 @@ Deno.test("2fa — an organization that requires it sends members without it to 
   assert.equal((await owner.get(`/api/orgs/${d.h.org}/overview`)).status, 200);
 
   const viewer = await ApiClient.signedIn(d.url, "viewer@example.eu");
+  const viewerElsewhere = await ApiClient.signedIn(d.url, "viewer@example.eu");
   const blocked = await viewer.get(`/api/orgs/${d.h.org}/overview`);
   assert.equal(blocked.status, 403);
   assert.equal(blocked.body.error.code, "two_factor_required");
@@ -205,6 +206,10 @@ Deno.test("2fa — an organization that requires it sends members without it to 
   await page.body?.cancel();
   await enrol(d, viewer);
   assert.equal((await viewer.get(`/api/orgs/${d.h.org}/overview`)).status, 200);
+  // A session opened before the enrolment proved no code: it still does not reach the org.
+  const older = await viewerElsewhere.get(`/api/orgs/${d.h.org}/overview`);
+  assert.equal(older.status, 403);
+  assert.equal(older.body.error.code, "two_factor_required");
   const members = await owner.get(`/api/orgs/${d.h.org}/members`);
   assert.deepEqual(
     members.body.data.map((m: { email: string; two_factor: boolean }) => [m.email, m.two_factor]),

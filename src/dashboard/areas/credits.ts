@@ -9,7 +9,7 @@ import { audit } from "../audit.ts";
 import { badInput } from "../errors.ts";
 import type { OrgSettings } from "../../state/account_records.ts";
 import { lastDays } from "./days.ts";
-import { hasTwoFactor } from "./two_factor.ts";
+import { sessionHasSecondFactor } from "./two_factor.ts";
 
 export interface LedgerLine {
   time: string;
@@ -127,9 +127,7 @@ export async function updateSettings(
   if (input.require_2fa !== undefined) {
     requirePermission(access, "manage_members", "requiring two-factor sign-in");
     // Whoever turns it on keeps the organization: their own session must satisfy it.
-    if (
-      input.require_2fa && viewer.ssoProvider === null && !await hasTwoFactor(deps, viewer.user.id)
-    ) {
+    if (input.require_2fa && !await sessionHasSecondFactor(deps, viewer)) {
       throw badInput(
         "Turn on two-factor sign-in for your own account first (Account security).",
         "require_2fa",

@@ -42,6 +42,20 @@ export async function hasTwoFactor(
   return (await deps.twoFactor.getTotp(userId))?.enabled_at != null;
 }
 
+/**
+ * Whether this session was made with a second factor: a single sign-on session, or one made
+ * since the account's TOTP was turned on (the password sign-ins since then all asked for a code;
+ * confirming the enrolment renews the enrolling browser's session).
+ */
+export async function sessionHasSecondFactor(
+  deps: Pick<DashboardDeps, "twoFactor">,
+  viewer: Viewer,
+): Promise<boolean> {
+  if (viewer.ssoProvider !== null) return true;
+  const enabledAt = (await deps.twoFactor.getTotp(viewer.user.id))?.enabled_at;
+  return enabledAt != null && Date.parse(viewer.sessionCreated) >= Date.parse(enabledAt);
+}
+
 const alreadyOn = () =>
   conflict(
     "two_factor_enabled",

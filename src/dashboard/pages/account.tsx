@@ -9,7 +9,7 @@ import type { DashboardDeps, DashEnv } from "../deps.ts";
 import { ErrorNote, frameFor, Layout } from "./layout.tsx";
 import { formError, formFields } from "./form.ts";
 import { clientAddress } from "../middleware.ts";
-import { startSession } from "../sessions.ts";
+import { renewSession, startSession } from "../sessions.ts";
 import { changePassword } from "../areas/password_change.ts";
 import {
   confirmEnrolment,
@@ -255,6 +255,8 @@ export function registerAccountPages(app: Hono<DashEnv>, deps: DashboardDeps): v
   app.post("/account/2fa/confirm", (c) =>
     act(c, deps, async (form) => {
       const { recovery_codes } = await confirmEnrolment(deps, c.var.viewer, form.code ?? "");
+      // This browser proved a code: its new session counts as two-factor (older ones do not).
+      await renewSession(deps, c, c.var.viewer);
       return { recoveryCodes: recovery_codes, notice: "Two-factor sign-in is on." };
     }));
   app.post("/account/2fa/recovery-codes", (c) =>
