@@ -11,6 +11,7 @@ import { CatalogHolder } from "./catalog/catalog_holder.ts";
 import { ApiKeyAuthenticator, type OrgControls } from "./auth/api_key_cache.ts";
 import { createAdapters, DIALECTS } from "./providers/registry.ts";
 import { Settler } from "./billing/settle.ts";
+import { RefusedRows } from "./billing/refused_rows.ts";
 import { RouteMetrics } from "./routing/route_metrics.ts";
 import { NO_ROUTING_HOOKS } from "./routing/route_plan.ts";
 import { PolicyCache } from "./policy/policy_cache.ts";
@@ -75,6 +76,7 @@ export async function composeDependencies(
     ),
     adapters: createAdapters({ secret: config.secret, fetch: upstreamFetch }),
     settler,
+    refusedRows: new RefusedRows(settler, now),
     metrics: new RouteMetrics(),
     routing: {
       ...NO_ROUTING_HOOKS,
@@ -134,7 +136,6 @@ export async function composeDependencies(
   return deps;
 }
 
-/** After every server stopped: settles still in flight, then the store. */
 /**
  * What the operator set for an organization — its keys' RPM ceiling, a suspension — for the key
  * lookup, from one read of its control-plane settings; a backend without those areas has none.
@@ -147,7 +148,9 @@ function orgControlsOf(store: Store): ((orgId: string) => Promise<OrgControls>) 
   });
 }
 
+/** After every server stopped: merged refusal rows and settles still in flight, then the store. */
 export async function closeDependencies(deps: AppDeps): Promise<void> {
+  deps.refusedRows.flush(true);
   await deps.settler.idle();
   deps.settler.stopRetries();
   await deps.routerPins.idle();

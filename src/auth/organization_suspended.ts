@@ -8,9 +8,10 @@
 import { GatewayError } from "../errors.ts";
 import type { AuthenticatedKey } from "./api_key_cache.ts";
 
-export function refuseSuspendedOrganization(key: AuthenticatedKey): void {
+/** The refusal for a key of a suspended organization; undefined for any other key. */
+export function suspendedOrganization(key: AuthenticatedKey): GatewayError | undefined {
   if (key.orgSuspended) {
-    throw new GatewayError(
+    return new GatewayError(
       403,
       "organization_suspended",
       "This API key's organization is suspended by the operator of this gateway; its keys are refused until it is restored. Contact the operator.",
@@ -18,4 +19,5 @@ export function refuseSuspendedOrganization(key: AuthenticatedKey): void {
       { type: "authentication_error" },
     );
   }
+  return undefined;
 }

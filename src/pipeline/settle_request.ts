@@ -43,6 +43,8 @@ export interface RequestSettlement {
   consumed?: Consumption | Promise<Consumption>;
   /** How the generation ended (chat): a reason no mapper knows is logged with its raw value. */
   finish?: { reason: FinishReason | undefined; raw: string | undefined };
+  /** A failed request's error code, as the client got it. */
+  errorCode?: string;
 }
 
 /** The longest raw finish reason logged (an upstream token, never content). */
@@ -105,6 +107,7 @@ function settleInput(s: RequestSettlement, used: Consumption | undefined): Settl
   };
   if (served?.routing) settle.routingPolicy = served.routing.policy;
   if (caller.notes?.guardrail) settle.guardrail = caller.notes.guardrail;
+  if (s.errorCode !== undefined) settle.errorCode = s.errorCode;
   return settle;
 }
 
@@ -120,7 +123,14 @@ export function settleFailure(
   clientSignal?: AbortSignal,
 ): void {
   if (!reachedProvider(error, s.served)) return;
-  settleRequest(deps, { ...s, status: clientStatus(error, clientSignal) });
+  const status = clientStatus(error, clientSignal);
+  settleRequest(deps, { ...s, status, errorCode: clientErrorCode(error, status) });
+}
+
+/** The error code the client gets with `status` (the app's error handler's). */
+function clientErrorCode(error: unknown, status: number): string {
+  if (error instanceof GatewayError) return error.code;
+  return status === 499 ? "client_closed" : "internal_error";
 }
 
 /**

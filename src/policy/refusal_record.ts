@@ -23,6 +23,8 @@ export interface Refusal {
   endpoint: RefusalEndpoint;
   requestedModel: string;
   status: number;
+  /** The error object's `code` the client got. */
+  errorCode: string;
   stream: boolean;
   /** The guardrail's note (block, or `error` when the scan failed in block mode). */
   guardrail?: GuardrailNote;
@@ -66,6 +68,7 @@ export function refusalOf(
     endpoint: input.endpoint,
     requestedModel: details.requestedModel ?? input.model.id,
     status: error.status,
+    errorCode: error.code,
     stream: request.stream === true,
     ...(guardrail !== undefined && error.code !== "policy_forbids_model" ? { guardrail } : {}),
     ...(details.policyRefusal === undefined ? {} : { policyRefusal: details.policyRefusal }),

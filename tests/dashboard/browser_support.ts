@@ -1,4 +1,4 @@
-/** What the dashboard's Chromium tests share: signing in. */
+/** What the dashboard's Chromium tests share: signing in with a password. */
 import type { Page } from "playwright-core";
 import { PASSWORD } from "./support.ts";
 
@@ -8,5 +8,5 @@ export async function signIn(page: Page, base: string, email: string) {
   await page.waitForURL(/\/login/);
   await page.fill('input[name="email"]', email);
   await page.fill('input[name="password"]', PASSWORD);
-  await page.click('button[type="submit"]');
+  await page.click('form[action="/login"] button[type="submit"]');
 }

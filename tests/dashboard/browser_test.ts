@@ -5,8 +5,8 @@
  * console error (a CSP violation would be one) is allowed along the way.
  */
 import assert from "node:assert/strict";
-import { signIn } from "./browser_support.ts";
 import { launchChromium, watchConsole } from "../helpers/chromium.ts";
+import { signIn } from "./browser_support.ts";
 import { MODEL, startDashboardHarness } from "./support.ts";
 
 function euros(text: string | null): number {

@@ -60,6 +60,13 @@ Deno.test("operator — suspends an organization: its keys get 403 organization_
     openapi.paths["/v1/chat/completions"].post.responses["403"].description,
     /organization_suspended/,
   );
+  // The refusal is in the organization's request log (a zero-cost row with its code).
+  await d.h.flushed();
+  const logged = await owner.get(`/api/orgs/${d.h.org}/requests?status=403`);
+  const row = logged.body.data.find((r: { error_code?: string }) =>
+    r.error_code === "organization_suspended"
+  );
+  assert.equal(row?.cost_micro_eur, 0, JSON.stringify(logged.body));
   // The organization's members see it on their pages.
   const page = await owner.request("GET", `/orgs/${d.h.org}/overview`);
   assert.match(await page.text(), /suspended by the operator/);

@@ -343,6 +343,46 @@ const cases: Array<[string, (o: Opened) => Promise<void>]> = [
       assert.deepEqual(await c.usageDays("org_a", "2026-11-22", "2026-11-30"), []);
     },
   ],
+  [
+    "refused requests' rows: error_code kept; a merged row counts its refused_count in the day",
+    async ({ store, areas }) => {
+      await store.createOrg({ id: "org_a", name: "A", created: T }, 0n);
+      const t0 = Date.parse(T);
+      const refused = (ms: number, extra: { errorCode: string; refusedCount?: number }) =>
+        buildRequestRecord({
+          id: timeOrderedId("req_", ms),
+          startedAt: ms,
+          endedAt: ms + 3,
+          org: "org_a",
+          keyId: "key_a",
+          user: undefined,
+          endpoint: "chat",
+          requestedModel: "",
+          model: undefined,
+          servedModel: undefined,
+          provider: undefined,
+          status: 429,
+          stream: false,
+          fallbacks: 0,
+          estimated: false,
+          ...extra,
+        }, ms + 60_000);
+      const first = refused(t0, { errorCode: "rate_limit_exceeded" });
+      const merged = refused(t0 + 1, { errorCode: "rate_limit_exceeded", refusedCount: 5 });
+      assert.equal(merged.latency_ms, 3, "ended when refused, not when written");
+      for (const r of [first, merged]) await store.settle(r);
+      const rows = await areas.control.requestsBetween(
+        "org_a",
+        new Date(t0),
+        new Date(t0 + 1000),
+        10,
+      );
+      assert.deepEqual(rows, [merged, first]);
+      const [day] = await areas.control.usageDays("org_a", T.slice(0, 10), T.slice(0, 10));
+      assert.equal(day?.requests, 6);
+      assert.equal(day?.cost_micro_eur, 0);
+    },
+  ],
 ];
 
 /** Corrections and suspension: operator actions on an organization's credit and keys. */

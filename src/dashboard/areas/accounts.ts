@@ -44,6 +44,7 @@ export async function signIn(
     throw invalidCredentials();
   }
   await attempt.succeeded();
+  // The password was right; an organization that requires single sign-on may still refuse it.
   await checkPasswordSignIn(deps, user);
   return user;
 }

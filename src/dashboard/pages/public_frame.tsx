@@ -1,7 +1,6 @@
 /**
- * The frame of the pages without a session (sign in, set password, an invitation link, SSO), and
- * their helpers. The page tells htmx to forget its history snapshots (signed out: nothing a
- * session showed stays in the tab).
+ * The frame of the pages without a session (sign in, set password, an invitation link, SSO),
+ * and their helpers. Each such page drops htmx's history entries from the tab (dashboard.js).
  */
 import { Head } from "./layout.tsx";
 

@@ -273,6 +273,7 @@ export function registerSsoPages(app: Hono<DashEnv>, deps: DashboardDeps): void 
       const provider = await providerOr404(deps, flow.provider);
       const user = await deps.accounts.getUser(flow.user);
       const subjects = { email: user?.email ?? "", address: clientAddress(c, deps) };
+      // Reserved before the hash, as a sign-in's (login_throttle.ts).
       const attempt = await reserveAttempt(deps.accounts, subjects, deps.now());
       const ok = user?.password_hash
         ? await verifyPassword(form.password ?? "", user.password_hash)

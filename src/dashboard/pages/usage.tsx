@@ -135,6 +135,7 @@ export const usagePage: OrgPage = {
                     <th>Model</th>
                     <th>Provider</th>
                     <th class="num">Status</th>
+                    <th>Error</th>
                     <th class="num">Tokens</th>
                     <th class="num">Latency</th>
                     <th class="num">Cost (EUR)</th>
@@ -157,6 +158,12 @@ export const usagePage: OrgPage = {
                       <td>{r.provider ?? ""}</td>
                       <td class="num">
                         <span class={`pill ${r.status >= 400 ? "error" : "ok"}`}>{r.status}</span>
+                      </td>
+                      <td>
+                        {r.error_code ?? ""}
+                        {r.refused_count !== undefined && (
+                          <span class="muted">× {r.refused_count}</span>
+                        )}
                       </td>
                       <td class="num">{r.total_tokens ?? ""}{r.estimated ? "*" : ""}</td>
                       <td class="num">{r.latency_ms} ms</td>
