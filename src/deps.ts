@@ -2,7 +2,7 @@
 import type { Config } from "./config.ts";
 import type { Store } from "./state/store.ts";
 import type { CatalogHolder } from "./catalog/catalog_holder.ts";
-import type { ApiKeyAuthenticator } from "./auth/api_key_cache.ts";
+import type { ApiKeyAuthenticator } from "./auth/api_key_authenticator.ts";
 import type { AdapterRegistry } from "./providers/adapter.ts";
 import type { Settler } from "./billing/settle.ts";
 import type { RefusedRows } from "./billing/refused_rows.ts";

@@ -4,7 +4,7 @@
  * prefix for recognition.
  */
 import { generateApiKey, hashApiKey } from "../auth/api_key_format.ts";
-import { randomId } from "../ids.ts";
+import { randomId } from "../util/ids.ts";
 import type { ApiKeyStore, OrgStore } from "../state/store.ts";
 import type { ApiKeyRecord } from "../state/records.ts";
 import { AccountError } from "./account_error.ts";

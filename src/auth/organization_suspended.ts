@@ -1,12 +1,12 @@
 /**
  * One admission check of the gate: a key of an organization an operator suspended is refused
  * with 403 `organization_suspended`, before rate limits and credit. The state comes with the key
- * from the key lookup (`api_key_cache.ts`: read with the key, cached with it), so the check
+ * from the key lookup (`api_key_authenticator.ts`: read with the key, cached with it), so the check
  * costs no store read; a suspension or a restore reaches every instance within the key cache
  * time (`SOVRA_KEY_CACHE_SECONDS`, ≤ 30 s).
  */
 import { GatewayError } from "../errors.ts";
-import type { AuthenticatedKey } from "./api_key_cache.ts";
+import type { AuthenticatedKey } from "./api_key_authenticator.ts";
 
 /** The refusal for a key of a suspended organization; undefined for any other key. */
 export function suspendedOrganization(key: AuthenticatedKey): GatewayError | undefined {

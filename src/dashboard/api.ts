@@ -36,7 +36,7 @@ import {
   listPolicies,
   previewPolicy,
   savePolicy,
-} from "./areas/routing.ts";
+} from "./areas/router_policies.ts";
 import { GuardrailRemoteChange } from "../policy/guardrail_remote_setting.ts";
 import { registerSsoApi } from "./sso_api.ts";
 import { providerSignOut } from "./sso/sign_out.ts";

@@ -10,7 +10,7 @@ import type { SettleInput } from "../billing/settle.ts";
 import type { ResolvedRoute } from "../catalog/resolved_route.ts";
 import type { FinishReason } from "../canonical/chat.ts";
 import { GatewayError } from "../errors.ts";
-import type { Caller, RoutingDecision } from "../routing/route_plan.ts";
+import type { Caller, RouterDecision } from "../routing/route_plan.ts";
 import type { PipelineDeps } from "./pipeline_deps.ts";
 
 /** The route that served, or the last one tried when none did. */
@@ -18,7 +18,7 @@ export interface SettledRoute {
   route: ResolvedRoute;
   fallbacks: number;
   /** The router's decision, when a routing policy chose the models. */
-  routing?: RoutingDecision;
+  routing?: RouterDecision;
 }
 
 /** What a request consumed, for its bill (an absent count is unknown, not zero). */

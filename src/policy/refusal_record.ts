@@ -38,7 +38,7 @@ export interface Refusal {
 export type RefusalSink = (refusal: Refusal) => void;
 
 /** What a refusal reads of the plan's input (typed by its fields). */
-export interface RefusedRequest {
+export interface RefusalPlanInput {
   endpoint: RefusalEndpoint;
   request: unknown;
   caller: {
@@ -53,7 +53,7 @@ export interface RefusedRequest {
 }
 
 export function refusalOf(
-  input: RefusedRequest,
+  input: RefusalPlanInput,
   error: GatewayError,
   details: { requestedModel?: string; policyRefusal?: string } = {},
 ): Refusal {

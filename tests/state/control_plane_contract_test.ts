@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { kvBackend, type Opened, pgBackend } from "./control_plane_backends.ts";
 import { buildRequestRecord } from "../../src/billing/settle.ts";
-import { timeOrderedId } from "../../src/ids.ts";
+import { timeOrderedId } from "../../src/util/ids.ts";
 
 const T = "2026-11-21T10:00:00.000Z";
 const later = (ms: number) => new Date(Date.parse(T) + ms).toISOString();

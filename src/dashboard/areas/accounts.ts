@@ -4,7 +4,7 @@
  */
 import type { DashboardDeps } from "../deps.ts";
 import type { Role, UserRecord } from "../../state/account_records.ts";
-import { randomId } from "../../ids.ts";
+import { randomId } from "../../util/ids.ts";
 import { burnPasswordCheck, hashPassword, passwordProblem, verifyPassword } from "../passwords.ts";
 import { hashToken, newSecretToken } from "../secret_tokens.ts";
 import { reserveAttempt } from "../login_throttle.ts";

@@ -4,7 +4,7 @@
  */
 import type { DashboardDeps, OrgAccess, Viewer } from "../deps.ts";
 import { requirePermission } from "../access.ts";
-import { sequentialId } from "../../ids.ts";
+import { sequentialId } from "../../util/ids.ts";
 import { audit } from "../audit.ts";
 import { badInput } from "../errors.ts";
 import type { OrgSettings } from "../../state/account_records.ts";

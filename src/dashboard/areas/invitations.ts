@@ -7,7 +7,7 @@
  */
 import type { DashboardDeps, OrgAccess, Viewer } from "../deps.ts";
 import type { InvitationRecord, Role, UserRecord } from "../../state/account_records.ts";
-import { randomId } from "../../ids.ts";
+import { randomId } from "../../util/ids.ts";
 import { hashToken, newSecretToken } from "../secret_tokens.ts";
 import { hashPassword, passwordProblem } from "../passwords.ts";
 import { requirePermission } from "../access.ts";

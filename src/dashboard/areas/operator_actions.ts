@@ -8,7 +8,7 @@
 import type { DashboardDeps, Viewer } from "../deps.ts";
 import type { OrgView } from "../../state/records.ts";
 import type { ApiKeyRecord } from "../../state/records.ts";
-import { sequentialId } from "../../ids.ts";
+import { sequentialId } from "../../util/ids.ts";
 import { audit } from "../audit.ts";
 import { badInput, notFound } from "../errors.ts";
 import { requireOperator } from "./operator.ts";

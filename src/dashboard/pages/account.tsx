@@ -8,6 +8,7 @@ import type { Context, Hono } from "hono";
 import type { DashboardDeps, DashEnv } from "../deps.ts";
 import { ErrorNote, frameFor, Layout } from "./layout.tsx";
 import { formError, formFields } from "./form.ts";
+import { Notice } from "./regions.tsx";
 import { clientAddress } from "../middleware.ts";
 import { renewSession, startSession } from "../sessions.ts";
 import { changePassword } from "../areas/password_change.ts";
@@ -100,7 +101,7 @@ async function render(c: Context<DashEnv>, deps: DashboardDeps, extra: Extra = {
   return c.html(
     <Layout {...frame}>
       <ErrorNote message={extra.error} />
-      {extra.notice && <div class="notice" role="status">{extra.notice}</div>}
+      {extra.notice && <Notice>{extra.notice}</Notice>}
       {requiredOrg && !status.enabled && (
         <div class="banner" role="alert" id="required-2fa">
           {requiredOrg.name}{" "}

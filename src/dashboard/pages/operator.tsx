@@ -13,6 +13,7 @@ import { formError, formFields } from "./form.ts";
 import { badInput } from "../errors.ts";
 import { GatewayError } from "../../errors.ts";
 import { AuditTable } from "./audit.tsx";
+import { ActionsHeader, Notice, ScrollRegion } from "./regions.tsx";
 
 async function render(
   c: Context<DashEnv>,
@@ -30,7 +31,7 @@ async function render(
   return c.html(
     <Layout {...frame}>
       <ErrorNote message={extra.error} />
-      {extra.notice && <div class="notice" role="status">{extra.notice}</div>}
+      {extra.notice && <Notice>{extra.notice}</Notice>}
       <div class="panel">
         <h2>Create an organization</h2>
         <form method="post" action="/operator/orgs" class="row">
@@ -44,55 +45,70 @@ async function render(
         </form>
       </div>
       <div class="panel">
-        <table id="orgs">
-          <thead>
-            <tr>
-              <th>Organization</th>
-              <th>Id</th>
-              <th class="num">Balance (EUR)</th>
-              <th class="num">Granted</th>
-              <th class="num">Spent</th>
-              <th>Created</th>
-              <th>State</th>
-            </tr>
-          </thead>
-          <tbody>
-            {orgs.map((o) => (
+        <h2>Organizations</h2>
+        <ScrollRegion label="Organizations">
+          <table id="orgs">
+            <thead>
               <tr>
-                <td>
-                  <a href={`/orgs/${o.id}/credits`}>{o.name}</a>
-                </td>
-                <td>
-                  <code>{o.id}</code>
-                </td>
-                <td class="num">{formatEur(o.balance_micro_eur)}</td>
-                <td class="num">{formatEur(o.granted_micro_eur)}</td>
-                <td class="num">{formatEur(o.spent_micro_eur)}</td>
-                <td>{o.created.slice(0, 10)}</td>
-                <td>
-                  {suspended.has(o.id)
-                    ? (
-                      <form method="post" action={`/operator/orgs/${o.id}/restore`} class="inline">
-                        <span class="pill error">suspended</span>{" "}
-                        <button type="submit" class="secondary">Restore</button>
-                      </form>
-                    )
-                    : (
-                      <form
-                        method="post"
-                        action={`/operator/orgs/${o.id}/suspend`}
-                        class="inline"
-                        hx-confirm={`Suspend “${o.name}”? Its API keys are refused (403) within 30 s.`}
-                      >
-                        <span class="pill ok">active</span>{" "}
-                        <button type="submit" class="danger">Suspend</button>
-                      </form>
-                    )}
-                </td>
+                <th>Organization</th>
+                <th>Id</th>
+                <th class="num">Balance</th>
+                <th class="num">Granted</th>
+                <th class="num">Spent</th>
+                <th>Created</th>
+                <th>State</th>
+                <ActionsHeader />
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {orgs.map((o) => (
+                <tr>
+                  <td>
+                    <a href={`/orgs/${o.id}/credits`}>{o.name}</a>
+                  </td>
+                  <td>
+                    <code>{o.id}</code>
+                  </td>
+                  <td class="num">{formatEur(o.balance_micro_eur)}</td>
+                  <td class="num">{formatEur(o.granted_micro_eur)}</td>
+                  <td class="num">{formatEur(o.spent_micro_eur)}</td>
+                  <td>{o.created.slice(0, 10)}</td>
+                  <td>
+                    {suspended.has(o.id)
+                      ? <span class="pill error">suspended</span>
+                      : <span class="pill ok">active</span>}
+                  </td>
+                  <td>
+                    {suspended.has(o.id)
+                      ? (
+                        <form
+                          method="post"
+                          action={`/operator/orgs/${o.id}/restore`}
+                          class="inline"
+                        >
+                          <button type="submit" class="secondary" aria-label={`Restore ${o.name}`}>
+                            Restore
+                          </button>
+                        </form>
+                      )
+                      : (
+                        <form
+                          method="post"
+                          action={`/operator/orgs/${o.id}/suspend`}
+                          class="inline"
+                          hx-confirm={`Suspend “${o.name}”? Its API keys are refused (403) within 30 s.`}
+                        >
+                          <button type="submit" class="danger" aria-label={`Suspend ${o.name}`}>
+                            Suspend
+                          </button>
+                        </form>
+                      )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </ScrollRegion>
       </div>
       <div class="panel">
         <h2>Revoke any API key</h2>

@@ -12,7 +12,7 @@ import { parseBody } from "../validation.ts";
 import { ChatCompletionRequestSchema } from "../../api_formats/chat/request_schema.ts";
 import { decodeChatRequest } from "../../api_formats/chat/decode_request.ts";
 import { encodeChatCompletion } from "../../api_formats/chat/encode_response.ts";
-import { ChatChunkEncoder } from "../../api_formats/chat/encode_stream.ts";
+import { ChatChunkEncoder } from "../../api_formats/chat/chunk_encoder.ts";
 import { type ChatCallContext, completeChat, openChatStream } from "../../pipeline/chat_call.ts";
 import { adjustedHeader, answerModel, routedHeaders, servedHeaders } from "../served_headers.ts";
 import { prefetchRouterPins, resolveChatTarget } from "../chat_target.ts";

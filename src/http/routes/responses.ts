@@ -17,7 +17,7 @@ import {
   replaysReasoning,
 } from "../../api_formats/responses/decode_request.ts";
 import { encodeResponse } from "../../api_formats/responses/encode_response.ts";
-import { createResponsesEventStream } from "../../api_formats/responses/encode_stream.ts";
+import { createResponsesEventStream } from "../../api_formats/responses/event_stream.ts";
 import { newResponseId } from "../../api_formats/responses/response_object.ts";
 import { responseEcho } from "../../api_formats/responses/response_echo.ts";
 import { type ChatCallContext, completeChat, openChatStream } from "../../pipeline/chat_call.ts";

@@ -4,7 +4,7 @@
  * the key's next request reads again and is refused, not served for the cache's lifetime.
  */
 import assert from "node:assert/strict";
-import { ApiKeyAuthenticator } from "../../src/auth/api_key_cache.ts";
+import { ApiKeyAuthenticator } from "../../src/auth/api_key_authenticator.ts";
 import { generateApiKey, hashApiKey } from "../../src/auth/api_key_format.ts";
 import { openKvStore } from "../../src/state/kv/kv_store.ts";
 import type { ApiKeyRecord } from "../../src/state/records.ts";
