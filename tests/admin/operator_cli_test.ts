@@ -5,21 +5,12 @@
  * the dashboard's store.
  */
 import assert from "node:assert/strict";
-import { REPO_ROOT } from "../helpers/api.ts";
+import { runAdminCli } from "../helpers/api.ts";
 import { ApiClient, MODEL, startDashboardHarness } from "../dashboard/support.ts";
 
 async function cli(kvPath: string, args: string[]) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "scripts/admin.ts", ...args],
-    cwd: REPO_ROOT,
-    env: { SOVRA_KV: kvPath, NO_COLOR: "1" },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = new TextDecoder();
-  const stdout = text.decode(out.stdout);
-  const stderr = text.decode(out.stderr);
-  return { code: out.code, json: stdout.trim() ? JSON.parse(stdout) : null, stderr };
+  const out = await runAdminCli(kvPath, args);
+  return { ...out, json: out.stdout.trim() ? JSON.parse(out.stdout) : null };
 }
 
 async function statusUntil(url: string, key: string, want: number): Promise<number> {
@@ -68,26 +59,12 @@ Deno.test("admin CLI — credits correct takes a negative amount after a space a
   await using d = await startDashboardHarness({ credits: 5_000_000 });
   await d.h.flushed();
   const before = (await d.h.store.getOrg(d.h.org))!;
-  const noReason = await cli(d.h.kvPath, [
-    "credits",
-    "correct",
-    "--org",
-    d.h.org,
-    "--micro-eur",
-    "-1500000",
-  ]);
+  const correct = (...flags: string[]) =>
+    cli(d.h.kvPath, ["credits", "correct", "--org", d.h.org, ...flags]);
+  const noReason = await correct("--micro-eur", "-1500000");
   assert.equal(noReason.code, 1);
   assert.match(JSON.parse(noReason.stderr).error, /--reason/);
-  const done = await cli(d.h.kvPath, [
-    "credits",
-    "correct",
-    "--org",
-    d.h.org,
-    "--micro-eur",
-    "-1500000",
-    "--reason",
-    "double top-up",
-  ]);
+  const done = await correct("--micro-eur", "-1500000", "--reason", "double top-up");
   assert.equal(done.code, 0, done.stderr);
   assert.equal(done.json.amount_micro_eur, -1_500_000);
   assert.equal(done.json.balance_micro_eur, before.balance_micro_eur - 1_500_000);
@@ -98,15 +75,7 @@ Deno.test("admin CLI — credits correct takes a negative amount after a space a
     [entry!.kind, entry!.amount_micro_eur, entry!.note, entry!.actor],
     ["correction", -1_500_000, "double top-up", "cli"],
   );
-  const zero = await cli(d.h.kvPath, [
-    "credits",
-    "correct",
-    "--org",
-    d.h.org,
-    "--micro-eur=0",
-    "--reason",
-    "x",
-  ]);
+  const zero = await correct("--micro-eur=0", "--reason", "x");
   assert.equal(zero.code, 1);
   assert.match(JSON.parse(zero.stderr).error, /non-zero/);
 });

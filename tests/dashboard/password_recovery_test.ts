@@ -6,7 +6,7 @@
  * and, without SMTP, the operator's `admin user reset` (a real CLI process).
  */
 import assert from "node:assert/strict";
-import { REPO_ROOT } from "../helpers/api.ts";
+import { runAdminCliWith } from "../helpers/api.ts";
 import { linkIn, startSmtpCapture } from "../helpers/smtp_server.ts";
 import { ApiClient, PASSWORD, startDashboardHarness } from "./support.ts";
 import { RESET_REQUESTS_PER_PAIR } from "../../src/dashboard/areas/password_reset.ts";
@@ -181,17 +181,8 @@ Deno.test("password reset — SSO-required members get the provider to use, owne
   assert.equal(refused?.detail.reason, "sso_required");
 });
 
-async function cli(kvPath: string, dashboardUrl: string, args: string[]) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "scripts/admin.ts", ...args],
-    cwd: REPO_ROOT,
-    env: { SOVRA_KV: kvPath, SOVRA_DASHBOARD_URL: dashboardUrl, NO_COLOR: "1" },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = new TextDecoder();
-  return { code: out.code, stdout: text.decode(out.stdout), stderr: text.decode(out.stderr) };
-}
+const cli = (kvPath: string, dashboardUrl: string, args: string[]) =>
+  runAdminCliWith({ SOVRA_KV: kvPath, SOVRA_DASHBOARD_URL: dashboardUrl }, args);
 
 Deno.test("password reset — without SMTP the dashboard says so (503) and `admin user reset` prints the link", async () => {
   await using d = await startDashboardHarness();

@@ -30,6 +30,21 @@ interface Extra {
   recoveryCodes?: string[];
 }
 
+/** A 6-digit code from the authenticator app. */
+function CodeField() {
+  return (
+    <label>
+      Code from the app<input
+        name="code"
+        autocomplete="one-time-code"
+        inputmode="numeric"
+        maxlength={8}
+        required
+      />
+    </label>
+  );
+}
+
 function RecoveryCodes(props: { codes: string[]; next: string | undefined }) {
   return (
     <div class="notice" id="recovery-panel" hx-history="false">
@@ -73,15 +88,7 @@ function EnrolmentPanel(props: { enrolment: Enrolment; required: string }) {
       </p>
       <form method="post" action="/account/2fa/confirm" class="row">
         <input type="hidden" name="required" value={props.required} />
-        <label>
-          Code from the app<input
-            name="code"
-            autocomplete="one-time-code"
-            inputmode="numeric"
-            maxlength={8}
-            required
-          />
-        </label>
+        <CodeField />
         <button type="submit">Turn on</button>
       </form>
     </div>
@@ -121,15 +128,7 @@ async function render(c: Context<DashEnv>, deps: DashboardDeps, extra: Extra = {
                   {status.recovery_codes_left} recovery codes left.
                 </p>
                 <form method="post" action="/account/2fa/recovery-codes" class="row">
-                  <label>
-                    Code from the app<input
-                      name="code"
-                      autocomplete="one-time-code"
-                      inputmode="numeric"
-                      maxlength={8}
-                      required
-                    />
-                  </label>
+                  <CodeField />
                   <button type="submit" class="secondary">New recovery codes</button>
                 </form>
                 <h2>Turn it off</h2>

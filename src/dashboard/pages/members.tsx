@@ -33,7 +33,7 @@ async function render(
           <p>
             Invitation recorded for {extra.invited.email} as{" "}
             {extra.invited.role}. Pass this link on (valid until{" "}
-            {extra.invited.expires.slice(0, 10)}; Sovra sends no e-mail). Someone who already has an
+            {extra.invited.expires.slice(0, 10)}; Sovra mails no invitations). Someone who already has an
             account signs in and accepts it; someone new creates their account with it.
           </p>
           <p>
