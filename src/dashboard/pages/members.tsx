@@ -33,8 +33,8 @@ async function render(
           <p>
             Invitation recorded for {extra.invited.email} as{" "}
             {extra.invited.role}. Pass this link on (valid until{" "}
-            {extra.invited.expires.slice(0, 10)}; Sovra mails no invitations). Someone who already has an
-            account signs in and accepts it; someone new creates their account with it.
+            {extra.invited.expires.slice(0, 10)}; Sovra mails no invitations). Someone who already
+            has an account signs in and accepts it; someone new creates their account with it.
           </p>
           <p>
             <code class="key" id="invite-link">{extra.invited.invite_url}</code>{" "}
