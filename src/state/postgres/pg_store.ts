@@ -28,6 +28,7 @@ import { pgRouterPinStore } from "./pg_router_pins.ts";
 import { pgTransfer } from "./pg_transfer.ts";
 import { pgAccountStore } from "./pg_accounts.ts";
 import { pgControlStore } from "./pg_control.ts";
+import { pgTwoFactorStore } from "./pg_two_factor.ts";
 import { pgSsoStore } from "./pg_sso.ts";
 import { RevocationListener } from "./pg_revocations.ts";
 import { pgAdmissionStore } from "./pg_admissions.ts";
@@ -109,6 +110,7 @@ function createPgStore(
       accounts: pgAccountStore(sql),
       control: pgControlStore(sql),
       sso: pgSsoStore(sql),
+      twoFactor: pgTwoFactorStore(sql),
     },
     /**
      * What health checks and logs report about the database and the spill file. Reachable is
