@@ -58,6 +58,7 @@ async function user(email: string, role?: "owner" | "admin" | "viewer", op = fal
     operator: op,
     created: new Date().toISOString(),
     password_changed_at: null,
+    email_verified_at: new Date().toISOString(),
   });
   if (role) {
     await deps.accounts.addMembership({

@@ -138,8 +138,7 @@ export function createApi(deps: DashboardDeps): Hono<DashEnv> {
   });
   api.post("/invitations/create-account", async (c) => {
     const input = await body(c, SetPassword);
-    const made = await createAccountFromInvitation(deps, input.token, input.password);
-    return c.json({ user: publicUser(made.user), org: made.org, role: made.role }, 201);
+    return c.json(await createAccountFromInvitation(deps, input.token, input.password), 202);
   });
 
   // Everything else needs a session.

@@ -18,6 +18,43 @@ export interface UserRecord {
   operator: boolean;
   created: string;
   password_changed_at: string | null;
+  /**
+   * When the account proved it holds its e-mail: a set-password link that went to that mailbox
+   * (a mailed reset) or to the operator (who made the account or its reset link) was used. Null
+   * for an account made through an invitation link or by single sign-on: whoever held the link or
+   * ran the identity provider chose its credentials. Absent on records written before the field
+   * existed; `emailVerified` (dashboard) reads those by a fixed rule.
+   */
+  email_verified_at?: string | null;
+  /**
+   * The organization whose invitation link or SSO e-mail-domain rule made the account: the one
+   * organization an unverified account may join. Null (or absent) otherwise.
+   */
+  home_org?: string | null;
+}
+
+/**
+ * How a record written before `email_verified_at` existed is read (and how PostgreSQL migration
+ * 11 filled the column): verified when it is an operator's, or when its password was set after
+ * the account was made — by the operator's set-password link or a reset link. An account made
+ * through an invitation link got its password in the same instant it was made, and one made by
+ * single sign-on has none: both are unverified. (An invitation-made account whose password was
+ * changed later cannot be told from a reset one and counts as verified: the rule errs there
+ * only for accounts made before the upgrade.)
+ */
+export function legacyEmailVerified(
+  user: Pick<UserRecord, "operator" | "password_hash" | "password_changed_at" | "created">,
+): boolean {
+  if (user.operator) return true;
+  return user.password_hash !== null && user.password_changed_at !== null &&
+    Date.parse(user.password_changed_at) !== Date.parse(user.created);
+}
+
+/** Whether the account proved it holds its e-mail (see `UserRecord.email_verified_at`). */
+export function emailVerified(user: UserRecord): boolean {
+  return user.email_verified_at === undefined
+    ? legacyEmailVerified(user)
+    : user.email_verified_at !== null;
 }
 
 export interface MembershipRecord {

@@ -30,9 +30,16 @@ export interface AccountStore {
   listUsers(): Promise<UserRecord[]>;
   /**
    * Sets the password hash, ends every session of the user and deletes every set-password
-   * token of the user, in one atomic step. False when the user does not exist.
+   * token of the user, in one atomic step. With `emailVerifiedAt` (the password came through a
+   * link sent to the account's mailbox or to the operator) it also records `email_verified_at`.
+   * False when the user does not exist.
    */
-  setPassword(userId: string, passwordHash: string, at: string): Promise<boolean>;
+  setPassword(
+    userId: string,
+    passwordHash: string,
+    at: string,
+    emailVerifiedAt?: string,
+  ): Promise<boolean>;
   /**
    * Deletes the user with its memberships, sessions and tokens. "last_owner" (and nothing
    * deleted) when the user is the only owner of an organization.

@@ -25,6 +25,7 @@ import type {
   UserRecord,
 } from "./account_records.ts";
 import type { TotpRecord } from "./two_factor_records.ts";
+import { emailVerified } from "./account_records.ts";
 
 export const EXPORT_VERSION = 1;
 
@@ -163,6 +164,9 @@ const UserLine = z.object({
   operator: z.boolean(),
   created: iso,
   password_changed_at: iso.nullable(),
+  // Absent in exports made before e-mail verification existed (read by the legacy rule).
+  email_verified_at: iso.nullable().optional(),
+  home_org: z.string().nullable().optional(),
 });
 
 const MembershipLine = z.object({
@@ -329,6 +333,8 @@ export const userLine = (u: UserRecord): StateLine => ({
   operator: u.operator,
   created: u.created,
   password_changed_at: u.password_changed_at,
+  email_verified_at: emailVerified(u) ? (u.email_verified_at ?? u.created) : null,
+  home_org: u.home_org ?? null,
 });
 
 export const membershipLine = (m: MembershipRecord): StateLine => ({

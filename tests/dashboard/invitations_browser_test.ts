@@ -63,7 +63,7 @@ Deno.test("browser — invite an existing account and a new e-mail; one accepts 
     await newcomer.locator("text=invites new@acme.test").waitFor();
     await newcomer.fill('input[name="password"]', PASSWORD);
     await newcomer.click('button:has-text("Create account and join")');
-    await newcomer.locator("text=is a viewer of Test org").waitFor();
+    await newcomer.locator("text=to use your role (viewer) in").waitFor();
     await signIn(newcomer, d.url, "new@acme.test");
     await newcomer.waitForURL(new RegExp(`/orgs/${d.h.org}/overview$`));
 

@@ -83,6 +83,8 @@ export async function startDashboardHarness(
         operator,
         created: new Date().toISOString(),
         password_changed_at: null,
+        // A test account stands for one the operator made and whose link was used.
+        email_verified_at: new Date().toISOString(),
       });
       if (org && role) {
         await dash.deps.accounts.addMembership({

@@ -18,6 +18,8 @@ const userRecord = (id: string, email = `${id}@example.eu`) => ({
   operator: false,
   created: T,
   password_changed_at: null,
+  email_verified_at: null,
+  home_org: null,
 });
 
 const cases: Array<[string, (o: Opened) => Promise<void>]> = [
@@ -47,6 +49,11 @@ const cases: Array<[string, (o: Opened) => Promise<void>]> = [
       assert.equal(await a.setPassword("u_1", "scrypt$x", later(1000)), true);
       assert.equal((await a.getUser("u_1"))?.password_hash, "scrypt$x");
       assert.equal((await a.getUser("u_1"))?.password_changed_at, later(1000));
+      assert.equal((await a.getUser("u_1"))?.email_verified_at, null, "a change verifies nothing");
+      assert.equal(await a.setPassword("u_1", "scrypt$z", later(1500), later(1500)), true);
+      assert.equal((await a.getUser("u_1"))?.email_verified_at, later(1500), "a link's use does");
+      assert.equal(await a.setPassword("u_1", "scrypt$x", later(1600)), true);
+      assert.equal((await a.getUser("u_1"))?.email_verified_at, later(1500), "and it stays");
       assert.equal(await a.getSession(session.hash), undefined);
       await a.touchSession(session.hash, later(2000));
       assert.equal(await a.getSession(session.hash), undefined);

@@ -3,7 +3,7 @@
  * Unknown e-mail and wrong password get the same answer after the same work.
  */
 import type { DashboardDeps } from "../deps.ts";
-import type { Role, UserRecord } from "../../state/account_records.ts";
+import { emailVerified, type Role, type UserRecord } from "../../state/account_records.ts";
 import { randomId } from "../../util/ids.ts";
 import { burnPasswordCheck, hashPassword, passwordProblem, verifyPassword } from "../passwords.ts";
 import { hashToken, newSecretToken } from "../secret_tokens.ts";
@@ -11,7 +11,8 @@ import { reserveAttempt } from "../login_throttle.ts";
 import { audit } from "../audit.ts";
 import { badInput, invalidCredentials } from "../errors.ts";
 import { checkPasswordSignIn } from "../sso/require_sso.ts";
-import { inviteToOrg, type SentInvitation } from "./invitations.ts";
+import { inviteToOrg, mayJoin, type SentInvitation } from "./invitations.ts";
+import { GatewayError } from "../../errors.ts";
 import { normaliseEmail, type UserDeps } from "./user_deps.ts";
 
 const LINK_TTL_MS = 24 * 3_600_000;
@@ -84,7 +85,8 @@ export async function setPasswordWithToken(
   }
   const hash = await hashPassword(password, deps.config.passwordScryptLogN);
   const at = new Date(deps.now()).toISOString();
-  if (!await deps.accounts.setPassword(record.user, hash, at)) {
+  // The link went to the account's mailbox or to the operator: the e-mail is proven.
+  if (!await deps.accounts.setPassword(record.user, hash, at, at)) {
     throw badInput("This link is invalid, used or expired; ask for a new one.", "token");
   }
   const user = (await deps.accounts.getUser(record.user))!;
@@ -114,6 +116,15 @@ export async function createUser(
   const email = normaliseEmail(input.email);
   const existing = await deps.accounts.findUserByEmail(email);
   if (existing) {
+    // The operator's invitation would only wait: the account has not proved its e-mail.
+    if (input.org && !mayJoin(existing, input.org)) {
+      throw new GatewayError(
+        403,
+        "email_unverified",
+        `'${email}' has not verified its e-mail (its account was made through an invitation link or single sign-on), so it joins no other organization yet: pass it a reset link first ('admin user reset --email ${email}'); once its password is set with it, invite it again.`,
+        { type: "invalid_request_error" },
+      );
+    }
     const invitation = input.org && input.role
       ? await inviteToOrg(deps, { org: input.org, email, role: input.role, actor: input.actor })
       : null;
@@ -126,6 +137,9 @@ export async function createUser(
     operator: input.operator ?? false,
     created: new Date(deps.now()).toISOString(),
     password_changed_at: null,
+    // Verified when its set-password link (handed to the operator) is used.
+    email_verified_at: null,
+    home_org: null,
   };
   if (!await deps.accounts.createUser(user)) throw badInput("The user already exists.", "email");
   await audit(deps, input.org ?? null, input.actor, "user.created", email, {
@@ -152,5 +166,6 @@ export function publicUser(user: UserRecord) {
     operator: user.operator,
     created: user.created,
     password_set: user.password_hash !== null,
+    email_verified: emailVerified(user),
   };
 }

@@ -4,15 +4,27 @@
  * and answers the same whether or not the e-mail has one. The account with that e-mail accepts
  * or declines after signing in; while no account has it, the link's holder may create that
  * account (choosing its first password), which accepts the invitation in the same act.
+ *
+ * Sovra mails no invitations, so whoever holds a link — the inviting owner too — may create the
+ * account for an e-mail that is not theirs. Such an account is unverified (`email_verified_at`
+ * null) and joins only the organization whose link made it (`home_org`); any other
+ * organization's invitation waits until the account proves its e-mail with a set-password link
+ * sent to that mailbox or to the operator (`emailUnverified`).
  */
 import type { DashboardDeps, OrgAccess, Viewer } from "../deps.ts";
-import type { InvitationRecord, Role, UserRecord } from "../../state/account_records.ts";
+import {
+  emailVerified,
+  type InvitationRecord,
+  type Role,
+  type UserRecord,
+} from "../../state/account_records.ts";
 import { randomId } from "../../util/ids.ts";
 import { hashToken, newSecretToken } from "../secret_tokens.ts";
 import { hashPassword, passwordProblem } from "../passwords.ts";
 import { requirePermission } from "../access.ts";
 import { audit } from "../audit.ts";
-import { badInput, conflict, notFound } from "../errors.ts";
+import { badInput, notFound } from "../errors.ts";
+import { GatewayError } from "../../errors.ts";
 import { normaliseEmail, type UserDeps } from "./user_deps.ts";
 
 /** An invitation link works for 7 days (a colleague may be away for a few). */
@@ -112,43 +124,76 @@ export async function invitationByLink(deps: DashboardDeps, token: string) {
   return await viewOf(deps, inv);
 }
 
+/** What the link's holder is told, the same whether or not the e-mail had an account. */
+export interface LinkAnswer {
+  email: string;
+  org: string;
+  role: Role;
+  /** Sign in with the e-mail (and the password its account has) to use the membership. */
+  sign_in: string;
+}
+
 /**
  * Creates the invited e-mail's account through the link, with its first password, and accepts
- * the invitation. Refused (409 `account_exists`) when the e-mail has an account already: that
- * account signs in and accepts; the link never sets or changes its password.
+ * the invitation — when the e-mail has no account. When it has one, nothing changes (the link
+ * never sets or changes a password; that account signs in and accepts). The answer, and the
+ * work before it (the password is hashed either way), are the same in both cases, so the link
+ * does not say whether an e-mail has an account.
  */
 export async function createAccountFromInvitation(
   deps: DashboardDeps,
   token: string,
   password: string,
-): Promise<{ user: UserRecord; org: string; role: Role }> {
+): Promise<LinkAnswer> {
   const problem = passwordProblem(password);
   if (problem) throw badInput(problem, "password");
   const inv = live(await deps.accounts.findInvitationByToken(hashToken(token)), deps.now());
   if (!inv) throw linkRefused();
-  const accountExists = () =>
-    conflict(
-      "account_exists",
-      `An account already exists for ${inv.email}: sign in with it to accept the invitation.`,
-    );
-  if (await deps.accounts.findUserByEmail(inv.email)) throw accountExists();
+  const answer = { email: inv.email, org: inv.org, role: inv.role, sign_in: "/login" };
+  const hash = await hashPassword(password, deps.config.passwordScryptLogN);
+  if (await deps.accounts.findUserByEmail(inv.email)) return answer;
   const now = deps.now();
   const user: UserRecord = {
     id: randomId("usr_", 12),
     email: inv.email,
-    password_hash: await hashPassword(password, deps.config.passwordScryptLogN),
+    password_hash: hash,
     operator: false,
     created: new Date(now).toISOString(),
     password_changed_at: new Date(now).toISOString(),
+    // The link's holder chose the password: nothing proved the mailbox is theirs.
+    email_verified_at: null,
+    home_org: inv.org,
   };
   // The e-mail is unique: of two uses of the link at once, one creates the account.
-  if (!await deps.accounts.createUser(user)) throw accountExists();
+  if (!await deps.accounts.createUser(user)) return answer;
   await audit(deps, inv.org, inv.email, "user.created", inv.email, {
     operator: false,
     invitation: inv.id,
   });
   await acceptFor(deps, user, inv);
-  return { user, org: inv.org, role: inv.role };
+  return answer;
+}
+
+/**
+ * 403 `email_unverified`: an account that has not proved its e-mail joins no organization but
+ * the one whose link or SSO rule made it. The way out is a set-password link to the mailbox
+ * (a reset, where SMTP is set up) or from the operator (`admin user reset`).
+ */
+export function emailUnverified(email: string, mail: boolean): GatewayError {
+  const how = mail
+    ? `ask for a reset link ("Forgot your password?" on the sign-in page): it is mailed to ${email}; setting the password with it verifies the e-mail`
+    : "ask the operator for a set-password link (admin user reset); setting the password with it verifies the e-mail";
+  return new GatewayError(
+    403,
+    "email_unverified",
+    `Verify your e-mail first: this account was made through an invitation link or single sign-on, so Sovra does not know that ${email} is yours, and it joins no other organization until then. To verify, ${how}.`,
+    { type: "invalid_request_error" },
+  );
+}
+
+/** Whether the account may join `org`: verified, or `org` is the one that made it. */
+export function mayJoin(user: UserRecord, org: string): boolean {
+  return emailVerified(user) || (user.home_org ?? null) === org;
 }
 
 async function acceptFor(deps: DashboardDeps, user: UserRecord, inv: InvitationRecord) {
@@ -184,6 +229,7 @@ async function ownInvitation(deps: DashboardDeps, viewer: Viewer, id: string) {
 
 export async function acceptInvitation(deps: DashboardDeps, viewer: Viewer, id: string) {
   const inv = await ownInvitation(deps, viewer, id);
+  if (!mayJoin(viewer.user, inv.org)) throw emailUnverified(viewer.user.email, !!deps.mailer);
   await acceptFor(deps, viewer.user, inv);
   return { org: inv.org, role: inv.role, accepted: true };
 }

@@ -150,11 +150,14 @@ export function registerInvitationPages(app: Hono<DashEnv>, deps: DashboardDeps)
     try {
       const made = await createAccountFromInvitation(deps, token, form.password ?? "");
       const org = await deps.store.getOrg(made.org);
+      // The same page whether or not the e-mail had an account (the link tells nobody which).
       return c.html(
-        <Page title="Account created">
+        <Page title="Invitation answered">
           <p>
-            Your account {made.user.email} is a {made.role} of {org?.name ?? made.org}.{" "}
-            <a href="/login">Sign in</a>.
+            <a href="/login">Sign in</a> as {made.email} to use your role ({made.role}) in{" "}
+            {org?.name ?? made.org}. If the e-mail had no Sovra account, it has one now with the
+            password you chose; if it had one, sign in with that account's own password and accept
+            the invitation there.
           </p>
         </Page>,
       );

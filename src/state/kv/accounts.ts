@@ -43,7 +43,12 @@ export class KvAccountStore implements AccountStore {
     return out;
   }
 
-  setPassword(userId: string, passwordHash: string, at: string): Promise<boolean> {
+  setPassword(
+    userId: string,
+    passwordHash: string,
+    at: string,
+    emailVerifiedAt?: string,
+  ): Promise<boolean> {
     return withLockRetry(async () => {
       for (;;) {
         const user = await this.kv.get<UserRecord>(kvKeys.user(userId));
@@ -52,6 +57,7 @@ export class KvAccountStore implements AccountStore {
           ...user.value,
           password_hash: passwordHash,
           password_changed_at: at,
+          ...(emailVerifiedAt ? { email_verified_at: emailVerifiedAt } : {}),
         });
         for (const hash of await this.#sessionHashes(userId)) {
           op.delete(kvKeys.session(hash)).delete(kvKeys.userSession(userId, hash));

@@ -329,4 +329,21 @@ alter table sovra_ledger add column kind text not null default 'grant'
 alter table sovra_ledger add column corrects text;
 `,
   },
+  {
+    version: 11,
+    name: "verified e-mail, session factors",
+    sql: `
+-- When an account proved it holds its e-mail (a mailed or operator set-password link was used),
+-- and the organization whose invitation link or SSO domain rule made it (the only one it may
+-- join unverified). Existing accounts: verified when an operator's, or when the password was
+-- set after the account was made (a set-password or reset link); an account made through an
+-- invitation link (password set in the same instant) or by SSO (no password) is not.
+alter table sovra_users add column email_verified_at timestamptz;
+alter table sovra_users add column home_org text;
+update sovra_users set email_verified_at = created
+  where operator
+    or (password_hash is not null and password_changed_at is not null
+      and password_changed_at <> created);
+`,
+  },
 ];

@@ -15,6 +15,7 @@ import type {
   SessionRecord,
   UserRecord,
 } from "../account_records.ts";
+import { legacyEmailVerified } from "../account_records.ts";
 
 interface UserRow {
   id: string;
@@ -23,6 +24,8 @@ interface UserRow {
   operator: boolean;
   created: Date;
   password_changed_at: Date | null;
+  email_verified_at: Date | null;
+  home_org: string | null;
 }
 
 interface MemberRow {
@@ -79,6 +82,8 @@ const user = (r: UserRow): UserRecord => ({
   operator: r.operator,
   created: iso(r.created),
   password_changed_at: r.password_changed_at ? iso(r.password_changed_at) : null,
+  email_verified_at: r.email_verified_at ? iso(r.email_verified_at) : null,
+  home_org: r.home_org,
 });
 
 const member = (r: MemberRow): MembershipRecord => ({
@@ -104,13 +109,23 @@ const token = (r: TokenRow): PasswordTokenRecord => ({
   expires: iso(r.expires),
 });
 
+/**
+ * A record without `email_verified_at` (written by code older than the field) gets the value
+ * migration 11 gives existing rows, so both backends read it the same way.
+ */
+function legacyVerified(u: UserRecord): string | null {
+  if (u.email_verified_at !== undefined) return u.email_verified_at;
+  return legacyEmailVerified(u) ? u.created : null;
+}
+
 export function pgAccountStore(sql: Db): AccountStore {
   return {
     async createUser(u) {
       const rows = await sql`
-        insert into sovra_users (id, email, password_hash, operator, created, password_changed_at)
+        insert into sovra_users (id, email, password_hash, operator, created, password_changed_at,
+          email_verified_at, home_org)
         values (${u.id}, ${u.email}, ${u.password_hash}, ${u.operator}, ${u.created},
-          ${u.password_changed_at})
+          ${u.password_changed_at}, ${legacyVerified(u)}, ${u.home_org ?? null})
         on conflict do nothing returning id`;
       return rows.length > 0;
     },
@@ -125,10 +140,11 @@ export function pgAccountStore(sql: Db): AccountStore {
     async listUsers() {
       return (await sql<UserRow[]>`select * from sovra_users order by id`).map(user);
     },
-    async setPassword(userId, passwordHash, at) {
+    async setPassword(userId, passwordHash, at, emailVerifiedAt) {
       return await sql.begin(async (tx) => {
         const rows = await tx`
-          update sovra_users set password_hash = ${passwordHash}, password_changed_at = ${at}
+          update sovra_users set password_hash = ${passwordHash}, password_changed_at = ${at},
+            email_verified_at = coalesce(${emailVerifiedAt ?? null}::timestamptz, email_verified_at)
           where id = ${userId} returning id`;
         if (rows.length === 0) return false;
         await tx`delete from sovra_sessions where user_id = ${userId}`;

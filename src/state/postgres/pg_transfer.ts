@@ -1,7 +1,7 @@
 /** Export and import of the whole state on PostgreSQL (see ../transfer.ts for the format). */
 import type { Db } from "./connect.ts";
 import type { TransactionSql } from "postgres";
-import type { AuditEntry, Role } from "../account_records.ts";
+import { type AuditEntry, legacyEmailVerified, type Role } from "../account_records.ts";
 import type { RoutingPolicyRecord } from "../routing_policy_store.ts";
 import {
   ssoBindingLine,
@@ -201,6 +201,10 @@ export async function importPg(sql: Db, lines: StateLine[]): Promise<void> {
   }
 }
 
+/** An export older than e-mail verification: the rule migration 11 applied to existing rows. */
+const legacyVerifiedAt = (line: Extract<StateLine, { type: "user" }>) =>
+  legacyEmailVerified(line) ? line.created : null;
+
 const iso = (d: Date | null) => d === null ? null : d.toISOString();
 
 async function* exportControlPlane(sql: Db): AsyncIterable<StateLine> {
@@ -213,6 +217,8 @@ async function* exportControlPlane(sql: Db): AsyncIterable<StateLine> {
         operator: boolean;
         created: Date;
         password_changed_at: Date | null;
+        email_verified_at: Date | null;
+        home_org: string | null;
       }[]
     >`select * from sovra_users order by id`.cursor(BATCH)
   ) {
@@ -221,6 +227,7 @@ async function* exportControlPlane(sql: Db): AsyncIterable<StateLine> {
         ...r,
         created: iso(r.created)!,
         password_changed_at: iso(r.password_changed_at),
+        email_verified_at: iso(r.email_verified_at),
       });
     }
   }
@@ -366,9 +373,14 @@ async function importControlPlane(tx: Tx, chunk: StateLine[]): Promise<void> {
     switch (line.type) {
       case "user":
         await tx`
-          insert into sovra_users (id, email, password_hash, operator, created, password_changed_at)
+          insert into sovra_users (id, email, password_hash, operator, created, password_changed_at,
+            email_verified_at, home_org)
           values (${line.id}, ${line.email}, ${line.password_hash}, ${line.operator},
-            ${line.created}, ${line.password_changed_at})
+            ${line.created}, ${line.password_changed_at},
+            ${
+          line.email_verified_at === undefined ? legacyVerifiedAt(line) : line.email_verified_at
+        },
+            ${line.home_org ?? null})
           on conflict do nothing`;
         break;
       case "membership":
