@@ -234,7 +234,7 @@ Deno.test("sso — on PostgreSQL: first sign-in, membership, identity, SSO sessi
       env: { SOVRA_DATABASE_URL: await cluster.database(), SOVRA_SPILL_PATH: `${dir}/spill.jsonl` },
     });
     assert.equal(s.d.h.store.health?.().backend, "postgres");
-    await s.bind({ groups: ["staff = admin"] });
+    await s.bind({ domains: ["acme.eu = viewer"], groups: ["staff = admin"] });
     s.idp.accounts.set("gus", { email: "gus@acme.eu", email_verified: false, groups: ["staff"] });
     // Unverified e-mail: no account, even though the group matches.
     const refused = await new FlowClient().signIn(s.url, "gus");

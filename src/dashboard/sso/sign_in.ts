@@ -1,7 +1,12 @@
 /**
  * What a verified ID token leads to. The identity (issuer + `sub`) finds its user; a new one
- * gets an account just in time only when a rule of an organization bound to the provider
- * matches, and only with a verified e-mail. An e-mail that belongs to an existing password
+ * gets an account just in time only with a verified e-mail and only when an e-mail domain rule
+ * of an organization bound to the provider names that e-mail's domain: the owner who wrote
+ * the rule vouches for the provider's accounts of that domain. A group rule never makes an
+ * account (a provider shared by several organizations may assert any e-mail in a group); it
+ * gives roles to accounts that exist. An account made this way is unverified outside the
+ * organization whose domain rule made it (`home_org`): another organization's invitation waits
+ * for the e-mail to be proven (`invitations.ts`). An e-mail that belongs to an existing password
  * account is linked only after that account's password is given (a provider that lets people
  * choose any e-mail cannot take an account over). At every sign-in the memberships SSO
  * created follow the rules: a new role, or removal when no rule matches any more; a
@@ -156,8 +161,10 @@ async function createJustInTime(
   summary: SsoClaimsSummary,
   email: string,
 ): Promise<UserRecord> {
-  const matches = (await matchingBindings(deps, provider, summary)).filter((m) => m.match);
-  if (matches.length === 0) {
+  const domain = email.split("@").pop()!;
+  const vouching = (await deps.sso.listBindingsOfProvider(provider.id))
+    .filter((b) => b.domains.some((rule) => rule.match === domain));
+  if (vouching.length === 0) {
     return await refuse(
       deps,
       provider,
@@ -165,7 +172,7 @@ async function createJustInTime(
       "no_matching_rule",
       ssoForbidden(
         "sso_no_match",
-        `No organization in Sovra admits ${email} through ${provider.name}: no e-mail domain or group rule matches. Nothing was created; ask an owner of your organization to add a rule for you.`,
+        `No organization in Sovra admits ${email} through ${provider.name}: no e-mail domain rule names ${domain} (a group rule gives roles to existing accounts, it makes none). Nothing was created; ask an owner of your organization to add a domain rule, or to invite you.`,
       ),
     );
   }
@@ -177,6 +184,9 @@ async function createJustInTime(
     operator: false,
     created: at,
     password_changed_at: null,
+    // The provider vouched for the e-mail only to the organization whose domain rule matched.
+    email_verified_at: null,
+    home_org: vouching[0]!.org,
   };
   if (!await deps.accounts.createUser(user)) {
     throw ssoForbidden("sso_conflict", "Your account was just created elsewhere; sign in again.");
