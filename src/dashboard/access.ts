@@ -37,20 +37,18 @@ export async function resolveOrgAccess(
 
 /**
  * An organization whose owners require two-factor sign-in is reached only by sessions with a
- * second factor: one made after the account's TOTP was turned on (every password sign-in since
- * asked for a code, and the enrolling browser got a new session with its confirming code), or
- * one signed in through single sign-on (the identity provider is the factor). Anyone else —
- * operators too, and a session older than the enrolment — is sent to enrol (or sign in) first:
- * 403 `two_factor_required`; the pages redirect to Account security.
+ * second factor there (`sessionHasSecondFactor`): signed in with the account's TOTP, or through
+ * the identity provider this organization is bound to. Anyone else — operators too, a session
+ * older than the enrolment, one through a provider bound only elsewhere — is sent to enrol (or
+ * sign in) first: 403 `two_factor_required`; the pages redirect to Account security.
  */
 async function requireSecondFactorIfAsked(
   deps: DashboardDeps,
   viewer: Viewer,
   org: { id: string; name: string },
 ): Promise<void> {
-  if (viewer.ssoProvider !== null) return;
   if (!(await deps.control.getOrgSettings(org.id)).require_2fa) return;
-  if (await sessionHasSecondFactor(deps, viewer)) return;
+  if (await sessionHasSecondFactor(deps, viewer, org.id)) return;
   throw twoFactorRequired(org);
 }
 

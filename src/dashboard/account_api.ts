@@ -17,6 +17,7 @@ import {
   confirmEnrolment,
   disableTwoFactor,
   renewRecoveryCodes,
+  sessionHasOwnFactor,
   startEnrolment,
   twoFactorStatus,
 } from "./areas/two_factor.ts";
@@ -48,7 +49,7 @@ export function registerPublicAccountApi(api: Hono<DashEnv>, deps: DashboardDeps
   api.post("/login/2fa", async (c) => {
     const input = await body(c, SecondStep);
     const { user } = await completeSecondStep(deps, { ...input, address: clientAddress(c, deps) });
-    await startSession(deps, c, user.id);
+    await startSession(deps, c, user.id, { secondFactor: true });
     return c.json({ user: publicUser(user) });
   });
   api.post("/password-reset", async (c) => {
@@ -78,8 +79,12 @@ export function registerAccountApi(
       ...input,
       address: clientAddress(c, deps),
     });
-    // Every session of the account ended with the change; this browser gets a new one.
-    await startSession(deps, c, user.id, c.var.viewer.ssoProvider ?? undefined);
+    // Every session of the account ended with the change; this browser gets a new one, with
+    // the second factor only if the old one had it (a password alone never gives it).
+    await startSession(deps, c, user.id, {
+      ssoProvider: c.var.viewer.ssoProvider ?? undefined,
+      secondFactor: await sessionHasOwnFactor(deps, c.var.viewer),
+    });
     return c.json({ user: publicUser(user), other_sessions_ended: true });
   });
   api.post("/account/2fa/setup", async (c) => c.json(await startEnrolment(deps, c.var.viewer)));

@@ -51,6 +51,8 @@ export interface Viewer {
   ssoProvider: string | null;
   /** When the session was made (a sign-in, or a password change or 2FA enrolment renewing it). */
   sessionCreated: string;
+  /** Whether its sign-in gave the account's second factor; null for a session older than that. */
+  secondFactor: boolean | null;
 }
 
 /** What a request may do in one organization: the viewer's role there, or operator access. */

@@ -19,12 +19,20 @@ export function dashboardCookieName(deps: Pick<DashboardDeps, "config">, name: s
 
 const cookieName = (deps: DashboardDeps) => dashboardCookieName(deps, "sovra_session");
 
-/** Starts a session; `ssoProvider` names the identity provider it was signed in through. */
+/** How a session was signed in. */
+export interface SessionStart {
+  /** The identity provider it was signed in through. */
+  ssoProvider?: string | undefined;
+  /** The sign-in gave the account's own second factor (a TOTP or recovery code). */
+  secondFactor?: boolean;
+}
+
+/** Starts a session for `userId`. */
 export async function startSession(
   deps: DashboardDeps,
   c: Context,
   userId: string,
-  ssoProvider?: string,
+  how: SessionStart = {},
 ) {
   const token = newSecretToken();
   const now = deps.now();
@@ -35,7 +43,8 @@ export async function startSession(
     created: new Date(now).toISOString(),
     last_seen: new Date(now).toISOString(),
     expires: new Date(now + maxMs).toISOString(),
-    ...(ssoProvider ? { sso_provider: ssoProvider } : {}),
+    ...(how.ssoProvider ? { sso_provider: how.ssoProvider } : {}),
+    second_factor: how.secondFactor === true,
   });
   setCookie(c, cookieName(deps), token, {
     path: "/",
@@ -76,6 +85,7 @@ export async function loadViewer(deps: DashboardDeps, c: Context): Promise<Viewe
     memberships,
     ssoProvider: session.sso_provider ?? null,
     sessionCreated: session.created,
+    secondFactor: session.second_factor ?? null,
   };
 }
 
@@ -92,9 +102,12 @@ export async function endSession(deps: DashboardDeps, c: Context, viewer: Viewer
 
 /**
  * Replaces the viewer's session with a new one for the same account and provider (the old one
- * ends): after a step that makes the session worth more, such as confirming a second factor.
+ * ends) that counts as signed in with the second factor: after this browser confirmed one.
  */
 export async function renewSession(deps: DashboardDeps, c: Context, viewer: Viewer) {
   await deps.accounts.deleteSession(viewer.sessionHash);
-  await startSession(deps, c, viewer.user.id, viewer.ssoProvider ?? undefined);
+  await startSession(deps, c, viewer.user.id, {
+    ssoProvider: viewer.ssoProvider ?? undefined,
+    secondFactor: true,
+  });
 }

@@ -75,6 +75,17 @@ export interface SessionRecord {
   expires: string;
   /** The identity provider it was signed in through; absent for a password sign-in. */
   sso_provider?: string;
+  /**
+   * Whether the sign-in gave the account's own second factor (a TOTP or recovery code), or the
+   * session replaced one that had. Absent on sessions older than the field.
+   */
+  second_factor?: boolean;
+  /**
+   * The user's `password_changed_at` read before the sign-in's credentials were checked (`""`
+   * for none): a session whose epoch is not the user's current one was made with a password
+   * that changed meanwhile, and is refused. Absent on sessions older than the field.
+   */
+  password_epoch?: string;
 }
 
 /** A one-time link to set a password (new user, invitation, reset); 24 h. */
@@ -154,6 +165,7 @@ export type AuditAction =
   | "sso.unbound"
   | "sso.signed_in"
   | "sso.linked"
+  | "sso.unlinked"
   | "sso.refused"
   | "sso.role_kept"
   | "sso.password_refused"

@@ -44,6 +44,15 @@ const cases: Array<[string, (o: Opened) => Promise<void>]> = [
       };
       await a.createSession(session);
       assert.deepEqual(await a.getSession(session.hash), session);
+      const factored = {
+        ...session,
+        hash: "b".repeat(64),
+        second_factor: true,
+        password_epoch: "",
+        sso_provider: "idp",
+      };
+      await a.createSession(factored);
+      assert.deepEqual(await a.getSession(factored.hash), factored, "the session's factors kept");
       await a.touchSession(session.hash, later(60_000));
       assert.equal((await a.getSession(session.hash))?.last_seen, later(60_000));
       assert.equal(await a.setPassword("u_1", "scrypt$x", later(1000)), true);

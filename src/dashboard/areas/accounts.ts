@@ -11,6 +11,7 @@ import { reserveAttempt } from "../login_throttle.ts";
 import { audit } from "../audit.ts";
 import { badInput, invalidCredentials } from "../errors.ts";
 import { checkPasswordSignIn } from "../sso/require_sso.ts";
+import { unlinkIdentities } from "../sso/identity_cut.ts";
 import { inviteToOrg, mayJoin, type SentInvitation } from "./invitations.ts";
 import { GatewayError } from "../../errors.ts";
 import { normaliseEmail, type UserDeps } from "./user_deps.ts";
@@ -71,7 +72,10 @@ export async function issueSetPasswordLink(
   return `${deps.publicUrl()}/set-password?token=${token}`;
 }
 
-/** Uses a set-password link: sets the password and ends the user's other sessions. */
+/**
+ * Uses a set-password link: sets the password (the e-mail counts as verified), ends the user's
+ * sessions and unlinks its SSO identities.
+ */
 export async function setPasswordWithToken(
   deps: DashboardDeps,
   token: string,
@@ -91,6 +95,7 @@ export async function setPasswordWithToken(
   }
   const user = (await deps.accounts.getUser(record.user))!;
   await audit(deps, null, user.email, "user.password_set", user.email);
+  await unlinkIdentities(deps, user, "password_set");
   return user;
 }
 

@@ -127,7 +127,7 @@ export async function updateSettings(
   if (input.require_2fa !== undefined) {
     requirePermission(access, "manage_members", "requiring two-factor sign-in");
     // Whoever turns it on keeps the organization: their own session must satisfy it.
-    if (input.require_2fa && !await sessionHasSecondFactor(deps, viewer)) {
+    if (input.require_2fa && !await sessionHasSecondFactor(deps, viewer, access.org.id)) {
       throw badInput(
         "Turn on two-factor sign-in for your own account first (Account security).",
         "require_2fa",

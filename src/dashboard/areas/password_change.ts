@@ -2,8 +2,9 @@
  * Changing the password while signed in: the current password first (its check is reserved
  * with the sign-in throttle, so a stolen session cannot guess it faster than the sign-in page
  * allows), then the store's one step that sets the hash, ends every session of the user and
- * revokes every set-password link (`AccountStore.setPassword`). The caller then opens a fresh
- * session for this browser: the other sessions stay ended.
+ * revokes every set-password link (`AccountStore.setPassword`), and the account's SSO
+ * identities are unlinked (`identity_cut.ts`). The caller then opens a fresh session for this
+ * browser: the other sessions stay ended.
  */
 import type { DashboardDeps, Viewer } from "../deps.ts";
 import type { UserRecord } from "../../state/account_records.ts";
@@ -11,6 +12,7 @@ import { hashPassword, passwordProblem, verifyPassword } from "../passwords.ts";
 import { reserveAttempt } from "../login_throttle.ts";
 import { auditAccount } from "../audit.ts";
 import { badInput } from "../errors.ts";
+import { unlinkIdentities } from "../sso/identity_cut.ts";
 
 /**
  * Checks the account's current password (throttled per account and client address, as a
@@ -54,5 +56,6 @@ export async function changePassword(
   await auditAccount(deps, user, user.email, "user.password_changed", {
     other_sessions_ended: true,
   });
+  await unlinkIdentities(deps, user, "password_changed");
   return (await deps.accounts.getUser(user.id))!;
 }

@@ -43,17 +43,39 @@ export async function hasTwoFactor(
 }
 
 /**
- * Whether this session was made with a second factor: a single sign-on session, or one made
- * since the account's TOTP was turned on (the password sign-ins since then all asked for a code;
- * confirming the enrolment renews the enrolling browser's session).
+ * Whether this session counts as signed in with a second factor in organization `orgId`:
+ * signed in through the identity provider that organization is bound to (the provider is the
+ * factor where the organization trusts it — a provider bound only elsewhere proves nothing
+ * here), or signed in with the account's own TOTP or a recovery code since it was turned on
+ * (or the session replaced one that was: a password change carries the flag, the enrolling
+ * browser gets it by confirming). A session older than the flag counts when made since the
+ * enrolment without single sign-on (every password sign-in since then asked for a code).
  */
 export async function sessionHasSecondFactor(
+  deps: Pick<DashboardDeps, "twoFactor" | "sso">,
+  viewer: Viewer,
+  orgId: string,
+): Promise<boolean> {
+  if (viewer.ssoProvider !== null) {
+    const binding = await deps.sso.getBinding(orgId);
+    if (binding?.provider === viewer.ssoProvider) return true;
+  }
+  return await sessionHasOwnFactor(deps, viewer);
+}
+
+/**
+ * Whether the session gave the account's own second factor (TOTP or a recovery code) since it
+ * was turned on: what a session that replaces it (after a password change) carries on. A
+ * session that did not — one from before the enrolment, say — gives none to its successor.
+ */
+export async function sessionHasOwnFactor(
   deps: Pick<DashboardDeps, "twoFactor">,
   viewer: Viewer,
 ): Promise<boolean> {
-  if (viewer.ssoProvider !== null) return true;
+  if (viewer.secondFactor === false) return false;
   const enabledAt = (await deps.twoFactor.getTotp(viewer.user.id))?.enabled_at;
-  return enabledAt != null && Date.parse(viewer.sessionCreated) >= Date.parse(enabledAt);
+  if (enabledAt == null || Date.parse(viewer.sessionCreated) < Date.parse(enabledAt)) return false;
+  return viewer.secondFactor === true || viewer.ssoProvider === null;
 }
 
 const alreadyOn = () =>

@@ -18,6 +18,7 @@ import {
   type Enrolment,
   pendingEnrolment,
   renewRecoveryCodes,
+  sessionHasOwnFactor,
   startEnrolment,
   twoFactorStatus,
 } from "../areas/two_factor.ts";
@@ -243,8 +244,12 @@ export function registerAccountPages(app: Hono<DashEnv>, deps: DashboardDeps): v
         new_password: form.new_password ?? "",
         address: clientAddress(c, deps),
       });
-      // Every session ended with the change; this browser goes on in a new one.
-      await startSession(deps, c, user.id, c.var.viewer.ssoProvider ?? undefined);
+      // Every session ended with the change; this browser goes on in a new one, with the
+      // second factor only if the old one had it (a password alone never gives it).
+      await startSession(deps, c, user.id, {
+        ssoProvider: c.var.viewer.ssoProvider ?? undefined,
+        secondFactor: await sessionHasOwnFactor(deps, c.var.viewer),
+      });
       c.set("viewer", { ...c.var.viewer, user });
       return { notice: "Password changed. Your other sessions are signed out." };
     }));

@@ -14,12 +14,20 @@ import { completeSecondStep } from "../areas/second_step.ts";
 import { MAILED_LINK_TTL_MS, requestPasswordReset } from "../areas/password_reset.ts";
 
 /** The second step, with the challenge from the password step in a hidden field. */
-export function SecondStepForm(props: { challenge: string; error?: string | undefined }) {
+export function SecondStepForm(
+  props: {
+    challenge: string;
+    error?: string | undefined;
+    /** Linking a single sign-on identity asks the same step, with its link token. */
+    link?: string;
+  },
+) {
   return (
     <Page title="Two-factor sign-in">
       <ErrorNote message={props.error} />
-      <form method="post" action="/login/2fa">
+      <form method="post" action={props.link ? "/sso/link/2fa" : "/login/2fa"}>
         <input type="hidden" name="challenge" value={props.challenge} />
+        {props.link ? <input type="hidden" name="token" value={props.link} /> : null}
         <label>
           Code from your authenticator app<input
             name="code"
@@ -87,7 +95,7 @@ async function secondStep(c: Context<DashEnv>, deps: DashboardDeps) {
       code: form.code ?? "",
       address: clientAddress(c, deps),
     });
-    await startSession(deps, c, done.user.id);
+    await startSession(deps, c, done.user.id, { secondFactor: true });
     return c.redirect(safeNext(done.next), 303);
   } catch (error) {
     const e = formError(error);

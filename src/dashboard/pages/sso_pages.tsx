@@ -6,12 +6,14 @@
  */
 import type { Context, Hono } from "hono";
 import type { DashboardDeps, DashEnv, Viewer } from "../deps.ts";
-import type { SsoProviderRecord } from "../../state/sso_records.ts";
+import type { SsoFlowRecord, SsoProviderRecord } from "../../state/sso_records.ts";
+import { completeSecondStep, secondStepFor } from "../areas/second_step.ts";
+import { SecondStepForm } from "./recovery_pages.tsx";
 import { GatewayError } from "../../errors.ts";
 import { errorMessage } from "../../log.ts";
 import { ErrorNote } from "./layout.tsx";
 import { Page, safeNext } from "./public_frame.tsx";
-import { formFields } from "./form.ts";
+import { formError, formFields } from "./form.ts";
 import { loadViewer, startSession } from "../sessions.ts";
 import { clientAddress } from "../middleware.ts";
 import { startAuthorization, takeAuthorization } from "../sso/flows.ts";
@@ -254,7 +256,7 @@ export function registerSsoPages(app: Hono<DashEnv>, deps: DashboardDeps): void 
           <LinkForm token={outcome.token} email={outcome.email} provider={provider.name} />,
         );
       }
-      await startSession(deps, c, outcome.user.id, provider.id);
+      await startSession(deps, c, outcome.user.id, { ssoProvider: provider.id });
       return c.html(<Continue next={flow.next} />);
     } catch (error) {
       return refusalPage(deps, c, error);
@@ -296,14 +298,65 @@ export function registerSsoPages(app: Hono<DashEnv>, deps: DashboardDeps): void 
         );
       }
       await attempt.succeeded();
-      if (!await deps.sso.takeFlow(hash)) {
-        throw ssoRefused("This link request was used meanwhile; sign in again.");
-      }
-      const signedIn = await completeLink(deps, provider, flow);
-      await startSession(deps, c, signedIn.id, provider.id);
+      // The account's own second factor too: a phished password and an identity provider
+      // account claiming the e-mail do not make a link past the account's TOTP.
+      const challenge = await secondStepFor(deps, user, flow.next);
+      if (challenge) return c.html(<SecondStepForm challenge={challenge} link={token} />);
+      await finishLink(c, flow, provider, hash, false);
       return c.redirect(flow.next, 303);
     } catch (error) {
       return refusalPage(deps, c, error);
     }
   });
+
+  app.post("/sso/link/2fa", async (c) => {
+    const form = await formFields(c);
+    const token = form.token ?? "";
+    const challenge = form.challenge ?? "";
+    try {
+      const hash = hashToken(token);
+      const flow = token && token.length <= 100 ? await deps.sso.getFlow(hash) : undefined;
+      if (!flow || flow.kind !== "link" || Date.parse(flow.expires) <= deps.now()) {
+        throw ssoRefused("This link request was used or has expired; sign in again.");
+      }
+      const provider = await providerOr404(deps, flow.provider);
+      let done;
+      try {
+        done = await completeSecondStep(deps, {
+          challenge,
+          code: form.code ?? "",
+          address: clientAddress(c, deps),
+        });
+      } catch (error) {
+        const e = formError(error);
+        if (e.code !== "invalid_two_factor_code") throw error;
+        return c.html(
+          <SecondStepForm challenge={challenge} link={token} error={e.message} />,
+          e.status as 401,
+        );
+      }
+      if (done.user.id !== flow.user) {
+        throw ssoRefused("This link request was used or has expired; sign in again.");
+      }
+      await finishLink(c, flow, provider, hash, true);
+      return c.redirect(flow.next, 303);
+    } catch (error) {
+      return refusalPage(deps, c, error);
+    }
+  });
+
+  /** Takes the link flow (once) and signs the linked account in through the provider. */
+  async function finishLink(
+    c: Context,
+    flow: Extract<SsoFlowRecord, { kind: "link" }>,
+    provider: SsoProviderRecord,
+    hash: string,
+    secondFactor: boolean,
+  ) {
+    if (!await deps.sso.takeFlow(hash)) {
+      throw ssoRefused("This link request was used meanwhile; sign in again.");
+    }
+    const signedIn = await completeLink(deps, provider, flow);
+    await startSession(deps, c, signedIn.id, { ssoProvider: provider.id, secondFactor });
+  }
 }

@@ -344,6 +344,11 @@ update sovra_users set email_verified_at = created
   where operator
     or (password_hash is not null and password_changed_at is not null
       and password_changed_at <> created);
+
+-- Whether a session's sign-in gave the account's second factor, and the password epoch read
+-- before its credentials were checked (null on sessions older than this migration).
+alter table sovra_sessions add column second_factor boolean;
+alter table sovra_sessions add column password_epoch text;
 `,
   },
 ];

@@ -42,6 +42,8 @@ interface SessionRow {
   last_seen: Date;
   expires: Date;
   sso_provider: string | null;
+  second_factor: boolean | null;
+  password_epoch: string | null;
 }
 
 interface TokenRow {
@@ -100,6 +102,8 @@ const session = (r: SessionRow): SessionRecord => ({
   last_seen: iso(r.last_seen),
   expires: iso(r.expires),
   ...(r.sso_provider === null ? {} : { sso_provider: r.sso_provider }),
+  ...(r.second_factor === null ? {} : { second_factor: r.second_factor }),
+  ...(r.password_epoch === null ? {} : { password_epoch: r.password_epoch }),
 });
 
 const token = (r: TokenRow): PasswordTokenRecord => ({
@@ -258,12 +262,14 @@ export function pgAccountStore(sql: Db): AccountStore {
     },
     async createSession(s) {
       await sql`
-        insert into sovra_sessions (hash, user_id, created, last_seen, expires, sso_provider)
+        insert into sovra_sessions (hash, user_id, created, last_seen, expires, sso_provider,
+          second_factor, password_epoch)
         values (${s.hash}, ${s.user}, ${s.created}, ${s.last_seen}, ${s.expires},
-          ${s.sso_provider ?? null})
+          ${s.sso_provider ?? null}, ${s.second_factor ?? null}, ${s.password_epoch ?? null})
         on conflict (hash) do update set user_id = excluded.user_id, created = excluded.created,
           last_seen = excluded.last_seen, expires = excluded.expires,
-          sso_provider = excluded.sso_provider`;
+          sso_provider = excluded.sso_provider, second_factor = excluded.second_factor,
+          password_epoch = excluded.password_epoch`;
     },
     async getSession(hash) {
       const [row] = await sql<SessionRow[]>`select * from sovra_sessions where hash = ${hash}`;
