@@ -46,7 +46,7 @@ export async function signInWithClaims(
     const email = await refuseUnusableEmail(deps, provider, summary);
     const existing = await deps.accounts.findUserByEmail(email);
     if (existing) return await offerLink(deps, provider, claims, summary, existing, next);
-    user = await createJustInTime(deps, provider, claims, summary, email);
+    user = await createJustInTime(deps, provider, claims, email);
   }
   return { kind: "signed_in", user: await finishSignIn(deps, provider, claims, summary, user) };
 }
@@ -158,7 +158,6 @@ async function createJustInTime(
   deps: DashboardDeps,
   provider: SsoProviderRecord,
   claims: IdTokenClaims,
-  summary: SsoClaimsSummary,
   email: string,
 ): Promise<UserRecord> {
   const domain = email.split("@").pop()!;
