@@ -103,7 +103,9 @@ export function registerAccountApi(
   });
   api.post("/account/2fa/recovery-codes", async (c) => {
     const input = await body(c, Code);
-    return c.json(await renewRecoveryCodes(deps, c.var.viewer, input.code));
+    return c.json(
+      await renewRecoveryCodes(deps, c.var.viewer, input.code, clientAddress(c, deps)),
+    );
   });
 
   api.post("/operator/orgs/:org/suspend", async (c) => {

@@ -12,6 +12,7 @@ import { codeStep, looksLikeCode, newTotpSecret, totpUri } from "../two_factor/t
 import { newRecoveryCodes, recoveryCodeHash } from "../two_factor/recovery_codes.ts";
 import { qrCodeDataUrl } from "../two_factor/qr_code.ts";
 import { checkCurrentPassword } from "./password_change.ts";
+import { reserveAttempt } from "../login_throttle.ts";
 
 type TwoFactorDeps = Pick<DashboardDeps, "twoFactor" | "control" | "accounts" | "now">;
 
@@ -169,6 +170,31 @@ export async function useSecondFactor(
     : undefined;
 }
 
+/**
+ * Runs a code check of the user under the sign-in second step's throttle (the same `2fa:`
+ * counter per account and client address), so a session cannot guess codes faster than a
+ * sign-in can. Throws 400 `param: code` when `check` finds the code wrong.
+ */
+async function throttledCodeCheck<T>(
+  deps: Pick<DashboardDeps, "accounts" | "now">,
+  user: UserRecord,
+  address: string,
+  check: () => Promise<T | undefined>,
+): Promise<T> {
+  const attempt = await reserveAttempt(
+    deps.accounts,
+    { email: `2fa:${user.email}`, address },
+    deps.now(),
+  );
+  const result = await check();
+  if (result === undefined) {
+    await attempt.failed();
+    throw wrongCode();
+  }
+  await attempt.succeeded();
+  return result;
+}
+
 /** Turns two-factor sign-in off: the password (throttled as a sign-in) and a code. */
 export async function disableTwoFactor(
   deps: DashboardDeps,
@@ -179,8 +205,12 @@ export async function disableTwoFactor(
     throw badInput("Two-factor sign-in is not on.", "code");
   }
   await checkCurrentPassword(deps, viewer.user, input.password, input.address, "password");
-  const used = await useSecondFactor(deps, viewer.user, input.code);
-  if (!used) throw wrongCode();
+  const used = await throttledCodeCheck(
+    deps,
+    viewer.user,
+    input.address,
+    () => useSecondFactor(deps, viewer.user, input.code),
+  );
   await deps.twoFactor.deleteTotp(viewer.user.id);
   await auditAccount(deps, viewer.user, viewer.user.email, "user.2fa_disabled", { with: used });
   return await twoFactorStatus(deps, viewer.user.id);
@@ -191,13 +221,16 @@ export async function renewRecoveryCodes(
   deps: TwoFactorDeps,
   viewer: Viewer,
   code: string,
+  address: string,
 ): Promise<{ recovery_codes: string[] }> {
   const record = await deps.twoFactor.getTotp(viewer.user.id);
   if (!record?.enabled_at) throw badInput("Two-factor sign-in is not on.", "code");
-  const step = codeStep(record.secret, code, deps.now());
-  if (step === undefined || !await deps.twoFactor.useTotpStep(viewer.user.id, step)) {
-    throw wrongCode();
-  }
+  await throttledCodeCheck(deps, viewer.user, address, async () => {
+    const step = codeStep(record.secret, code, deps.now());
+    return step !== undefined && await deps.twoFactor.useTotpStep(viewer.user.id, step)
+      ? true
+      : undefined;
+  });
   const { codes, hashes } = newRecoveryCodes();
   if (!await deps.twoFactor.replaceRecoveryCodes(viewer.user.id, hashes)) {
     throw badInput("Two-factor sign-in is not on.", "code");

@@ -266,7 +266,12 @@ export function registerAccountPages(app: Hono<DashEnv>, deps: DashboardDeps): v
     }));
   app.post("/account/2fa/recovery-codes", (c) =>
     act(c, deps, async (form) => {
-      const { recovery_codes } = await renewRecoveryCodes(deps, c.var.viewer, form.code ?? "");
+      const { recovery_codes } = await renewRecoveryCodes(
+        deps,
+        c.var.viewer,
+        form.code ?? "",
+        clientAddress(c, deps),
+      );
       return {
         recoveryCodes: recovery_codes,
         notice: "New recovery codes; the old ones stopped working.",
