@@ -36,6 +36,8 @@ const PasswordChange = z.strictObject({
   new_password: z.string().max(200),
 });
 const Code = z.strictObject({ code: z.string().max(40) });
+/** The current password; an account without one (single sign-on) sends none. */
+const Enrol = z.strictObject({ password: z.string().max(200).optional() });
 const Disable = z.strictObject({ password: z.string().max(200), code: z.string().max(40) });
 const Suspend = z.strictObject({ reason: z.string().max(200).optional() });
 const Correction = z.strictObject({
@@ -87,7 +89,15 @@ export function registerAccountApi(
     });
     return c.json({ user: publicUser(user), other_sessions_ended: true });
   });
-  api.post("/account/2fa/setup", async (c) => c.json(await startEnrolment(deps, c.var.viewer)));
+  api.post("/account/2fa/setup", async (c) => {
+    const input = await body(c, Enrol);
+    return c.json(
+      await startEnrolment(deps, c.var.viewer, {
+        password: input.password ?? "",
+        address: clientAddress(c, deps),
+      }),
+    );
+  });
   api.post("/account/2fa/confirm", async (c) => {
     const input = await body(c, Code);
     const done = await confirmEnrolment(deps, c.var.viewer, input.code);

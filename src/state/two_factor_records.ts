@@ -21,6 +21,11 @@ export interface TotpRecord {
   last_step: number;
   /** SHA-256 (hex) of each recovery code not used yet. */
   recovery_hashes: string[];
+  /**
+   * While pending: the session (its token's SHA-256) that started the enrolment, the only one
+   * that sees the secret again or confirms it. Absent on records older than the field.
+   */
+  pending_session?: string;
 }
 
 /**

@@ -256,7 +256,7 @@ Deno.test("dashboard accessibility — axe, 390 px, keyboard, text alternatives,
         submitted(
           page,
           `${d.url}/account`,
-          () => ({}),
+          () => ({ password: PASSWORD }),
           'button:has-text("Set up two-factor sign-in")',
           "#totp-secret",
         ),

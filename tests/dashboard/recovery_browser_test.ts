@@ -85,6 +85,7 @@ Deno.test("browser — 2FA: enrol, sign out, sign in with a code and with a reco
     await page.waitForURL(/\/overview$/);
     await page.click('nav a:has-text("Account security")');
     await page.waitForURL(/\/account$/);
+    await page.fill('form[action="/account/2fa/setup"] input[name="password"]', PASSWORD);
     await page.click('button:has-text("Set up two-factor sign-in")');
     const secret = (await page.locator("#totp-secret").textContent())!.trim();
     type Img = { complete: boolean; naturalWidth: number; src: string };

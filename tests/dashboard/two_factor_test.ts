@@ -22,7 +22,7 @@ function nextStep(d: Harness) {
 }
 
 async function enrol(d: Harness, client: ApiClient): Promise<{ secret: string; codes: string[] }> {
-  const setup = await client.post("/api/account/2fa/setup");
+  const setup = await client.post("/api/account/2fa/setup", { password: PASSWORD });
   assert.equal(setup.status, 200, JSON.stringify(setup.body));
   const secret: string = setup.body.secret;
   assert.match(setup.body.otpauth_uri, /^otpauth:\/\/totp\/Sovra:.+\?.*secret=/);
@@ -43,7 +43,7 @@ Deno.test("2fa — enrol with a confirming code; then sign-in needs a code, each
   await using d = await startDashboardHarness();
   await d.user("ann@example.eu", d.h.org, "owner");
   const ann = await ApiClient.signedIn(d.url, "ann@example.eu");
-  const setup = await ann.post("/api/account/2fa/setup");
+  const setup = await ann.post("/api/account/2fa/setup", { password: PASSWORD });
   const wrong = await ann.post("/api/account/2fa/confirm", { code: "000000" });
   assert.equal(wrong.status, 400);
   assert.equal(wrong.body.error.param, "code");
@@ -60,7 +60,7 @@ Deno.test("2fa — enrol with a confirming code; then sign-in needs a code, each
   }
   const status = (await ann.get("/api/account")).body.two_factor;
   assert.deepEqual([status.enabled, status.recovery_codes_left], [true, 10]);
-  assert.equal((await ann.post("/api/account/2fa/setup")).status, 409, "enrolled already");
+  assert.equal((await ann.post("/api/account/2fa/setup", { password: PASSWORD })).status, 409, "enrolled already");
   // The stored record holds hashes only.
   const stored = await d.dash.deps.twoFactor.getTotp((await ann.get("/api/session")).body.user.id);
   for (const c of codes) assert.ok(!stored!.recovery_hashes.includes(c));

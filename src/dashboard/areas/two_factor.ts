@@ -94,8 +94,32 @@ export interface Enrolment {
   qr_code: string;
 }
 
-/** A new pending enrolment (replacing an unconfirmed one): scan it, then confirm with a code. */
-export async function startEnrolment(deps: TwoFactorDeps, viewer: Viewer): Promise<Enrolment> {
+/** How long after a single sign-on an account without a password may start an enrolment. */
+export const FRESH_SSO_MS = 10 * 60_000;
+
+/**
+ * A new pending enrolment (replacing an unconfirmed one): scan it, then confirm with a code.
+ * Asks for the current password (throttled as a sign-in) — or, for an account without one, a
+ * single sign-on made within the last 10 minutes — so a session alone (a stolen cookie) cannot
+ * put its own authenticator on the account. The pending secret belongs to the session that
+ * started it: no other session sees it again or confirms it.
+ */
+export async function startEnrolment(
+  deps: DashboardDeps,
+  viewer: Viewer,
+  input: { password: string; address: string },
+): Promise<Enrolment> {
+  const user = (await deps.accounts.getUser(viewer.user.id)) ?? viewer.user;
+  if (user.password_hash !== null) {
+    await checkCurrentPassword(deps, user, input.password, input.address, "password");
+  } else if (
+    viewer.ssoProvider === null || deps.now() - Date.parse(viewer.sessionCreated) > FRESH_SSO_MS
+  ) {
+    throw badInput(
+      "This account has no password: sign in again through your identity provider, then set up two-factor sign-in within 10 minutes.",
+      "password",
+    );
+  }
   const secret = newTotpSecret();
   const stored = await deps.twoFactor.putPendingTotp({
     user: viewer.user.id,
@@ -104,10 +128,19 @@ export async function startEnrolment(deps: TwoFactorDeps, viewer: Viewer): Promi
     enabled_at: null,
     last_step: 0,
     recovery_hashes: [],
+    pending_session: viewer.sessionHash,
   });
   if (!stored) throw alreadyOn();
   const uri = totpUri(secret, viewer.user.email);
   return { secret, otpauth_uri: uri, qr_code: await qrCodeDataUrl(uri) };
+}
+
+/** This session's pending enrolment, if it started one. */
+async function ownPending(deps: TwoFactorDeps, viewer: Viewer) {
+  const record = await deps.twoFactor.getTotp(viewer.user.id);
+  return record && record.enabled_at === null && record.pending_session === viewer.sessionHash
+    ? record
+    : undefined;
 }
 
 /** The pending enrolment again (the page shown after a wrong confirmation code). */
@@ -115,8 +148,8 @@ export async function pendingEnrolment(
   deps: TwoFactorDeps,
   viewer: Viewer,
 ): Promise<Enrolment | undefined> {
-  const record = await deps.twoFactor.getTotp(viewer.user.id);
-  if (!record || record.enabled_at !== null) return undefined;
+  const record = await ownPending(deps, viewer);
+  if (!record) return undefined;
   const uri = totpUri(record.secret, viewer.user.email);
   return { secret: record.secret, otpauth_uri: uri, qr_code: await qrCodeDataUrl(uri) };
 }
@@ -130,9 +163,11 @@ export async function confirmEnrolment(
   viewer: Viewer,
   code: string,
 ): Promise<{ recovery_codes: string[] }> {
-  const record = await deps.twoFactor.getTotp(viewer.user.id);
-  if (record?.enabled_at) throw alreadyOn();
-  if (!record) throw badInput("Start the set-up first (no enrolment is pending).", "code");
+  if (await hasTwoFactor(deps, viewer.user.id)) throw alreadyOn();
+  const record = await ownPending(deps, viewer);
+  if (!record) {
+    throw badInput("Start the set-up first (no enrolment is pending in this session).", "code");
+  }
   const step = codeStep(record.secret, code, deps.now());
   if (step === undefined) throw wrongCode();
   const { codes, hashes } = newRecoveryCodes();

@@ -164,6 +164,24 @@ async function render(c: Context<DashEnv>, deps: DashboardDeps, extra: Extra = {
                 {!extra.enrolment && (
                   <form method="post" action="/account/2fa/setup">
                     <input type="hidden" name="required" value={requiredId} />
+                    {hasPassword
+                      ? (
+                        <label>
+                          Current password
+                          <input
+                            name="password"
+                            type="password"
+                            autocomplete="current-password"
+                            required
+                          />
+                        </label>
+                      )
+                      : (
+                        <p class="muted">
+                          No password on this account: sign in again through your identity
+                          provider shortly before setting this up.
+                        </p>
+                      )}
                     <button type="submit">Set up two-factor sign-in</button>
                   </form>
                 )}
@@ -255,7 +273,13 @@ export function registerAccountPages(app: Hono<DashEnv>, deps: DashboardDeps): v
     }));
   app.post(
     "/account/2fa/setup",
-    (c) => act(c, deps, async () => ({ enrolment: await startEnrolment(deps, c.var.viewer) })),
+    (c) =>
+      act(c, deps, async (form) => ({
+        enrolment: await startEnrolment(deps, c.var.viewer, {
+          password: form.password ?? "",
+          address: clientAddress(c, deps),
+        }),
+      })),
   );
   app.post("/account/2fa/confirm", (c) =>
     act(c, deps, async (form) => {

@@ -349,6 +349,9 @@ update sovra_users set email_verified_at = created
 -- before its credentials were checked (null on sessions older than this migration).
 alter table sovra_sessions add column second_factor boolean;
 alter table sovra_sessions add column password_epoch text;
+
+-- The session that started a pending TOTP enrolment (only it sees and confirms the secret).
+alter table sovra_totp add column pending_session text;
 `,
   },
 ];

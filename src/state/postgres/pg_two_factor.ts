@@ -13,6 +13,7 @@ interface TotpRow {
   enabled_at: Date | null;
   last_step: bigint;
   recovery_hashes: string[];
+  pending_session: string | null;
 }
 
 interface ChallengeRow {
@@ -30,6 +31,7 @@ const totp = (r: TotpRow): TotpRecord => ({
   enabled_at: r.enabled_at ? r.enabled_at.toISOString() : null,
   last_step: Number(r.last_step),
   recovery_hashes: r.recovery_hashes,
+  ...(r.pending_session === null ? {} : { pending_session: r.pending_session }),
 });
 
 const challenge = (r: ChallengeRow): SignInChallengeRecord => ({
@@ -48,10 +50,13 @@ export function pgTwoFactorStore(sql: Db): TwoFactorStore {
     },
     async putPendingTotp(r) {
       const rows = await sql`
-        insert into sovra_totp (user_id, secret, created, enabled_at, last_step, recovery_hashes)
-        values (${r.user}, ${r.secret}, ${r.created}, null, ${r.last_step}, ${r.recovery_hashes})
+        insert into sovra_totp (user_id, secret, created, enabled_at, last_step, recovery_hashes,
+          pending_session)
+        values (${r.user}, ${r.secret}, ${r.created}, null, ${r.last_step}, ${r.recovery_hashes},
+          ${r.pending_session ?? null})
         on conflict (user_id) do update set secret = excluded.secret, created = excluded.created,
-          last_step = excluded.last_step, recovery_hashes = excluded.recovery_hashes
+          last_step = excluded.last_step, recovery_hashes = excluded.recovery_hashes,
+          pending_session = excluded.pending_session
           where sovra_totp.enabled_at is null
         returning user_id`;
       return rows.length > 0;
