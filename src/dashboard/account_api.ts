@@ -51,7 +51,7 @@ export function registerPublicAccountApi(api: Hono<DashEnv>, deps: DashboardDeps
   api.post("/login/2fa", async (c) => {
     const input = await body(c, SecondStep);
     const { user } = await completeSecondStep(deps, { ...input, address: clientAddress(c, deps) });
-    await startSession(deps, c, user.id, { secondFactor: true });
+    await startSession(deps, c, user, { secondFactor: true });
     return c.json({ user: publicUser(user) });
   });
   api.post("/password-reset", async (c) => {
@@ -83,7 +83,7 @@ export function registerAccountApi(
     });
     // Every session of the account ended with the change; this browser gets a new one, with
     // the second factor only if the old one had it (a password alone never gives it).
-    await startSession(deps, c, user.id, {
+    await startSession(deps, c, user, {
       ssoProvider: c.var.viewer.ssoProvider ?? undefined,
       secondFactor: await sessionHasOwnFactor(deps, c.var.viewer),
     });

@@ -127,7 +127,7 @@ export function createApi(deps: DashboardDeps): Hono<DashEnv> {
     // With two-factor sign-in the password alone makes no session: `/login/2fa` completes it.
     const challenge = await secondStepFor(deps, user, "/");
     if (challenge) return c.json({ two_factor_required: true, challenge });
-    await startSession(deps, c, user.id);
+    await startSession(deps, c, user);
     return c.json({ user: publicUser(user) });
   });
   registerPublicAccountApi(api, deps, body);

@@ -7,10 +7,14 @@
 import type { Context } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
 import type { DashboardDeps, Viewer } from "./deps.ts";
+import type { UserRecord } from "../state/account_records.ts";
 import { hashToken, newSecretToken } from "./secret_tokens.ts";
 import { usableMemberships } from "./sso/require_sso.ts";
 
 const TOUCH_EVERY_MS = 60_000;
+
+/** Which password a session was signed in under: when it was set ("" for never). */
+const passwordEpoch = (user: UserRecord) => user.password_changed_at ?? "";
 
 /** A dashboard cookie's name: `__Host-` prefixed (Secure, Path=/, no Domain) unless turned off. */
 export function dashboardCookieName(deps: Pick<DashboardDeps, "config">, name: string): string {
@@ -27,11 +31,15 @@ export interface SessionStart {
   secondFactor?: boolean;
 }
 
-/** Starts a session for `userId`. */
+/**
+ * Starts a session for `user`, as read before its credentials were checked: the session keeps
+ * that record's password epoch, so a sign-in that raced a password change (checked against the
+ * old password, written after the change ended every session) is refused at its first use.
+ */
 export async function startSession(
   deps: DashboardDeps,
   c: Context,
-  userId: string,
+  user: UserRecord,
   how: SessionStart = {},
 ) {
   const token = newSecretToken();
@@ -39,12 +47,13 @@ export async function startSession(
   const maxMs = deps.config.sessionMaxHours * 3_600_000;
   await deps.accounts.createSession({
     hash: hashToken(token),
-    user: userId,
+    user: user.id,
     created: new Date(now).toISOString(),
     last_seen: new Date(now).toISOString(),
     expires: new Date(now + maxMs).toISOString(),
     ...(how.ssoProvider ? { sso_provider: how.ssoProvider } : {}),
     second_factor: how.secondFactor === true,
+    password_epoch: passwordEpoch(user),
   });
   setCookie(c, cookieName(deps), token, {
     path: "/",
@@ -71,6 +80,10 @@ export async function loadViewer(deps: DashboardDeps, c: Context): Promise<Viewe
   }
   const user = await deps.accounts.getUser(session.user);
   if (!user) return undefined;
+  if (session.password_epoch !== undefined && session.password_epoch !== passwordEpoch(user)) {
+    await deps.accounts.deleteSession(hash);
+    return undefined;
+  }
   if (now - lastSeen >= TOUCH_EVERY_MS) {
     await deps.accounts.touchSession(hash, new Date(now).toISOString());
   }
@@ -106,7 +119,7 @@ export async function endSession(deps: DashboardDeps, c: Context, viewer: Viewer
  */
 export async function renewSession(deps: DashboardDeps, c: Context, viewer: Viewer) {
   await deps.accounts.deleteSession(viewer.sessionHash);
-  await startSession(deps, c, viewer.user.id, {
+  await startSession(deps, c, viewer.user, {
     ssoProvider: viewer.ssoProvider ?? undefined,
     secondFactor: true,
   });

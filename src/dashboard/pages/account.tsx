@@ -264,7 +264,7 @@ export function registerAccountPages(app: Hono<DashEnv>, deps: DashboardDeps): v
       });
       // Every session ended with the change; this browser goes on in a new one, with the
       // second factor only if the old one had it (a password alone never gives it).
-      await startSession(deps, c, user.id, {
+      await startSession(deps, c, user, {
         ssoProvider: c.var.viewer.ssoProvider ?? undefined,
         secondFactor: await sessionHasOwnFactor(deps, c.var.viewer),
       });

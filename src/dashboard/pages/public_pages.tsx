@@ -87,7 +87,7 @@ export function registerPublicPages(app: Hono<DashEnv>, deps: DashboardDeps): vo
       // With two-factor sign-in the password alone makes no session: the second step next.
       const challenge = await secondStepFor(deps, user, next);
       if (challenge) return c.html(<SecondStepForm challenge={challenge} />);
-      await startSession(deps, c, user.id);
+      await startSession(deps, c, user);
       return c.redirect(next, 303);
     } catch (error) {
       const e = formError(error);

@@ -95,7 +95,7 @@ async function secondStep(c: Context<DashEnv>, deps: DashboardDeps) {
       code: form.code ?? "",
       address: clientAddress(c, deps),
     });
-    await startSession(deps, c, done.user.id, { secondFactor: true });
+    await startSession(deps, c, done.user, { secondFactor: true });
     return c.redirect(safeNext(done.next), 303);
   } catch (error) {
     const e = formError(error);

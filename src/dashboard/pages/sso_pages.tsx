@@ -256,7 +256,7 @@ export function registerSsoPages(app: Hono<DashEnv>, deps: DashboardDeps): void 
           <LinkForm token={outcome.token} email={outcome.email} provider={provider.name} />,
         );
       }
-      await startSession(deps, c, outcome.user.id, { ssoProvider: provider.id });
+      await startSession(deps, c, outcome.user, { ssoProvider: provider.id });
       return c.html(<Continue next={flow.next} />);
     } catch (error) {
       return refusalPage(deps, c, error);
@@ -357,6 +357,6 @@ export function registerSsoPages(app: Hono<DashEnv>, deps: DashboardDeps): void 
       throw ssoRefused("This link request was used meanwhile; sign in again.");
     }
     const signedIn = await completeLink(deps, provider, flow);
-    await startSession(deps, c, signedIn.id, { ssoProvider: provider.id, secondFactor });
+    await startSession(deps, c, signedIn, { ssoProvider: provider.id, secondFactor });
   }
 }
