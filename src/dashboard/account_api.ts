@@ -21,7 +21,13 @@ import {
   startEnrolment,
   twoFactorStatus,
 } from "./areas/two_factor.ts";
-import { correctCredits, restoreOrg, revokeAnyKey, suspendOrg } from "./areas/operator_actions.ts";
+import {
+  checkOperatorReach,
+  correctCredits,
+  restoreOrg,
+  revokeAnyKey,
+  suspendOrg,
+} from "./areas/operator_actions.ts";
 import { requirePermission } from "./access.ts";
 
 type Body = <T>(c: { req: { json(): Promise<unknown> } }, schema: z.ZodType<T>) => Promise<T>;
@@ -120,12 +126,13 @@ export function registerAccountApi(
 
   api.post("/operator/orgs/:org/suspend", async (c) => {
     const input = await body(c, Suspend);
+    await checkOperatorReach(deps, c.var.viewer, c.req.param("org"));
     return c.json(await suspendOrg(deps, c.var.viewer, c.req.param("org"), input.reason));
   });
-  api.post(
-    "/operator/orgs/:org/restore",
-    async (c) => c.json(await restoreOrg(deps, c.var.viewer, c.req.param("org"))),
-  );
+  api.post("/operator/orgs/:org/restore", async (c) => {
+    await checkOperatorReach(deps, c.var.viewer, c.req.param("org"));
+    return c.json(await restoreOrg(deps, c.var.viewer, c.req.param("org")));
+  });
   api.post("/operator/keys/:key/revoke", async (c) => {
     const k = await revokeAnyKey(deps, c.var.viewer, c.req.param("key"));
     return c.json({

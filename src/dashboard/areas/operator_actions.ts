@@ -12,6 +12,7 @@ import { sequentialId } from "../../util/ids.ts";
 import { audit } from "../audit.ts";
 import { badInput, notFound } from "../errors.ts";
 import { requireOperator } from "./operator.ts";
+import { resolveOrgAccess } from "../access.ts";
 
 type ActionDeps = Pick<DashboardDeps, "store" | "control" | "now">;
 
@@ -28,6 +29,22 @@ async function orgOr404(deps: ActionDeps, orgId: string): Promise<OrgView> {
   const org = await deps.store.getOrg(orgId);
   if (!org) throw notFound("Organization");
   return org;
+}
+
+/**
+ * A signed-in operator's action on one organization from outside its routes (suspend, restore)
+ * honours that organization's "require two-factor sign-in" as its routes do: 403
+ * `two_factor_required` for a session without the factor. The admin CLI, on the host, is no
+ * session and is not asked. Revoking a key by id stays open to every operator session: it only
+ * takes access away.
+ */
+export async function checkOperatorReach(
+  deps: DashboardDeps,
+  viewer: Viewer,
+  orgId: string,
+): Promise<void> {
+  requireOperator(viewer);
+  await resolveOrgAccess(deps, viewer, orgId);
 }
 
 export interface OrgState {

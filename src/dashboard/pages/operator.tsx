@@ -6,7 +6,12 @@ import type { Context, Hono } from "hono";
 import type { DashboardDeps, DashEnv } from "../deps.ts";
 import { ErrorNote, frameFor, Layout } from "./layout.tsx";
 import { createOrg, listAllOrgs } from "../areas/operator.ts";
-import { restoreOrg, revokeAnyKey, suspendOrg } from "../areas/operator_actions.ts";
+import {
+  checkOperatorReach,
+  restoreOrg,
+  revokeAnyKey,
+  suspendOrg,
+} from "../areas/operator_actions.ts";
 import { globalAudit } from "../areas/audit_log.ts";
 import { formatEur, parseEur } from "../money.ts";
 import { formError, formFields } from "./form.ts";
@@ -162,6 +167,7 @@ export function registerOperatorPages(app: Hono<DashEnv>, deps: DashboardDeps): 
   app.post(
     "/operator/orgs/:org/suspend",
     action(async (c) => {
+      await checkOperatorReach(deps, c.var.viewer, c.req.param("org") ?? "");
       await suspendOrg(deps, c.var.viewer, c.req.param("org") ?? "");
       return "Suspended: its keys are refused within 30 s.";
     }),
@@ -169,6 +175,7 @@ export function registerOperatorPages(app: Hono<DashEnv>, deps: DashboardDeps): 
   app.post(
     "/operator/orgs/:org/restore",
     action(async (c) => {
+      await checkOperatorReach(deps, c.var.viewer, c.req.param("org") ?? "");
       await restoreOrg(deps, c.var.viewer, c.req.param("org") ?? "");
       return "Restored: its keys work again within 30 s.";
     }),
