@@ -18,7 +18,11 @@ export interface ControlStore {
    * A correction (`kind: "correction"`, a non-zero amount, the reason in `note`): adds the
    * amount — negative to take back a grant — to the granted total and records the entry, in
    * one atomic step; earlier entries are never changed. Undefined, and nothing written, when
-   * the granted total would fall below zero. Else the new balance (which may be negative).
+   * the granted total would fall below zero, or — when `corrects` names a grant — when that
+   * grant is not in the organization's ledger or its amount plus every correction naming it
+   * (this one included) would leave 0..its amount: a grant is taken back at most once in all,
+   * and given back at most to what it was, also under concurrent corrections. Else the new
+   * balance (which may be negative).
    */
   correctCredits(entry: LedgerEntry): Promise<bigint | undefined>;
   /** The organization's ledger entries, newest first (ids sort by time). */

@@ -451,6 +451,44 @@ cases.push(
     },
   ],
   [
+    "corrections of one grant keep it within 0..its amount, also raced",
+    async ({ store, areas }) => {
+      const c = areas.control;
+      await store.createOrg({ id: "org_a", name: "A", created: T }, 0n);
+      const grant = {
+        id: timeOrderedId("led_", Date.parse(T) + 1),
+        org: "org_a",
+        created: later(1),
+        amount_micro_eur: 1_000_000,
+        actor: "ops@example.eu",
+        note: null,
+      };
+      await c.grantCredits(grant);
+      await c.grantCredits({ ...grant, id: timeOrderedId("led_", Date.parse(T) + 2) });
+      const fix = (n: number, amount: number, corrects: string | null = grant.id) => ({
+        id: timeOrderedId("led_", Date.parse(T) + 10 + n),
+        org: "org_a",
+        created: later(10 + n),
+        amount_micro_eur: amount,
+        actor: "ops@example.eu",
+        note: "duplicate grant",
+        kind: "correction" as const,
+        corrects,
+      });
+      // Two operators take the same grant back at once: one succeeds.
+      const raced = await Promise.all([
+        c.correctCredits(fix(0, -1_000_000)),
+        c.correctCredits(fix(1, -1_000_000)),
+      ]);
+      assert.deepEqual(raced.filter((b) => b !== undefined), [1_000_000n]);
+      assert.equal(await c.correctCredits(fix(2, -1)), undefined, "nothing left of it");
+      assert.equal(await c.correctCredits(fix(3, 1_000_001)), undefined, "never above its amount");
+      assert.equal(await c.correctCredits(fix(4, -1, "led_unknown")), undefined, "no such grant");
+      assert.equal(await c.correctCredits(fix(5, 1_000_000)), 2_000_000n, "given back once");
+      assert.equal((await store.getOrg("org_a"))?.granted_micro_eur, 2_000_000);
+    },
+  ],
+  [
     "corrections racing grants: every entry counted once, exactly",
     async ({ store, areas }) => {
       const c = areas.control;

@@ -109,10 +109,20 @@ export async function revokeAnyKey(
   return revoked;
 }
 
+const outsideGrant = (amount: number, left: number) =>
+  badInput(
+    `A correction of this grant keeps it between 0 and its ${amount} micro-EUR: ${left} micro-EUR of it are left, so it takes back at most ${left} and gives back at most ${
+      amount - left
+    }.`,
+    "amount_micro_eur",
+  );
+
 /**
  * A correction of the organization's granted credit: a ledger entry of its own with the
  * (possibly negative) exact micro-EUR amount and a reason, optionally naming the grant it
  * corrects. The granted total never drops below zero; the balance may (requests then get 402).
+ * Corrections naming a grant keep that grant's net (its amount plus its corrections) between 0
+ * and its amount: a grant is taken back once at most, whoever corrects it and however often.
  */
 export async function correctCredits(
   deps: ActionDeps,
@@ -139,10 +149,15 @@ export async function correctCredits(
   }
   const corrects = input.corrects?.trim() || null;
   if (corrects !== null) {
-    const grants = await deps.control.listLedger(org.id, 10_000);
-    const grant = grants.find((g) => g.id === corrects);
+    const ledger = await deps.control.listLedger(org.id, 10_000);
+    const grant = ledger.find((g) => g.id === corrects);
     if (!grant || grant.kind === "correction") {
       throw badInput(`No grant '${corrects}' in this organization's ledger.`, "corrects");
+    }
+    const left = ledger.filter((e) => e.kind === "correction" && e.corrects === corrects)
+      .reduce((sum, e) => sum + e.amount_micro_eur, grant.amount_micro_eur);
+    if (left + amount < 0 || left + amount > grant.amount_micro_eur) {
+      throw outsideGrant(grant.amount_micro_eur, left);
     }
   }
   const now = deps.now();
@@ -158,8 +173,11 @@ export async function correctCredits(
     corrects,
   });
   if (balance === undefined) {
+    // The store checks atomically: a grant or correction may have landed since the check above.
     throw badInput(
-      `The correction would take the organization's granted credit (${org.granted_micro_eur} micro-EUR) below zero.`,
+      `The correction would take the organization's granted credit (${org.granted_micro_eur} micro-EUR) below zero${
+        corrects ? ", or leave the grant outside 0 to its amount (it was corrected meanwhile)" : ""
+      }.`,
       "amount_micro_eur",
     );
   }

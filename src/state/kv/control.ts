@@ -45,6 +45,11 @@ export class KvControlStore implements ControlStore {
         ]);
         const next = u64(granted?.value) + BigInt(entry.amount_micro_eur);
         if (next < 0n) return undefined;
+        // Every correction writes "granted", so the check below also orders corrections of
+        // the same grant: one that lost the race reads the other's entry when it retries.
+        if (entry.corrects && !await this.#withinGrant(entry.org, entry.corrects, entry)) {
+          return undefined;
+        }
         const result = await this.kv.atomic()
           .check(granted)
           .set(grantedKey, new Deno.KvU64(next))
@@ -57,6 +62,18 @@ export class KvControlStore implements ControlStore {
         if (result.ok) return next - u64(spent?.value);
       }
     });
+  }
+
+  async #withinGrant(orgId: string, grantId: string, entry: LedgerEntry): Promise<boolean> {
+    const grant = (await this.kv.get<LedgerEntry>(kvKeys.ledger(orgId, grantId))).value;
+    if (!grant || grant.kind === "correction") return false;
+    let net = grant.amount_micro_eur + entry.amount_micro_eur;
+    for await (const e of this.kv.list<LedgerEntry>({ prefix: kvKeys.ledgerPrefix(orgId) })) {
+      if (e.value.kind === "correction" && e.value.corrects === grantId) {
+        net += e.value.amount_micro_eur;
+      }
+    }
+    return net >= 0 && net <= grant.amount_micro_eur;
   }
 
   async listLedger(orgId: string, limit: number): Promise<LedgerEntry[]> {

@@ -88,6 +88,18 @@ export function pgControlStore(sql: Db): ControlStore {
           where org_id = ${entry.org} for update`;
         const granted = (row?.granted ?? 0n) + BigInt(entry.amount_micro_eur);
         if (granted < 0n) return undefined;
+        if (entry.corrects) {
+          // The grant's row lock orders corrections of the same grant.
+          const [grant] = await tx<{ amount: bigint }[]>`
+            select amount_micro_eur as amount from sovra_ledger
+            where id = ${entry.corrects} and org_id = ${entry.org} and kind = 'grant' for update`;
+          if (!grant) return undefined;
+          const [sum] = await tx<{ net: bigint }[]>`
+            select coalesce(sum(amount_micro_eur), 0)::bigint as net from sovra_ledger
+            where org_id = ${entry.org} and kind = 'correction' and corrects = ${entry.corrects}`;
+          const net = grant.amount + sum!.net + BigInt(entry.amount_micro_eur);
+          if (net < 0n || net > grant.amount) return undefined;
+        }
         await tx`
           insert into sovra_ledger (id, org_id, created, amount_micro_eur, actor, note, kind,
             corrects)
