@@ -60,7 +60,11 @@ Deno.test("2fa — enrol with a confirming code; then sign-in needs a code, each
   }
   const status = (await ann.get("/api/account")).body.two_factor;
   assert.deepEqual([status.enabled, status.recovery_codes_left], [true, 10]);
-  assert.equal((await ann.post("/api/account/2fa/setup", { password: PASSWORD })).status, 409, "enrolled already");
+  assert.equal(
+    (await ann.post("/api/account/2fa/setup", { password: PASSWORD })).status,
+    409,
+    "enrolled already",
+  );
   // The stored record holds hashes only.
   const stored = await d.dash.deps.twoFactor.getTotp((await ann.get("/api/session")).body.user.id);
   for (const c of codes) assert.ok(!stored!.recovery_hashes.includes(c));

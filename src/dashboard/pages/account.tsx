@@ -178,8 +178,8 @@ async function render(c: Context<DashEnv>, deps: DashboardDeps, extra: Extra = {
                       )
                       : (
                         <p class="muted">
-                          No password on this account: sign in again through your identity
-                          provider shortly before setting this up.
+                          No password on this account: sign in again through your identity provider
+                          shortly before setting this up.
                         </p>
                       )}
                     <button type="submit">Set up two-factor sign-in</button>
