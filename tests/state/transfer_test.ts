@@ -65,8 +65,9 @@ async function seed(store: KvStore) {
   });
   await accounts.addMembership({ org: a.id!, user: "usr_owner", role: "owner", created: T });
   await accounts.addMembership({ org: b.id!, user: "usr_owner", role: "viewer", created: T });
+  const grantId = timeOrderedId("led_", Date.parse(T));
   await control.grantCredits({
-    id: timeOrderedId("led_", Date.parse(T)),
+    id: grantId,
     org: a.id!,
     created: T,
     amount_micro_eur: 1_000,
@@ -107,7 +108,7 @@ async function seed(store: KvStore) {
     actor: "ops@example.eu",
     note: "pilot was 600",
     kind: "correction",
-    corrects: timeOrderedId("led_", Date.parse(T)),
+    corrects: grantId,
   });
   await control.setOrgSuspension(b.id!, T);
   const { twoFactor } = kvControlPlane(store.kv);
