@@ -29,6 +29,7 @@ import {
   suspendOrg,
 } from "./areas/operator_actions.ts";
 import { requirePermission } from "./access.ts";
+import { accountIdentities, unlinkOwnIdentity } from "./sso/identity_cut.ts";
 
 type Body = <T>(c: { req: { json(): Promise<unknown> } }, schema: z.ZodType<T>) => Promise<T>;
 
@@ -43,6 +44,7 @@ const PasswordChange = z.strictObject({
 });
 const Code = z.strictObject({ code: z.string().max(40) });
 /** The current password; an account without one (single sign-on) sends none. */
+const Unlink = z.strictObject({ issuer: z.string().max(500), subject: z.string().max(500) });
 const Enrol = z.strictObject({ password: z.string().max(200).optional() });
 const Disable = z.strictObject({ password: z.string().max(200), code: z.string().max(40) });
 const Suspend = z.strictObject({ reason: z.string().max(200).optional() });
@@ -80,7 +82,14 @@ export function registerAccountApi(
     c.json({
       user: publicUser(c.var.viewer.user),
       two_factor: await twoFactorStatus(deps, c.var.viewer.user.id),
+      sso_identities: await accountIdentities(deps, c.var.viewer.user.id),
     }));
+  api.post("/account/sso/unlink", async (c) => {
+    const input = await body(c, Unlink);
+    return c.json({
+      sso_identities: await unlinkOwnIdentity(deps, c.var.viewer, input.issuer, input.subject),
+    });
+  });
   api.post("/account/password", async (c) => {
     const input = await body(c, PasswordChange);
     const user = await changePassword(deps, c.var.viewer, {

@@ -84,3 +84,46 @@ Deno.test("sso linking — a phished password does not link past TOTP; a provide
   assert.match(page.html, /name="token"/, "the link page again");
   assert.equal((await after.api(s.url, "/api/session")).status, 401);
 });
+
+Deno.test("sso linking — Account security lists the linked sign-ins and unlinks one; an account without a password keeps its last", async () => {
+  await using s = await startSsoHarness();
+  const d = s.d;
+  await s.bind({ domains: ["acme.eu = viewer"] });
+  await d.user("ann@acme.eu", s.org, "admin");
+  s.idp.accounts.set("ann", { email: "ann@acme.eu", email_verified: true });
+  const browser = new FlowClient();
+  const linkPage = await browser.signIn(s.url, "ann");
+  const token = linkPage.html.match(/name="token" value="([\w-]+)"/)![1]!;
+  assert.equal(
+    (await browser.submit(`${s.url}/sso/link`, { token, password: PASSWORD })).status,
+    200,
+  );
+  const ann = await ApiClient.signedIn(d.url, "ann@acme.eu");
+  const listed = (await ann.get("/api/account")).body.sso_identities;
+  assert.deepEqual(listed.map((i: { provider: string }) => i.provider), ["idp"]);
+  const { issuer, subject } = listed[0];
+  const page = await ann.request("GET", "/account");
+  assert.match(await page.text(), /Unlink Test IdP/, "listed on Account security");
+
+  // Another account cannot unlink it.
+  const jit = new FlowClient();
+  s.idp.accounts.set("jo", { email: "jo@acme.eu", email_verified: true });
+  assert.equal((await jit.signIn(s.url, "jo")).status, 200);
+  assert.equal(
+    (await jit.api(s.url, "/api/account/sso/unlink", "POST", { issuer, subject })).status,
+    404,
+  );
+  // The SSO-made account has no password: its only sign-in stays.
+  const own = (await jit.api(s.url, "/api/account")).body.sso_identities[0];
+  const kept = await jit.api(s.url, "/api/account/sso/unlink", "POST", {
+    issuer: own.issuer,
+    subject: own.subject,
+  });
+  assert.equal(kept.status, 400, JSON.stringify(kept.body));
+
+  const unlinked = await ann.post("/api/account/sso/unlink", { issuer, subject });
+  assert.equal(unlinked.status, 200, JSON.stringify(unlinked.body));
+  assert.deepEqual(unlinked.body.sso_identities, []);
+  const again = await new FlowClient().signIn(s.url, "ann");
+  assert.match(again.html, /name="token"/, "the provider alone no longer signs ann in");
+});

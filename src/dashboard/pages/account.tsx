@@ -9,6 +9,7 @@ import type { DashboardDeps, DashEnv } from "../deps.ts";
 import { ErrorNote, frameFor, Layout } from "./layout.tsx";
 import { formError, formFields } from "./form.ts";
 import { Notice } from "./regions.tsx";
+import { accountIdentities, unlinkOwnIdentity } from "../sso/identity_cut.ts";
 import { clientAddress } from "../middleware.ts";
 import { renewSession, startSession } from "../sessions.ts";
 import { changePassword } from "../areas/password_change.ts";
@@ -105,6 +106,7 @@ async function render(c: Context<DashEnv>, deps: DashboardDeps, extra: Extra = {
   const requiredOrg = requiredId && member ? await deps.store.getOrg(requiredId) : undefined;
   const next = requiredOrg ? `/orgs/${requiredOrg.id}/overview` : undefined;
   const hasPassword = viewer.user.password_hash !== null;
+  const identities = await accountIdentities(deps, viewer.user.id);
   c.header("cache-control", "no-store");
   return c.html(
     <Layout {...frame}>
@@ -220,6 +222,28 @@ async function render(c: Context<DashEnv>, deps: DashboardDeps, extra: Extra = {
               </p>
             )}
         </div>
+        {identities.length > 0 && (
+          <div class="panel" id="sso-identities">
+            <h2>Single sign-on</h2>
+            <p class="muted">
+              These sign-ins open this account without its password. A new password unlinks them
+              all.
+            </p>
+            <ul>
+              {identities.map((i) => (
+                <li>
+                  {i.provider_name}, linked {i.created.slice(0, 10)}, last used{" "}
+                  {i.last_sign_in.slice(0, 10)}
+                  <form method="post" action="/account/sso/unlink" class="row">
+                    <input type="hidden" name="issuer" value={i.issuer} />
+                    <input type="hidden" name="subject" value={i.subject} />
+                    <button type="submit" class="secondary">Unlink {i.provider_name}</button>
+                  </form>
+                </li>
+              ))}
+            </ul>
+          </div>
+        )}
       </div>
     </Layout>,
     (extra.status ?? 200) as 200,
@@ -270,6 +294,11 @@ export function registerAccountPages(app: Hono<DashEnv>, deps: DashboardDeps): v
       });
       c.set("viewer", { ...c.var.viewer, user });
       return { notice: "Password changed. Your other sessions are signed out." };
+    }));
+  app.post("/account/sso/unlink", (c) =>
+    act(c, deps, async (form) => {
+      await unlinkOwnIdentity(deps, c.var.viewer, form.issuer ?? "", form.subject ?? "");
+      return { notice: "Unlinked: that sign-in no longer opens this account." };
     }));
   app.post(
     "/account/2fa/setup",
