@@ -3,23 +3,11 @@
  * operator's own routes that act on it (suspend, restore), not only on its pages.
  */
 import assert from "node:assert/strict";
-import * as OTPAuth from "otpauth";
-import { ApiClient, PASSWORD, startDashboardHarness } from "./support.ts";
+import { ApiClient, enrolTwoFactor, startDashboardHarness } from "./support.ts";
 
 Deno.test("operator and require_2fa — suspending an organization that requires 2FA needs a two-factor session", async () => {
   await using d = await startDashboardHarness();
-  const code = (secret: string) => {
-    d.clock.offset += 30_000;
-    return new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret) })
-      .generate({ timestamp: Date.now() + d.clock.offset });
-  };
-  const enrol = async (c: ApiClient) => {
-    const setup = await c.post("/api/account/2fa/setup", { password: PASSWORD });
-    assert.equal(
-      (await c.post("/api/account/2fa/confirm", { code: code(setup.body.secret) })).status,
-      200,
-    );
-  };
+  const enrol = (c: ApiClient) => enrolTwoFactor(d, c);
   await d.user("owner@example.eu", d.h.org, "owner");
   await d.user("op@example.eu", undefined, undefined, true);
   const owner = await ApiClient.signedIn(d.url, "owner@example.eu");

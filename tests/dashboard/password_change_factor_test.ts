@@ -4,23 +4,11 @@
  * turn into a two-factor one by changing the password.
  */
 import assert from "node:assert/strict";
-import * as OTPAuth from "otpauth";
-import { ApiClient, PASSWORD, startDashboardHarness } from "./support.ts";
+import { ApiClient, enrolTwoFactor, PASSWORD, startDashboardHarness } from "./support.ts";
 
 Deno.test("password change — a session without the second factor gets none from changing the password; one with it keeps it", async () => {
   await using d = await startDashboardHarness();
-  const code = (secret: string) => {
-    d.clock.offset += 30_000;
-    return new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret) })
-      .generate({ timestamp: Date.now() + d.clock.offset });
-  };
-  const enrol = async (c: ApiClient) => {
-    const setup = await c.post("/api/account/2fa/setup", { password: PASSWORD });
-    assert.equal(
-      (await c.post("/api/account/2fa/confirm", { code: code(setup.body.secret) })).status,
-      200,
-    );
-  };
+  const enrol = (c: ApiClient) => enrolTwoFactor(d, c);
   await d.user("owner@example.eu", d.h.org, "owner");
   await d.user("vic@example.eu", d.h.org, "admin");
   const owner = await ApiClient.signedIn(d.url, "owner@example.eu");

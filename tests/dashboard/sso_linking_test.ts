@@ -4,28 +4,14 @@
  * factor only in the organization bound to its provider; a new password cuts the links.
  */
 import assert from "node:assert/strict";
-import * as OTPAuth from "otpauth";
 import { FlowClient, startSsoHarness } from "./sso_support.ts";
-import { ApiClient, PASSWORD } from "./support.ts";
+import { ApiClient, enrolTwoFactor, nextCode, PASSWORD } from "./support.ts";
 
 Deno.test("sso linking — a phished password does not link past TOTP; a provider bound elsewhere is no second factor; a password change unlinks", async () => {
   await using s = await startSsoHarness();
   const d = s.d;
   const deps = d.dash.deps;
-  const code = (secret: string) => {
-    d.clock.offset += 30_000; // each code once: move to a fresh time step
-    return new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret) })
-      .generate({ timestamp: Date.now() + d.clock.offset });
-  };
-  const enrol = async (c: ApiClient) => {
-    const setup = await c.post("/api/account/2fa/setup", { password: PASSWORD });
-    assert.equal(setup.status, 200, JSON.stringify(setup.body));
-    assert.equal(
-      (await c.post("/api/account/2fa/confirm", { code: code(setup.body.secret) })).status,
-      200,
-    );
-    return setup.body.secret as string;
-  };
+  const enrol = (c: ApiClient) => enrolTwoFactor(d, c);
   // The provider is bound to another organization only.
   await s.bind({ domains: ["evil.test = viewer"] }, d.otherOrg);
   await d.user("owner@acme.eu", s.org, "owner");
@@ -59,7 +45,7 @@ Deno.test("sso linking — a phished password does not link past TOTP; a provide
   const linked = await attacker.submit(`${s.url}/sso/link/2fa`, {
     token,
     challenge,
-    code: code(secret),
+    code: nextCode(d, secret),
   });
   assert.equal(linked.status, 200, linked.html.slice(0, 300));
   assert.equal((await deps.sso.listIdentitiesOfUser(doraId)).length, 1);

@@ -2,6 +2,7 @@
  * A real gateway (over the openai simulator) and the dashboard beside it on the same KV
  * file, plus a small cookie-keeping client for the dashboard's JSON API.
  */
+import * as OTPAuth from "otpauth";
 import { chatModel, type Harness, startHarness, type TestModel } from "../helpers/harness.ts";
 import { type Dashboard, startDashboard } from "../../src/dashboard/server.ts";
 import { silentLogger } from "../../src/log.ts";
@@ -157,4 +158,25 @@ export class ApiClient {
     }
     return client;
   }
+}
+
+/**
+ * Turns on two-factor sign-in for the signed-in client (its password, then a confirming code);
+ * the secret. Each code is taken one 30-second step later on the dashboard's clock, as a code
+ * works once.
+ */
+export async function enrolTwoFactor(d: DashboardHarness, client: ApiClient): Promise<string> {
+  const setup = await client.post("/api/account/2fa/setup", { password: PASSWORD });
+  if (setup.status !== 200) throw new Error(`2fa setup: ${JSON.stringify(setup.body)}`);
+  const secret: string = setup.body.secret;
+  const done = await client.post("/api/account/2fa/confirm", { code: nextCode(d, secret) });
+  if (done.status !== 200) throw new Error(`2fa confirm: ${JSON.stringify(done.body)}`);
+  return secret;
+}
+
+/** A code of `secret` one step after the last one handed out (the clock moves 30 s). */
+export function nextCode(d: DashboardHarness, secret: string): string {
+  d.clock.offset += 30_000;
+  return new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret) })
+    .generate({ timestamp: Date.now() + d.clock.offset });
 }

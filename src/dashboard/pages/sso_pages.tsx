@@ -267,12 +267,7 @@ export function registerSsoPages(app: Hono<DashEnv>, deps: DashboardDeps): void 
     const form = await formFields(c);
     const token = form.token ?? "";
     try {
-      const hash = hashToken(token);
-      const flow = token && token.length <= 100 ? await deps.sso.getFlow(hash) : undefined;
-      if (!flow || flow.kind !== "link" || Date.parse(flow.expires) <= deps.now()) {
-        throw ssoRefused("This link request was used or has expired; sign in again.");
-      }
-      const provider = await providerOr404(deps, flow.provider);
+      const { hash, flow, provider } = await pendingLink(token);
       const user = await deps.accounts.getUser(flow.user);
       const subjects = { email: user?.email ?? "", address: clientAddress(c, deps) };
       // Reserved before the hash, as a sign-in's (login_throttle.ts).
@@ -314,12 +309,7 @@ export function registerSsoPages(app: Hono<DashEnv>, deps: DashboardDeps): void 
     const token = form.token ?? "";
     const challenge = form.challenge ?? "";
     try {
-      const hash = hashToken(token);
-      const flow = token && token.length <= 100 ? await deps.sso.getFlow(hash) : undefined;
-      if (!flow || flow.kind !== "link" || Date.parse(flow.expires) <= deps.now()) {
-        throw ssoRefused("This link request was used or has expired; sign in again.");
-      }
-      const provider = await providerOr404(deps, flow.provider);
+      const { hash, flow, provider } = await pendingLink(token);
       let done;
       try {
         done = await completeSecondStep(deps, {
@@ -344,6 +334,16 @@ export function registerSsoPages(app: Hono<DashEnv>, deps: DashboardDeps): void 
       return refusalPage(deps, c, error);
     }
   });
+
+  /** The pending link a form names (read, not used) with its provider; refused when gone. */
+  async function pendingLink(token: string) {
+    const hash = hashToken(token);
+    const flow = token && token.length <= 100 ? await deps.sso.getFlow(hash) : undefined;
+    if (!flow || flow.kind !== "link" || Date.parse(flow.expires) <= deps.now()) {
+      throw ssoRefused("This link request was used or has expired; sign in again.");
+    }
+    return { hash, flow, provider: await providerOr404(deps, flow.provider) };
+  }
 
   /** Takes the link flow (once) and signs the linked account in through the provider. */
   async function finishLink(
