@@ -5,7 +5,7 @@
 import type { Model } from "../catalog/schema.ts";
 import type { Store } from "../state/store.ts";
 import type { RequestRecord } from "../state/records.ts";
-import { costMicroEur } from "./cost.ts";
+import { cacheSavingsMicroEur, costMicroEur } from "./cost.ts";
 import { isoTime } from "./iso_time.ts";
 import { END_USER_MAX } from "../canonical/end_user.ts";
 import { errorMessage, type Logger } from "../log.ts";
@@ -33,6 +33,10 @@ export interface SettleInput {
   promptTokens?: number | undefined;
   completionTokens?: number | undefined;
   totalTokens?: number | undefined;
+  /** Of the prompt tokens: cache reads, cache writes, 1-hour writes (as reported). */
+  cachedPromptTokens?: number | undefined;
+  cacheWritePromptTokens?: number | undefined;
+  cacheWrite1hPromptTokens?: number | undefined;
   audioSeconds?: number | undefined;
   characters?: number | undefined;
   estimated: boolean;
@@ -68,6 +72,10 @@ export function buildRequestRecord(input: SettleInput, now = Date.now()): Reques
     estimated: input.estimated,
     stream: input.stream,
     fallbacks: input.fallbacks,
+    cached_tokens: input.cachedPromptTokens ?? null,
+    cache_write_tokens: input.cacheWritePromptTokens ?? null,
+    cache_write_1h_tokens: input.cacheWrite1hPromptTokens ?? null,
+    cache_savings_micro_eur: input.model ? cacheSavingsMicroEur(input.model.pricing, input) : 0,
   };
   // Assigned, not spread: a spread in a literal this size made it several times dearer (the
   // request path builds two records a request). The stored order stays the same.

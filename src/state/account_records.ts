@@ -123,4 +123,10 @@ export interface UsageDay {
   completion_tokens: number;
   audio_seconds: number;
   characters: number;
+  /** Prompt tokens read from a provider's cache, and written to it. */
+  cached_tokens: number;
+  cache_write_tokens: number;
+  /** What caching saved (requests whose savings were positive) and cost extra (negative). */
+  cache_savings_micro_eur: number;
+  cache_surcharge_micro_eur: number;
 }

@@ -48,6 +48,20 @@ export interface RequestRecord {
   estimated: boolean;
   stream: boolean;
   fallbacks: number;
+  /**
+   * Of `prompt_tokens`: read from the provider's prompt cache (billed at the model's cached
+   * price); null when the provider reported no cache counts.
+   */
+  cached_tokens: number | null;
+  /** Of `prompt_tokens`: written to the provider's cache (billed at the cache-write price). */
+  cache_write_tokens: number | null;
+  /** Of `cache_write_tokens`: written with the 1-hour TTL (billed at the 1-hour write price). */
+  cache_write_1h_tokens: number | null;
+  /**
+   * The cost with every prompt token at the prompt price, less `cost_micro_eur`: what the cache
+   * saved (negative while writes, dearer than input, are not yet read back); 0 without caching.
+   */
+  cache_savings_micro_eur: number;
   /** Set when the organization's guardrail flagged the request (never the matched text). */
   guardrail?: GuardrailMetadata;
   /** Set when the organization's policy refused the request (403): the rules, as named to the client. */
@@ -132,7 +146,10 @@ export interface GateSnapshot {
   balanceMicroEur: bigint;
 }
 
-/** The contract's request-metadata fields, in its order (listings, CSV export). */
+/**
+ * The contract's request-metadata fields, in its order (listings, CSV export), then the prompt
+ * cache's (an addition, documented in docs/operator-contract.md).
+ */
 export const REQUEST_RECORD_FIELDS = [
   "id",
   "created",
@@ -154,4 +171,8 @@ export const REQUEST_RECORD_FIELDS = [
   "estimated",
   "stream",
   "fallbacks",
+  "cached_tokens",
+  "cache_write_tokens",
+  "cache_write_1h_tokens",
+  "cache_savings_micro_eur",
 ] as const satisfies readonly (keyof RequestRecord)[];

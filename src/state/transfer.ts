@@ -85,6 +85,11 @@ const RequestLine = z.looseObject({
   estimated: z.boolean(),
   stream: z.boolean(),
   fallbacks: count,
+  // The prompt cache's fields (absent in exports written before they existed: unreported).
+  cached_tokens: nullableCount.default(null),
+  cache_write_tokens: nullableCount.default(null),
+  cache_write_1h_tokens: nullableCount.default(null),
+  cache_savings_micro_eur: z.number().int().default(0),
 });
 
 export const USAGE_FIELDS = [
@@ -94,6 +99,10 @@ export const USAGE_FIELDS = [
   "completion_tokens",
   "audio_seconds",
   "characters",
+  "cached_tokens",
+  "cache_write_tokens",
+  "cache_savings_micro_eur",
+  "cache_surcharge_micro_eur",
 ] as const;
 
 const UsageDayLine = z.object({
@@ -106,6 +115,10 @@ const UsageDayLine = z.object({
   completion_tokens: count,
   audio_seconds: count,
   characters: count,
+  cached_tokens: count.default(0),
+  cache_write_tokens: count.default(0),
+  cache_savings_micro_eur: money.default(0),
+  cache_surcharge_micro_eur: money.default(0),
 });
 
 const OrgPolicyLine = z.object({

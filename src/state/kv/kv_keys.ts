@@ -127,4 +127,8 @@ export type UsageField =
   | "prompt_tokens"
   | "completion_tokens"
   | "audio_seconds"
-  | "characters";
+  | "characters"
+  | "cached_tokens"
+  | "cache_write_tokens"
+  | "cache_savings_micro_eur"
+  | "cache_surcharge_micro_eur";

@@ -58,11 +58,17 @@ export function settleMutations(record: RequestRecord): Mutation[] {
       { type: "sum", key: kvKeys.usageDay(record.org, day, "cost_micro_eur"), value: cost },
     );
   }
+  // KV sums are unsigned: the cache's savings and surcharges are summed apart.
+  const savings = record.cache_savings_micro_eur;
   const aggregates: Array<[UsageField, number | null]> = [
     ["prompt_tokens", record.prompt_tokens],
     ["completion_tokens", record.completion_tokens],
     ["audio_seconds", record.audio_seconds],
     ["characters", record.characters],
+    ["cached_tokens", record.cached_tokens],
+    ["cache_write_tokens", record.cache_write_tokens],
+    ["cache_savings_micro_eur", savings > 0 ? savings : null],
+    ["cache_surcharge_micro_eur", savings < 0 ? -savings : null],
   ];
   for (const [field, value] of aggregates) {
     if (value) {

@@ -273,4 +273,17 @@ create index sovra_sso_flows_expires on sovra_sso_flows (expires);
 alter table sovra_sessions add column sso_provider text;
 `,
   },
+  {
+    version: 9,
+    name: "cost controls",
+    sql: `
+-- The prompt cache's daily aggregates: tokens read from and written to provider caches, and
+-- what caching saved (requests whose savings were positive) and cost extra (negative).
+alter table sovra_usage_daily
+  add column cached_tokens bigint not null default 0,
+  add column cache_write_tokens bigint not null default 0,
+  add column cache_savings_micro_eur bigint not null default 0,
+  add column cache_surcharge_micro_eur bigint not null default 0;
+`,
+  },
 ];

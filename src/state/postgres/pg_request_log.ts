@@ -19,7 +19,8 @@ export function pgRequestLogStore(sql: Db): RequestLogStore {
     },
     async dailyUsage(orgId, day) {
       const [row] = await sql<Record<string, bigint>[]>`
-        select requests, cost_micro_eur, prompt_tokens, completion_tokens, audio_seconds, characters
+        select requests, cost_micro_eur, prompt_tokens, completion_tokens, audio_seconds, characters,
+          cached_tokens, cache_write_tokens, cache_savings_micro_eur, cache_surcharge_micro_eur
         from sovra_usage_daily where org_id = ${orgId} and day = ${day}::date`;
       const out: Record<string, number> = {};
       // As on KV, a field nothing was added to is absent.

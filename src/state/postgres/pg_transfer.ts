@@ -81,7 +81,8 @@ export async function* exportPg(sql: Db): AsyncIterable<StateLine> {
   for await (
     const rows of sql<Record<string, bigint | string | Date>[]>`
     select org_id, to_char(day, 'YYYY-MM-DD') as day, requests, cost_micro_eur, prompt_tokens,
-      completion_tokens, audio_seconds, characters
+      completion_tokens, audio_seconds, characters, cached_tokens, cache_write_tokens,
+      cache_savings_micro_eur, cache_surcharge_micro_eur
     from sovra_usage_daily order by org_id, day`.cursor(BATCH)
   ) {
     for (const r of rows) {
@@ -95,6 +96,10 @@ export async function* exportPg(sql: Db): AsyncIterable<StateLine> {
         completion_tokens: 0,
         audio_seconds: 0,
         characters: 0,
+        cached_tokens: 0,
+        cache_write_tokens: 0,
+        cache_savings_micro_eur: 0,
+        cache_surcharge_micro_eur: 0,
       };
       for (const f of USAGE_FIELDS) line[f] = Number(r[f]);
       yield line;
@@ -168,17 +173,27 @@ export async function importPg(sql: Db, lines: StateLine[]): Promise<void> {
       for (const u of usage) {
         await tx`
           insert into sovra_usage_daily (org_id, day, requests, cost_micro_eur, prompt_tokens,
-            completion_tokens, audio_seconds, characters)
+            completion_tokens, audio_seconds, characters, cached_tokens, cache_write_tokens,
+            cache_savings_micro_eur, cache_surcharge_micro_eur)
           values (${u.org}, ${u.day}::date, ${BigInt(u.requests)}, ${BigInt(u.cost_micro_eur)},
             ${BigInt(u.prompt_tokens)}, ${BigInt(u.completion_tokens)},
-            ${BigInt(u.audio_seconds)}, ${BigInt(u.characters)})
+            ${BigInt(u.audio_seconds)}, ${BigInt(u.characters)}, ${BigInt(u.cached_tokens)},
+            ${BigInt(u.cache_write_tokens)}, ${BigInt(u.cache_savings_micro_eur)},
+            ${BigInt(u.cache_surcharge_micro_eur)})
           on conflict (org_id, day) do update set
             requests = sovra_usage_daily.requests + excluded.requests,
             cost_micro_eur = sovra_usage_daily.cost_micro_eur + excluded.cost_micro_eur,
             prompt_tokens = sovra_usage_daily.prompt_tokens + excluded.prompt_tokens,
             completion_tokens = sovra_usage_daily.completion_tokens + excluded.completion_tokens,
             audio_seconds = sovra_usage_daily.audio_seconds + excluded.audio_seconds,
-            characters = sovra_usage_daily.characters + excluded.characters`;
+            characters = sovra_usage_daily.characters + excluded.characters,
+            cached_tokens = sovra_usage_daily.cached_tokens + excluded.cached_tokens,
+            cache_write_tokens = sovra_usage_daily.cache_write_tokens +
+              excluded.cache_write_tokens,
+            cache_savings_micro_eur = sovra_usage_daily.cache_savings_micro_eur +
+              excluded.cache_savings_micro_eur,
+            cache_surcharge_micro_eur = sovra_usage_daily.cache_surcharge_micro_eur +
+              excluded.cache_surcharge_micro_eur`;
       }
       for (const p of orgPolicies) {
         await tx`insert into sovra_org_policies (org_id, policy)

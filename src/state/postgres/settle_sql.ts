@@ -60,12 +60,17 @@ export async function writeBatch(
         set spent_micro_eur = sovra_credits.spent_micro_eur + excluded.spent_micro_eur
     ), usage as (
       insert into sovra_usage_daily (org_id, day, requests, cost_micro_eur, prompt_tokens,
-        completion_tokens, audio_seconds, characters)
+        completion_tokens, audio_seconds, characters, cached_tokens, cache_write_tokens,
+        cache_savings_micro_eur, cache_surcharge_micro_eur)
       select org_id, substr(record->>'created', 1, 10)::date, count(*), sum(cost_micro_eur),
         coalesce(sum((record->>'prompt_tokens')::numeric), 0),
         coalesce(sum((record->>'completion_tokens')::numeric), 0),
         coalesce(sum((record->>'audio_seconds')::numeric), 0),
-        coalesce(sum((record->>'characters')::numeric), 0)
+        coalesce(sum((record->>'characters')::numeric), 0),
+        coalesce(sum((record->>'cached_tokens')::numeric), 0),
+        coalesce(sum((record->>'cache_write_tokens')::numeric), 0),
+        coalesce(sum(greatest((record->>'cache_savings_micro_eur')::numeric, 0)), 0),
+        coalesce(sum(greatest(-(record->>'cache_savings_micro_eur')::numeric, 0)), 0)
       from inserted
       group by 1, 2 order by 1, 2
       on conflict (org_id, day) do update set
@@ -74,7 +79,13 @@ export async function writeBatch(
         prompt_tokens = sovra_usage_daily.prompt_tokens + excluded.prompt_tokens,
         completion_tokens = sovra_usage_daily.completion_tokens + excluded.completion_tokens,
         audio_seconds = sovra_usage_daily.audio_seconds + excluded.audio_seconds,
-        characters = sovra_usage_daily.characters + excluded.characters
+        characters = sovra_usage_daily.characters + excluded.characters,
+        cached_tokens = sovra_usage_daily.cached_tokens + excluded.cached_tokens,
+        cache_write_tokens = sovra_usage_daily.cache_write_tokens + excluded.cache_write_tokens,
+        cache_savings_micro_eur = sovra_usage_daily.cache_savings_micro_eur +
+          excluded.cache_savings_micro_eur,
+        cache_surcharge_micro_eur = sovra_usage_daily.cache_surcharge_micro_eur +
+          excluded.cache_surcharge_micro_eur
     ), rate as (
       insert into sovra_rate_buckets (minute, key_id, requests)
       select (b->>'m')::bigint, b->>'k', (b->>'n')::bigint
