@@ -18,6 +18,7 @@ import { guardrailRequestCheck, policyFilter } from "./policy/hooks.ts";
 import { settleRefusals } from "./pipeline/refusal_settle.ts";
 import { Guardrail } from "./guardrail/scanner.ts";
 import { routerModelSource } from "./routing/router_source.ts";
+import { CacheAffinity } from "./routing/cache_affinity.ts";
 import { RoutingPolicyCache } from "./smart_router/policy_cache.ts";
 import { RouterPins } from "./smart_router/pins.ts";
 import { createLogger, type Logger } from "./log.ts";
@@ -80,6 +81,7 @@ export async function composeDependencies(
         }),
       ],
       filters: [policyFilter(settleRefusals(settler))],
+      cacheAffinity: new CacheAffinity(now),
     },
     policies: new PolicyCache(store, config.keyCacheSeconds * 1000, now, config.staleServeMs),
     routerPolicies: new RoutingPolicyCache(store.routingPolicies, config.routerPolicyCacheMs, now),
@@ -115,6 +117,7 @@ export async function composeDependencies(
         policies: deps.routerPolicies,
         metrics: deps.metrics,
         pins: deps.routerPins,
+        cacheAffinity: deps.routing.cacheAffinity,
         filters: () => deps.routing.filters,
         exploration: config.routerExplorationPercent / 100,
       }),

@@ -14,6 +14,7 @@ import {
 } from "../areas/usage.ts";
 import { formatEur } from "../money.ts";
 import { badInput } from "../errors.ts";
+import { PromptCachePanel } from "./usage_cache.tsx";
 
 const LABELS: Record<Metric, [string, number]> = {
   cost_micro_eur: ["Cost (EUR)", 1_000_000],
@@ -91,6 +92,7 @@ export const usagePage: OrgPage = {
               </div>
             ))}
           </div>
+          <PromptCachePanel cache={series.cache} days={series.days} range={days} />
           <div class="panel">
             <h2>Recent requests</h2>
             <form method="get" action={base} class="row">
@@ -158,7 +160,17 @@ export const usagePage: OrgPage = {
                       <td class="num">
                         <span class={`pill ${r.status >= 400 ? "error" : "ok"}`}>{r.status}</span>
                       </td>
-                      <td class="num">{r.total_tokens ?? ""}{r.estimated ? "*" : ""}</td>
+                      <td
+                        class="num"
+                        title={r.cached_tokens || r.cache_write_tokens
+                          ? `${r.cached_tokens ?? 0} cached, ${
+                            r.cache_write_tokens ?? 0
+                          } written to cache`
+                          : undefined}
+                      >
+                        {r.total_tokens ?? ""}
+                        {r.estimated ? "*" : ""}
+                      </td>
                       <td class="num">{r.latency_ms} ms</td>
                       <td class="num">{formatEur(r.cost_micro_eur)}</td>
                       <td>{r.user ?? ""}</td>
