@@ -191,6 +191,45 @@ const cases: Array<[string, (store: Store) => Promise<void>]> = [
     });
     assert.deepEqual(await store.dailyUsage("org_a", "2026-11-22"), {});
   }],
+  ["settle: the prompt cache's classes in the row and the day's aggregates", async (store) => {
+    await store.createOrg(org("org_a"), 1_000_000n);
+    const priced = {
+      pricing: {
+        prompt_micro_eur_per_million: 1_000_000,
+        completion_micro_eur_per_million: 0,
+        cached_prompt_micro_eur_per_million: 100_000,
+        cache_write_micro_eur_per_million: 1_250_000,
+        cache_write_1h_micro_eur_per_million: 2_000_000,
+      },
+    } as never;
+    // A read: 1,000 prompt tokens, 800 from the cache → 200 + 80 = 280 (list 1,000).
+    const read = request("org_a", T0, {
+      model: priced,
+      promptTokens: 1_000,
+      cachedPromptTokens: 800,
+    });
+    // A write: 1,000 prompt tokens, 800 written (200 for 1 h) → 200 + 750 + 400 = 1,350.
+    const write = request("org_a", T0 + 1, {
+      model: priced,
+      promptTokens: 1_000,
+      cacheWritePromptTokens: 800,
+      cacheWrite1hPromptTokens: 200,
+    });
+    const none = request("org_a", T0 + 2);
+    assert.equal(read.cost_micro_eur, 280);
+    assert.equal(read.cache_savings_micro_eur, 720);
+    assert.equal(write.cost_micro_eur, 1_350);
+    assert.equal(write.cache_savings_micro_eur, -350);
+    assert.equal(none.cached_tokens, null);
+    for (const r of [read, write, none]) await store.settle(r);
+    assert.deepEqual(await store.listRequests("org_a", 3), [none, write, read]);
+    const day = await store.dailyUsage("org_a", "2026-11-21");
+    assert.equal(day.cached_tokens, 800);
+    assert.equal(day.cache_write_tokens, 800);
+    assert.equal(day.cache_savings_micro_eur, 720);
+    assert.equal(day.cache_surcharge_micro_eur, 350);
+    assert.equal(day.cost_micro_eur, 280 + 1_350 + none.cost_micro_eur);
+  }],
   ["gate: this minute's and last minute's buckets, balance, onSent", async (store) => {
     await store.createOrg(org("org_a"), 100n);
     const minute = minuteOf(T0);
@@ -320,6 +359,9 @@ const cases: Array<[string, (store: Store) => Promise<void>]> = [
           totalTokens: 9,
           audioSeconds: 4,
           characters: 11,
+          cachedPromptTokens: 3,
+          cacheWritePromptTokens: 2,
+          cacheWrite1hPromptTokens: 1,
           routingPolicy: "rp_cheap",
           guardrail: {
             mode: "flag",
