@@ -16,7 +16,7 @@
  */
 import type { Pricing } from "../catalog/schema.ts";
 
-export interface Consumption {
+export interface PricedUsage {
   /** Every prompt token, cache reads and writes included. */
   promptTokens?: number | undefined;
   /** Of `promptTokens`: read from the provider's cache. */
@@ -53,7 +53,7 @@ export interface PromptClasses {
   write1h: number;
 }
 
-export function promptClasses(used: Consumption): PromptClasses {
+export function promptClasses(used: PricedUsage): PromptClasses {
   const prompt = whole(used.promptTokens);
   const cached = Math.min(whole(used.cachedPromptTokens), prompt);
   const writes = Math.min(whole(used.cacheWritePromptTokens), prompt - cached);
@@ -73,7 +73,7 @@ function classPrices(pricing: Pricing) {
   };
 }
 
-export function costMicroEur(pricing: Pricing, used: Consumption): number {
+export function costMicroEur(pricing: Pricing, used: PricedUsage): number {
   const c = promptClasses(used);
   const p = classPrices(pricing);
   // Terms are ≥ 0 and rounding is monotonic: a true product or sum above the limit cannot
@@ -91,7 +91,7 @@ export function costMicroEur(pricing: Pricing, used: Consumption): number {
 
 function bigCost(
   pricing: Pricing,
-  used: Consumption,
+  used: PricedUsage,
   c: PromptClasses,
   p: ReturnType<typeof classPrices>,
 ): number {
@@ -110,7 +110,7 @@ function bigCost(
  * the prompt price, less the cost billed (negative when cache writes, dearer than input, were
  * not yet read back). 0 when no cache class was reported.
  */
-export function cacheSavingsMicroEur(pricing: Pricing, used: Consumption): number {
+export function cacheSavingsMicroEur(pricing: Pricing, used: PricedUsage): number {
   if (!used.cachedPromptTokens && !used.cacheWritePromptTokens) return 0;
   const list = costMicroEur(pricing, {
     promptTokens: used.promptTokens,

@@ -13,7 +13,7 @@ import { SHIPPED_CATALOG, startShippedGateway } from "../helpers/shipped_catalog
 import { startDashboard } from "../../src/dashboard/server.ts";
 import { silentLogger } from "../../src/log.ts";
 import { hashPassword } from "../../src/dashboard/passwords.ts";
-import { randomId } from "../../src/ids.ts";
+import { randomId } from "../../src/util/ids.ts";
 import { ApiClient, PASSWORD } from "../dashboard/support.ts";
 import type { RequestRecord } from "../../src/state/records.ts";
 

@@ -78,6 +78,7 @@ Deno.test("overview and usage — spend, requests, errors and per-day series fol
       "latency_ms,prompt_tokens,completion_tokens,total_tokens,audio_seconds,characters",
       "cost_micro_eur,estimated,stream,fallbacks",
       "cached_tokens,cache_write_tokens,cache_write_1h_tokens,cache_savings_micro_eur",
+      "error_code,refused_count",
     ].join(","),
   );
   assert.equal(lines.length, 3);
@@ -158,6 +159,6 @@ Deno.test("credits — the owner's low-balance threshold puts a warning on every
   const ov = await owner.get(`/api/orgs/${d.h.org}/overview`);
   assert.equal(ov.body.low_balance, true);
   for (const p of ["overview", "keys", "usage", "credits", "members", "audit"]) {
-    assert.match(await page(`/orgs/${d.h.org}/${p}`), /Low balance: € 2\.00 is below/, p);
+    assert.match(await page(`/orgs/${d.h.org}/${p}`), /Low balance: €\s2\.00 is below/, p);
   }
 });
