@@ -49,7 +49,15 @@ export function keyName(raw: string | null): string | null {
 
 export async function issueApiKey(
   store: OrgStore & ApiKeyStore,
-  input: { org: string; name: string | null; rpm: number },
+  input: {
+    org: string;
+    name: string | null;
+    rpm: number;
+    /** ISO time from which the key answers 401 `api_key_expired` (`key_lifecycle.ts`). */
+    expiresAt?: string | null;
+    /** The key this one replaces (a rotation). */
+    rotatedFrom?: string;
+  },
 ): Promise<{ record: ApiKeyRecord; key: string }> {
   const name = keyName(input.name);
   await requireOrganization(store, input.org);
@@ -64,6 +72,8 @@ export async function issueApiKey(
     rpm: input.rpm,
     hash: hashApiKey(key),
     prefix: key.slice(0, 10),
+    expires_at: input.expiresAt ?? null,
+    ...(input.rotatedFrom ? { rotated_from: input.rotatedFrom } : {}),
   });
   return { record, key };
 }

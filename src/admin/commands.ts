@@ -7,6 +7,14 @@ import type { Store } from "../state/store.ts";
 import { AccountError } from "../accounts/account_error.ts";
 import { createOrganization, requireOrganization, topUpCredits } from "../accounts/orgs.ts";
 import { issueApiKey, listApiKeys, revokeApiKey } from "../accounts/api_keys.ts";
+import {
+  graceSeconds,
+  parseExpiry,
+  rotateApiKey,
+  setKeyExpiry,
+} from "../accounts/key_lifecycle.ts";
+import { audit } from "../dashboard/audit.ts";
+import type { AuditAction, AuditEntry } from "../state/account_records.ts";
 import { dailyUsage, recentRequests } from "../accounts/usage.ts";
 import { grantCredits } from "../dashboard/areas/credits.ts";
 import { type ControlPlane, runUserCommand, UserCommandError } from "./user_commands.ts";
@@ -40,6 +48,26 @@ function nonNegativeInteger(flags: Flags, name: string, fallback?: bigint): bigi
     throw new AdminError(`--${name} must be at most ${Number.MAX_SAFE_INTEGER}.`);
   }
   return value;
+}
+
+/** `--expires-at` (a time, a duration such as 90d, or `never`), if given. */
+function expiryFlag(flags: Flags, now: number): string | null | undefined {
+  const raw = flags["expires-at"];
+  if (raw === undefined) return undefined;
+  if (typeof raw !== "string") throw new AdminError("--expires-at needs a value.");
+  return parseExpiry(raw, now, "expires-at");
+}
+
+/** An audit entry by actor `cli`, where the control plane is at hand (it holds the log). */
+async function auditKey(
+  args: AdminArgs,
+  org: string,
+  action: AuditAction,
+  keyId: string,
+  detail: AuditEntry["detail"],
+): Promise<void> {
+  if (!args.plane) return;
+  await audit({ control: args.plane.control, now: Date.now }, org, "cli", action, keyId, detail);
 }
 
 export interface AdminArgs {
@@ -133,8 +161,57 @@ async function runCommand(
         org: orgId,
         name: typeof flags.name === "string" ? flags.name : null,
         rpm: Number(nonNegativeInteger(flags, "rpm", BigInt(args.defaultRpm))),
+        expiresAt: expiryFlag(flags, Date.now()) ?? null,
       });
-      return { id: record.id, key, rpm: record.rpm, org: orgId, name: record.name };
+      return {
+        id: record.id,
+        key,
+        rpm: record.rpm,
+        org: orgId,
+        name: record.name,
+        expires_at: record.expires_at ?? null,
+      };
+    }
+    case "key rotate": {
+      const now = Date.now();
+      const rotation = await rotateApiKey(store, null, required(flags, "id"), {
+        grace: graceSeconds(
+          flags["grace-seconds"] === undefined
+            ? undefined
+            : Number(nonNegativeInteger(flags, "grace-seconds")),
+        ),
+        now,
+        expiresAt: expiryFlag(flags, now) ?? null,
+        actor: "cli",
+      });
+      await auditKey(args, rotation.previous.org, "key.rotated", rotation.previous.id, {
+        successor: rotation.successor.id,
+        old_key_expires_at: rotation.previous.expires_at ?? null,
+      });
+      return {
+        id: rotation.successor.id,
+        key: rotation.key,
+        rpm: rotation.successor.rpm,
+        org: rotation.successor.org,
+        name: rotation.successor.name,
+        expires_at: rotation.successor.expires_at ?? null,
+        rotated_from: rotation.previous.id,
+        old_key_expires_at: rotation.previous.expires_at,
+      };
+    }
+    case "key update": {
+      const id = required(flags, "id");
+      if (typeof flags["expires-at"] !== "string") {
+        throw new AdminError(
+          "Nothing to change: give --expires-at (a time, a duration or 'never').",
+        );
+      }
+      const record = await setKeyExpiry(store, null, id, expiryFlag(flags, Date.now()) ?? null);
+      await auditKey(args, record.org, "key.expiry_set", record.id, {
+        expires_at: record.expires_at ?? null,
+      });
+      const { hash: _hash, ...listing } = record;
+      return { ...listing };
     }
     case "key list":
       return (await listApiKeys(store, required(flags, "org"))).map((k) => ({ ...k }));
@@ -153,7 +230,7 @@ async function runCommand(
     }
     default:
       throw new AdminError(
-        `Unknown command '${name}'. Commands: org create|show|list, credits topup, key create|list|revoke, requests, usage, policy show|set, migrate, export, import, user create|list|remove, routing create|list|show|delete, sso provider add|list|remove, sso bind|show|unbind; 'admin --help' shows the flags.`,
+        `Unknown command '${name}'. Commands: org create|show|list, credits topup, key create|list|revoke|rotate|update, requests, usage, policy show|set, migrate, export, import, user create|list|remove, routing create|list|show|delete, sso provider add|list|remove, sso bind|show|unbind; 'admin --help' shows the flags.`,
       );
   }
 }

@@ -9,9 +9,16 @@ SOVRA_DATABASE_URL is set. Prints one JSON object, or JSON lines for listings; e
   org show --org ID                                an organization's balance and totals
   org list                                         all organizations (JSON lines)
   credits topup --org ID --micro-eur N             add credit
-  key create --org ID [--rpm N] [--name NAME]      a new API key (shown only this once)
+  key create --org ID [--rpm N] [--name NAME] [--expires-at T]
+                                                   a new API key (shown only this once); T: an
+                                                   ISO time with zone, a duration (90d, 12h) or never
   key list --org ID                                an organization's keys, never the key itself
   key revoke --id ID                               revoke a key (bites within 30 s)
+  key rotate --id ID [--grace-seconds N] [--expires-at T]
+                                                   a successor key (shown once, same name, rpm and
+                                                   narrowing); the old key expires after N s
+                                                   (default 86400, at most 30 days)
+  key update --id ID --expires-at T                set or remove (never) a key's expiry
   requests --org ID [--limit N]                    request metadata, newest first
   usage --org ID [--day YYYY-MM-DD]                one day's aggregates
   user create --email E [--org ID --role R] [--operator]

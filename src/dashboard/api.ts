@@ -12,6 +12,7 @@ import { publicUser, setPasswordWithToken, signIn } from "./areas/accounts.ts";
 import { endSession, startSession } from "./sessions.ts";
 import { overview } from "./areas/overview.ts";
 import { createKey, keySnippets, listKeys, revokeKey } from "./areas/keys.ts";
+import { changeKeyExpiry, keySettings, rotateKey } from "./areas/key_settings.ts";
 import { grantCredits, ledger, updateSettings } from "./areas/credits.ts";
 import { parseRange, recentRequests, toCsv, usageSeries } from "./areas/usage.ts";
 import { changeMember, inviteMember, listMembers, parseRole } from "./areas/members.ts";
@@ -62,6 +63,12 @@ const SetPassword = z.object({ token: z.string().max(100), password: z.string().
 const NewKey = z.object({
   name: z.string(),
   rpm: z.number().int().positive().optional(),
+  expires_at: z.string().nullish(),
+});
+const KeyChange = z.object({ expires_at: z.string().nullable() });
+const KeyRotation = z.object({
+  grace_seconds: z.number().int().nonnegative().optional(),
+  expires_at: z.string().nullish(),
 });
 const Grant = z.object({
   amount_micro_eur: z.number().int().positive(),
@@ -202,6 +209,23 @@ export function createApi(deps: DashboardDeps): Hono<DashEnv> {
     "/keys/:key/revoke",
     async (c) => c.json(await revokeKey(deps, c.var.access, c.var.viewer, c.req.param("key"))),
   );
+  org.get(
+    "/keys/:key",
+    async (c) => c.json(await keySettings(deps, c.var.access, c.req.param("key"))),
+  );
+  org.patch("/keys/:key", async (c) => {
+    const input = await body(c, KeyChange);
+    const key = c.req.param("key");
+    return c.json(
+      await changeKeyExpiry(deps, c.var.access, c.var.viewer, key, input.expires_at),
+    );
+  });
+  org.post("/keys/:key/rotate", async (c) => {
+    const input = await body(c, KeyRotation);
+    const rotated = await rotateKey(deps, c.var.access, c.var.viewer, c.req.param("key"), input);
+    const snippets = keySnippets(deps.apiUrl, rotated.created.key, exampleModel(deps));
+    return c.json({ ...rotated.created, snippets, previous: rotated.previous }, 201);
+  });
   org.get(
     "/keys/:key/policy",
     async (c) => c.json(await keyPolicyView(deps, c.var.access, c.req.param("key"))),

@@ -83,6 +83,8 @@ export interface LedgerEntry {
 export type AuditAction =
   | "key.created"
   | "key.revoked"
+  | "key.rotated"
+  | "key.expiry_set"
   | "credits.granted"
   | "member.invited"
   | "member.added"

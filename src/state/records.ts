@@ -24,6 +24,15 @@ export interface ApiKeyRecord {
   created: string;
   revoked: boolean;
   revoked_at: string | null;
+  /**
+   * From this time (ISO) the key answers 401 `api_key_expired`; null or absent: it never
+   * expires. A rotation sets it on the key it replaces (the grace period's end).
+   */
+  expires_at?: string | null;
+  /** The key this one replaced by a rotation (its successor shown once). */
+  rotated_from?: string | null;
+  /** The key that replaced this one; set by the rotation, the old key expires after its grace. */
+  rotated_to?: string | null;
 }
 
 /** One line of `admin requests`: the contract's fields, nothing else. */

@@ -24,6 +24,14 @@ export interface NewApiKey {
   rpm: number;
   hash: string;
   prefix: string;
+  expires_at?: string | null;
+  rotated_from?: string | null;
+}
+
+/** What `updateApiKey` changes: each field given is replaced, the others kept. */
+export interface ApiKeyChange {
+  expires_at?: string | null;
+  rotated_to?: string | null;
 }
 
 /** Organizations and their credits (admin CLI, dashboard). */
@@ -38,8 +46,16 @@ export interface OrgStore {
 export interface ApiKeyStore {
   createApiKey(key: NewApiKey): Promise<ApiKeyRecord>;
   findApiKeyByHash(hash: string): Promise<ApiKeyRecord | undefined>;
+  /** One key by id (the control plane: rotation, updates), or undefined. */
+  getApiKey(keyId: string): Promise<ApiKeyRecord | undefined>;
   listApiKeys(orgId: string): Promise<ApiKeyRecord[]>;
   revokeApiKey(keyId: string): Promise<ApiKeyRecord | undefined>;
+  /**
+   * Changes a key's settings (expiry, successor); undefined when no such key. Instances learn
+   * of it as of a revocation (`onKeyRevoked`, where the backend tells), else within the key
+   * cache's expiry.
+   */
+  updateApiKey(keyId: string, change: ApiKeyChange): Promise<ApiKeyRecord | undefined>;
   /**
    * Calls `listener` with the id of each key any instance revokes from now on, where the
    * backend can tell its instances (PostgreSQL: LISTEN/NOTIFY). A hint for the key cache only:

@@ -60,6 +60,10 @@ const ApiKeyLine = z.object({
   created: z.string(),
   revoked: z.boolean(),
   revoked_at: z.string().nullable(),
+  // Expiry and rotation (absent in exports written before they existed: none).
+  expires_at: z.string().nullable().default(null),
+  rotated_from: z.string().nullable().default(null),
+  rotated_to: z.string().nullable().default(null),
 });
 
 const nullableCount = count.nullable();
@@ -260,7 +264,13 @@ export interface StateTransfer {
 }
 
 export const orgLine = (o: OrgRecord): StateLine => ({ type: "org", ...o });
-export const apiKeyLine = (k: ApiKeyRecord): StateLine => ({ type: "api_key", ...k });
+export const apiKeyLine = (k: ApiKeyRecord): StateLine => ({
+  type: "api_key",
+  ...k,
+  expires_at: k.expires_at ?? null,
+  rotated_from: k.rotated_from ?? null,
+  rotated_to: k.rotated_to ?? null,
+});
 export const requestLine = (r: RequestRecord): StateLine => ({ type: "request", ...r });
 const ORG_POLICY_FIELDS = [
   "sovereignty",

@@ -13,7 +13,7 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppDeps } from "../../deps.ts";
 import type { AppEnv } from "../context.ts";
-import { GatewayError, missingApiKey, unauthorized } from "../../errors.ts";
+import { expiredApiKey, GatewayError, missingApiKey, unauthorized } from "../../errors.ts";
 import { decideRate, type RateDecision } from "../../limits/rate_limiter.ts";
 import { minuteOf } from "../../state/minute.ts";
 import { errorMessage } from "../../log.ts";
@@ -104,6 +104,9 @@ function admission(
     if (authorization === undefined || authorization.trim() === "") throw missingApiKey();
     const apiKey = await deps.auth.authenticate(authorization);
     if (!apiKey) throw unauthorized();
+    if (apiKey.expires_at && Date.parse(apiKey.expires_at) <= startedAt) {
+      throw expiredApiKey(apiKey.expires_at);
+    }
 
     // The key's effective policy; a store failure with nothing cached refuses (fail closed).
     // Awaited here, not in a helper of its own: no further async frame and promise a request.

@@ -306,6 +306,13 @@ alter table sovra_usage_daily
   add column cache_write_tokens bigint not null default 0,
   add column cache_savings_micro_eur bigint not null default 0,
   add column cache_surcharge_micro_eur bigint not null default 0;
+
+-- Key expiry and rotation: a key answers 401 api_key_expired from expires_at on; a rotation
+-- links the two keys (the old one expires after its grace period).
+alter table sovra_api_keys
+  add column expires_at timestamptz,
+  add column rotated_from text,
+  add column rotated_to text;
 `,
   },
 ];

@@ -18,6 +18,9 @@ export interface KeyRow {
   created: Date;
   revoked: boolean;
   revoked_at: Date | null;
+  expires_at: Date | null;
+  rotated_from: string | null;
+  rotated_to: string | null;
 }
 
 export function pgApiKeyStore(sql: Db, revocations: RevocationListener): ApiKeyStore {
@@ -28,17 +31,25 @@ export function pgApiKeyStore(sql: Db, revocations: RevocationListener): ApiKeyS
         created: new Date().toISOString(),
         revoked: false,
         revoked_at: null,
+        expires_at: key.expires_at ?? null,
+        rotated_from: key.rotated_from ?? null,
+        rotated_to: null,
       };
       const inserted = await sql`
-        insert into sovra_api_keys (id, org_id, name, rpm, hash, prefix, created)
+        insert into sovra_api_keys (id, org_id, name, rpm, hash, prefix, created, expires_at,
+          rotated_from)
         values (${key.id}, ${key.org}, ${key.name}, ${key.rpm}, ${key.hash}, ${key.prefix},
-          ${record.created})
+          ${record.created}, ${record.expires_at ?? null}, ${record.rotated_from ?? null})
         on conflict do nothing returning id`;
       if (inserted.length === 0) throw new Error("The API key collides with an existing one.");
       return record;
     },
     async findApiKeyByHash(hash) {
       const [row] = await sql<KeyRow[]>`select * from sovra_api_keys where hash = ${hash}`;
+      return row ? keyRecord(row) : undefined;
+    },
+    async getApiKey(keyId) {
+      const [row] = await sql<KeyRow[]>`select * from sovra_api_keys where id = ${keyId}`;
       return row ? keyRecord(row) : undefined;
     },
     async listApiKeys(orgId) {
@@ -60,6 +71,17 @@ export function pgApiKeyStore(sql: Db, revocations: RevocationListener): ApiKeyS
       await sql`select pg_notify(${REVOCATION_CHANNEL}, ${keyId})`.catch(() => {});
       return keyRecord(row);
     },
+    async updateApiKey(keyId, change) {
+      const [row] = await sql<KeyRow[]>`
+        update sovra_api_keys set
+          expires_at = ${"expires_at" in change ? change.expires_at ?? null : sql`expires_at`},
+          rotated_to = ${"rotated_to" in change ? change.rotated_to ?? null : sql`rotated_to`}
+        where id = ${keyId} returning *`;
+      if (!row) return undefined;
+      // Other instances drop the key from their caches, as for a revocation.
+      await sql`select pg_notify(${REVOCATION_CHANNEL}, ${keyId})`.catch(() => {});
+      return keyRecord(row);
+    },
     onKeyRevoked: (listener) => revocations.add(listener),
   };
 }
@@ -75,5 +97,8 @@ export function keyRecord(row: KeyRow): ApiKeyRecord {
     created: row.created.toISOString(),
     revoked: row.revoked,
     revoked_at: row.revoked_at ? row.revoked_at.toISOString() : null,
+    expires_at: row.expires_at ? row.expires_at.toISOString() : null,
+    rotated_from: row.rotated_from,
+    rotated_to: row.rotated_to,
   };
 }

@@ -16,6 +16,7 @@ import type { RequestRecord } from "../records.ts";
 import { keyRecord, type KeyRow } from "./pg_api_keys.ts";
 import type { KeyPolicy, OrgPolicy, PolicyAuditEntry } from "../policy_store.ts";
 import {
+  apiKeyLine,
   apiKeyRecord,
   auditLine,
   ledgerLine,
@@ -70,7 +71,7 @@ export async function* exportPg(sql: Db): AsyncIterable<StateLine> {
   for await (
     const rows of sql<KeyRow[]>`select * from sovra_api_keys order by id`.cursor(BATCH)
   ) {
-    for (const r of rows) yield { type: "api_key", ...keyRecord(r) };
+    for (const r of rows) yield apiKeyLine(keyRecord(r));
   }
   for await (
     const rows of sql<{ record: RequestRecord }[]>`
@@ -157,9 +158,10 @@ export async function importPg(sql: Db, lines: StateLine[]): Promise<void> {
       for (const k of keys) {
         await tx`
           insert into sovra_api_keys (id, org_id, name, rpm, hash, prefix, created, revoked,
-            revoked_at)
+            revoked_at, expires_at, rotated_from, rotated_to)
           values (${k.id}, ${k.org}, ${k.name}, ${k.rpm}, ${k.hash}, ${k.prefix}, ${k.created},
-            ${k.revoked}, ${k.revoked_at})
+            ${k.revoked}, ${k.revoked_at}, ${k.expires_at ?? null}, ${k.rotated_from ?? null},
+            ${k.rotated_to ?? null})
           on conflict do nothing`;
       }
       if (requests.length > 0) {
