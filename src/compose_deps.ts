@@ -29,6 +29,8 @@ import { CreditHolds } from "./limits/credit_holds.ts";
 import { Telemetry } from "./telemetry/telemetry.ts";
 import { Lifecycle } from "./lifecycle/lifecycle.ts";
 import { randomId } from "./util/ids.ts";
+import { AlertSender } from "./alerts/alert_sender.ts";
+import { SpendAlerts } from "./alerts/spend_alerts.ts";
 import { postUpstream } from "./providers/transport/post_upstream.ts";
 import { upstreamClient } from "./providers/transport/upstream_client.ts";
 import { failureFromResponse } from "./providers/openai/errors.ts";
@@ -63,6 +65,8 @@ export async function composeDependencies(
   const counters = { gateStoreFailures: 0 };
   const settler = new Settler(store, log, unsentDebits, telemetry, holds);
   telemetry.observeFailOpen(() => counters.gateStoreFailures);
+  const alerts = composeAlerts(store, unsentDebits, log, config, now);
+  if (alerts) settler.onSettled((record) => alerts.spend.observe(record));
   const deps: AppDeps = {
     config,
     closeUpstream: () => client?.close(),
@@ -78,6 +82,7 @@ export async function composeDependencies(
     adapters: createAdapters({ secret: config.secret, fetch: upstreamFetch }),
     settler,
     refusedRows: new RefusedRows(settler, now),
+    ...(alerts ? { alerts } : {}),
     metrics: new RouteMetrics(),
     routing: {
       ...NO_ROUTING_HOOKS,
@@ -140,6 +145,35 @@ export async function composeDependencies(
 }
 
 /**
+ * Spend alerts where the store has their area: evaluated on every settle, sent signed; at start
+ * the deliveries a stopped instance left pending are resumed (in the background).
+ */
+function composeAlerts(
+  store: Store,
+  unsentDebits: UnsentTally,
+  log: Logger,
+  config: Config,
+  now: () => number,
+): AppDeps["alerts"] {
+  const area = store.alerts;
+  if (!area) return undefined;
+  const sender = new AlertSender({ store: area, log, allowLocal: config.webhookAllowLocal, now });
+  const spend = new SpendAlerts({
+    alerts: area,
+    orgs: store,
+    usage: store,
+    unsentDebits,
+    sender,
+    log,
+    now,
+  });
+  sender.resume((org) => area.getAlertSettings(org)).catch((error) =>
+    log.warn("resuming alert deliveries failed", { reason: String(error) })
+  );
+  return { spend, sender };
+}
+
+/**
  * The operator's RPM ceiling of an organization, for the key lookup (its control-plane
  * settings); a backend without those areas has none.
  */
@@ -153,6 +187,9 @@ export async function closeDependencies(deps: AppDeps): Promise<void> {
   deps.refusedRows.flush(true);
   await deps.settler.idle();
   deps.settler.stopRetries();
+  await deps.alerts?.spend.idle();
+  await deps.alerts?.sender.idle();
+  deps.alerts?.sender.close();
   await deps.routerPins.idle();
   await deps.store.close();
   deps.telemetry.close();

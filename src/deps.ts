@@ -16,6 +16,8 @@ import type { PolicyCache } from "./policy/policy_cache.ts";
 import type { Lifecycle } from "./lifecycle/lifecycle.ts";
 import type { RoutingPolicyCache } from "./smart_router/policy_cache.ts";
 import type { RouterPins } from "./smart_router/pins.ts";
+import type { AlertSender } from "./alerts/alert_sender.ts";
+import type { SpendAlerts } from "./alerts/spend_alerts.ts";
 
 export interface GatewayCounters {
   /** Requests let through because the store failed (rate limit fail-open). */
@@ -42,6 +44,8 @@ export interface AppDeps {
   routerPolicies: RoutingPolicyCache;
   /** Router pins (tool loops, sticky end-users), shared through the store when it can. */
   routerPins: RouterPins;
+  /** Spend alerts, evaluated on settle, and their delivery (absent: the store has no alert area). */
+  alerts?: { spend: SpendAlerts; sender: AlertSender };
   log: Logger;
   gate: GateState;
   /** This instance's rate-bucket increments not yet sent to the store. */

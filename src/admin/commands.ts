@@ -21,6 +21,7 @@ import { type ControlPlane, runUserCommand, UserCommandError } from "./user_comm
 import type { Catalog } from "../catalog/catalog.ts";
 import { RoutingCommandError, runRoutingCommand } from "./routing_commands.ts";
 import { runSsoCommand, SsoCommandError } from "./sso_commands.ts";
+import { AlertCommandError, runAlertCommand } from "./alert_commands.ts";
 
 export class AdminError extends Error {
   override name = "AdminError";
@@ -79,6 +80,8 @@ export interface AdminArgs {
   plane?: ControlPlane;
   /** Environment variables by name (whether an SSO client secret is set). */
   secret?: (name: string) => string | undefined;
+  /** Webhook URLs may be http and local (`SOVRA_WEBHOOK_ALLOW_LOCAL`). */
+  webhookAllowLocal?: boolean;
 }
 
 export async function runAdminCommand(
@@ -128,6 +131,14 @@ async function runCommand(
       .catch((error) => {
         throw error instanceof SsoCommandError ? new AdminError(error.message) : error;
       });
+  }
+  if (args.command[0] === "alerts" && args.command.length === 2) {
+    return await runAlertCommand(store, args.command[1]!, flags, {
+      allowLocal: args.webhookAllowLocal ?? false,
+      control: args.plane?.control,
+    }).catch((error) => {
+      throw error instanceof AlertCommandError ? new AdminError(error.message) : error;
+    });
   }
   switch (name) {
     case "org create": {
@@ -230,7 +241,7 @@ async function runCommand(
     }
     default:
       throw new AdminError(
-        `Unknown command '${name}'. Commands: org create|show|list, credits topup, key create|list|revoke|rotate|update, requests, usage, policy show|set, migrate, export, import, user create|list|remove, routing create|list|show|delete, sso provider add|list|remove, sso bind|show|unbind; 'admin --help' shows the flags.`,
+        `Unknown command '${name}'. Commands: org create|show|list, credits topup, key create|list|revoke|rotate|update, requests, usage, policy show|set, migrate, export, import, user create|list|remove, routing create|list|show|delete, alerts show|set|secret|deliveries, sso provider add|list|remove, sso bind|show|unbind; 'admin --help' shows the flags.`,
       );
   }
 }

@@ -36,6 +36,12 @@ SOVRA_DATABASE_URL is set. Prints one JSON object, or JSON lines for listings; e
   routing create --org ID --id SLUG --pool M[,M…] [--strategy auto|metrics|ordered]
          [--threshold 1..10] [--name N] [--weights ttft=1,error_rate=1] [--sticky-seconds S]
                                                    create or replace a smart-router policy
+  alerts show --org ID                             an organization's spend alerts (never the secret)
+  alerts set --org ID [--webhook-url U|off] [--email E|off] [--balance-below-micro-eur N|off]
+      [--daily-spend-above-micro-eur N|off] [--key-budget-percents 80,100|off]
+                                                   change them (gateways apply it within 30 s)
+  alerts secret --org ID                           a new webhook signing secret (shown only once)
+  alerts deliveries --org ID [--limit N]           the alert delivery log, newest first
   routing list --org ID | routing show --org ID --id SLUG | routing delete --org ID --id SLUG
   catalog check                                    the catalog (SOVRA_CATALOG) against the provider
                                                    schemas, offline: exit 1 on problems

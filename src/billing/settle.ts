@@ -111,6 +111,8 @@ export class Settler {
   #retries = new Map<ReturnType<typeof setTimeout>, RequestRecord>();
   /** After `stopRetries`: a refused settle is left to recovery at once. */
   #stopped = false;
+  /** Told of every record once its debit is queued (spend alerts); never awaited. */
+  #listeners: Array<(record: RequestRecord) => void> = [];
 
   constructor(
     private readonly store: Pick<Store, "settle">,
@@ -142,6 +144,14 @@ export class Settler {
     this.#inFlight.add(done);
     done.finally(() => this.#inFlight.delete(done));
     return done;
+  }
+
+  /**
+   * Tells `listener` of every settled record, right after its debit is queued (before the
+   * store write): synchronously, so a listener must only note it and work in the background.
+   */
+  onSettled(listener: (record: RequestRecord) => void): void {
+    this.#listeners.push(listener);
   }
 
   /** Resolves when every settle started so far has been written (tests, shutdown). */
@@ -178,6 +188,16 @@ export class Settler {
       Date.now(),
     );
     this.holds?.release(record.id);
+    for (const listener of this.#listeners) {
+      try {
+        listener(record);
+      } catch (error) {
+        this.log.warn("settle listener failed", {
+          request_id: record.id,
+          reason: errorMessage(error),
+        });
+      }
+    }
     const write = () => this.store.settle(record, markSent);
     return (this.telemetry ? this.telemetry.settleSpan(trace, write) : write()).then(
       () => record,

@@ -13,6 +13,7 @@ import { endSession, startSession } from "./sessions.ts";
 import { overview } from "./areas/overview.ts";
 import { createKey, keySnippets, listKeys, revokeKey } from "./areas/keys.ts";
 import { changeKeyExpiry, keySettings, rotateKey } from "./areas/key_settings.ts";
+import { alertsView, changeAlerts, rotateAlertSecret, sendTestAlert } from "./areas/alerts.ts";
 import { grantCredits, ledger, updateSettings } from "./areas/credits.ts";
 import { parseRange, recentRequests, toCsv, usageSeries } from "./areas/usage.ts";
 import { changeMember, inviteMember, listMembers, parseRole } from "./areas/members.ts";
@@ -77,6 +78,13 @@ const Grant = z.object({
 const Settings = z.object({
   low_balance_micro_eur: z.number().int().nonnegative().nullable().optional(),
   rpm_ceiling: z.number().int().positive().nullable().optional(),
+});
+const AlertChange = z.strictObject({
+  webhook_url: z.string().nullable().optional(),
+  balance_below_micro_eur: z.number().int().nonnegative().nullable().optional(),
+  daily_spend_above_micro_eur: z.number().int().nonnegative().nullable().optional(),
+  key_budget_percents: z.array(z.number().int().min(1).max(100)).max(10).optional(),
+  email: z.string().nullable().optional(),
 });
 const PolicyChange = z.object({
   sovereignty: z.enum(["any", "strict_only"]).optional(),
@@ -244,6 +252,22 @@ export function createApi(deps: DashboardDeps): Hono<DashEnv> {
     const input = await body(c, Settings);
     return c.json(await updateSettings(deps, c.var.access, c.var.viewer, input));
   });
+  org.get("/alerts", async (c) => {
+    const limit = limitOf(c.req.query("limit"), 50, 500);
+    return c.json(await alertsView(deps, c.var.access, limit));
+  });
+  org.patch("/alerts", async (c) => {
+    const input = await body(c, AlertChange);
+    return c.json(await changeAlerts(deps, c.var.access, c.var.viewer, input));
+  });
+  org.post("/alerts/secret", async (c) => {
+    c.header("cache-control", "no-store");
+    return c.json(await rotateAlertSecret(deps, c.var.access, c.var.viewer), 201);
+  });
+  org.post(
+    "/alerts/test",
+    async (c) => c.json(await sendTestAlert(deps, c.var.access, c.var.viewer)),
+  );
   org.get(
     "/usage",
     async (c) => c.json(await usageSeries(deps, c.var.access, parseRange(c.req.query("days")))),

@@ -112,7 +112,9 @@ export type AuditAction =
   | "sso.refused"
   | "sso.role_kept"
   | "sso.password_refused"
-  | "sso.break_glass";
+  | "sso.break_glass"
+  | "alerts.changed"
+  | "alerts.secret_created";
 
 /** One control-plane action. Never a secret: ids, e-mails, roles and amounts only. */
 export interface AuditEntry {

@@ -16,6 +16,7 @@ import type { AdmissionStore } from "./admission_store.ts";
 import type { PolicyStore } from "./policy_store.ts";
 import type { RoutingPolicyStore } from "./routing_policy_store.ts";
 import type { RouterPinStore } from "./router_pin_store.ts";
+import type { AlertStore } from "./alert_store.ts";
 
 export interface NewApiKey {
   id: string;
@@ -112,6 +113,8 @@ export interface Store
   readonly routingPolicies?: RoutingPolicyStore;
   /** The router-pin area (`router_pin_store.ts`); absent: pins stay per instance. */
   readonly routerPins?: RouterPinStore;
+  /** The spend-alert area (`alert_store.ts`); absent: no alerts are evaluated or sent. */
+  readonly alerts?: AlertStore;
   /** Resolves once every queued write is durable (tests, shutdown). */
   flushed(): Promise<void>;
   /** The backend's own state for /healthz and logs (optional: a local KV file has none). */

@@ -264,13 +264,17 @@ export interface StateTransfer {
 }
 
 export const orgLine = (o: OrgRecord): StateLine => ({ type: "org", ...o });
-export const apiKeyLine = (k: ApiKeyRecord): StateLine => ({
-  type: "api_key",
-  ...k,
-  expires_at: k.expires_at ?? null,
-  rotated_from: k.rotated_from ?? null,
-  rotated_to: k.rotated_to ?? null,
-});
+/** One field order whichever backend's record it is (a KV record sets the optional fields early). */
+export const apiKeyLine = (k: ApiKeyRecord): StateLine => {
+  const { expires_at, rotated_from, rotated_to, ...rest } = k;
+  return {
+    type: "api_key",
+    ...rest,
+    expires_at: expires_at ?? null,
+    rotated_from: rotated_from ?? null,
+    rotated_to: rotated_to ?? null,
+  };
+};
 export const requestLine = (r: RequestRecord): StateLine => ({ type: "request", ...r });
 const ORG_POLICY_FIELDS = [
   "sovereignty",

@@ -39,6 +39,10 @@
  *   ["policy_org", orgId]                       → OrgPolicy (absent: the default policy)
  *   ["policy_key", keyId]                       → KeyPolicy (a key's narrowing)
  *   ["policy_audit", orgId, auditId]            → PolicyAuditEntry (ids sort by time)
+ *   ["alert_settings", orgId]                   → AlertSettings (spend alerts)
+ *   ["alert_claim", orgId, episode]             → epoch ms: a crossing already alerted (expires)
+ *   ["alert_delivery", orgId, deliveryId]       → AlertDelivery (ids sort by time)
+ *   ["alert_pending", deliveryId]               → orgId (index: deliveries still retried)
  *
  * Single sign-on (records in `sso_records.ts`):
  *   ["sso_provider", providerId]                → SsoProviderRecord
@@ -129,6 +133,13 @@ export const kvKeys = {
   ssoManagedPrefix: (orgId: string) => ["sso_managed", orgId] as const,
   ssoManagedAllPrefix: () => ["sso_managed"] as const,
   ssoFlow: (hash: string) => ["sso_flow", hash] as const,
+  alertSettings: (orgId: string) => ["alert_settings", orgId] as const,
+  alertSettingsPrefix: () => ["alert_settings"] as const,
+  alertClaim: (orgId: string, episode: string) => ["alert_claim", orgId, episode] as const,
+  alertDelivery: (orgId: string, id: string) => ["alert_delivery", orgId, id] as const,
+  alertDeliveryPrefix: (orgId: string) => ["alert_delivery", orgId] as const,
+  alertPending: (id: string) => ["alert_pending", id] as const,
+  alertPendingPrefix: () => ["alert_pending"] as const,
 };
 
 export type UsageField =

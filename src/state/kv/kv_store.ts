@@ -15,6 +15,7 @@ import { kvPolicyStore } from "./policies.ts";
 import { kvRouterPinStore } from "./router_pins.ts";
 import { kvRoutingPolicyStore } from "./routing_policies.ts";
 import { kvAdmissionStore } from "./admissions.ts";
+import { kvAlertStore } from "./alerts.ts";
 import type { Store } from "../store.ts";
 import type { StateTransfer } from "../transfer.ts";
 import { kvTransfer } from "./transfer.ts";
@@ -55,6 +56,7 @@ export function createKvStore(
     ...kvAdmissionStore(kv),
     routingPolicies: kvRoutingPolicyStore(kv),
     routerPins: kvRouterPinStore(kv),
+    alerts: kvAlertStore(kv),
     flushed: () => writer.flushed(),
     async close() {
       await writer.close();

@@ -313,6 +313,30 @@ alter table sovra_api_keys
   add column expires_at timestamptz,
   add column rotated_from text,
   add column rotated_to text;
+
+-- Spend alerts: each organization's settings (thresholds, webhook, signing secret), the
+-- crossings already alerted (one row per crossing: the first instance to insert sends), and
+-- the delivery log (no prompt: amounts, ids, statuses).
+create table sovra_alert_settings (
+  org_id text collate "C" primary key,
+  record jsonb not null
+);
+create table sovra_alert_claims (
+  org_id text collate "C" not null,
+  episode text collate "C" not null,
+  created timestamptz not null,
+  primary key (org_id, episode)
+);
+create index sovra_alert_claims_created on sovra_alert_claims (created);
+create table sovra_alert_deliveries (
+  id text collate "C" primary key,
+  org_id text collate "C" not null,
+  status text not null,
+  record jsonb not null
+);
+create index sovra_alert_deliveries_org on sovra_alert_deliveries (org_id, id);
+create index sovra_alert_deliveries_pending on sovra_alert_deliveries (id)
+  where status = 'pending';
 `,
   },
 ];
