@@ -136,6 +136,17 @@ export interface ChatRequest {
   toolBreakpoints?: Array<{ tool: number; cache: CacheBreakpoint }>;
   /** Other client fields, passed through unchanged where the dialect allows. */
   extra: Record<string, unknown>;
+  /**
+   * The client's JSON body as sent (chat completions only): an `openai`-dialect route forwards
+   * these bytes, edited only where a value had to change (`providers/openai/stable_body.ts`).
+   */
+  clientBody?: ClientBody;
+}
+
+/** A client's JSON body: its text as received and the value it parsed to. */
+export interface ClientBody {
+  text: string;
+  value: unknown;
 }
 
 /**

@@ -77,6 +77,8 @@ export interface RecordedRequest {
   headers: Record<string, string>;
   /** Parsed JSON; the raw text when it was not JSON; `{fields, files}` for multipart. */
   body: unknown;
+  /** A JSON body's text exactly as it arrived (byte-stability checks). */
+  text?: string;
 }
 
 export interface OpenAISimulator {
@@ -124,7 +126,7 @@ const ENDPOINT_OF_PATH: Readonly<Record<string, SchemaEndpoint>> = {
 
 type Body =
   | { kind: "none" }
-  | { kind: "json"; value: unknown }
+  | { kind: "json"; value: unknown; text?: string }
   | { kind: "invalid"; text: string }
   | { kind: "form"; form: FormData };
 
@@ -162,6 +164,7 @@ export async function startOpenAISimulator(
         ...(profile === undefined ? {} : { profile }),
         headers: Object.fromEntries(req.headers),
         body: recordedBody(body),
+        ...(body.kind === "json" && body.text !== undefined ? { text: body.text } : {}),
       });
     }
     if (expectedAuth !== undefined && req.headers.get("authorization") !== expectedAuth) {
@@ -321,7 +324,7 @@ async function readBody(req: Request): Promise<Body> {
   const text = await req.text();
   if (text === "") return { kind: "none" };
   try {
-    return { kind: "json", value: JSON.parse(text) };
+    return { kind: "json", value: JSON.parse(text), text };
   } catch {
     return { kind: "invalid", text };
   }
