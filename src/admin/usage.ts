@@ -8,12 +8,17 @@ SOVRA_DATABASE_URL is set. Prints one JSON object, or JSON lines for listings; e
   org create --name NAME [--credits-micro-eur N]   create an organization (with credit)
   org show --org ID                                an organization's balance and totals
   org list                                         all organizations (JSON lines)
+  org suspend --org ID [--reason TEXT]             its keys get 403 organization_suspended (≤ 30 s)
+  org restore --org ID                             its keys work again (≤ 30 s)
   credits topup --org ID --micro-eur N             add credit
+  credits correct --org ID --micro-eur -N --reason TEXT [--grant LEDGER_ID]
+                                                   a compensating ledger entry (N may be
+                                                   negative or positive; the grant is kept)
   key create --org ID [--rpm N] [--name NAME] [--expires-at T]
                                                    a new API key (shown only this once); T: an
                                                    ISO time with zone, a duration (90d, 12h) or never
   key list --org ID                                an organization's keys, never the key itself
-  key revoke --id ID                               revoke a key (bites within 30 s)
+  key revoke --id ID                               revoke any organization's key (within 30 s)
   key rotate --id ID [--grace-seconds N] [--expires-at T]
                                                    a successor key (shown once, same name, rpm and
                                                    narrowing); the old key expires after N s
@@ -26,6 +31,9 @@ SOVRA_DATABASE_URL is set. Prints one JSON object, or JSON lines for listings; e
                                                    set-password link (24 h); R: owner|admin|viewer
   user list [--org ID]                             users (with --org: its members and roles)
   user remove --email E | --id ID                  delete a user (not an org's last owner)
+  user reset --email E                             a one-time set-password link (24 h) for an
+                                                   existing user; older links stop working
+  user remove-2fa --email E                        turn off a user's two-factor sign-in
   policy show --org ID [--key ID]                  the organization policy (and a key's narrowing)
   policy set --org ID [--key ID] [--sovereignty any|strict_only] [--block-provider P]...
       [--unblock-provider P]... [--zdr-only true|false] [--guardrail off|flag|block]

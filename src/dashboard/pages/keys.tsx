@@ -19,6 +19,8 @@ async function render(
   const keys = await listKeys(deps, access);
   const frame = await frameFor(deps, c.var.viewer, access, "API keys", "keys");
   const manage = can(access, "manage_keys");
+  // Operators revoke any organization's keys (containment); creating one stays the members'.
+  const revoke = manage || can(access, "operate");
   const base = `/orgs/${access.org.id}/keys`;
   return c.html(
     <Layout {...frame}>
@@ -91,7 +93,7 @@ async function render(
                     <span class={`pill ${k.state}`}>{k.state}</span>
                   </td>
                   <td>
-                    {manage && k.state === "active" && (
+                    {revoke && k.state === "active" && (
                       <form
                         method="post"
                         action={`${base}/${k.id}/revoke`}

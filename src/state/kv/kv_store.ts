@@ -17,11 +17,12 @@ import { kvRoutingPolicyStore } from "./routing_policies.ts";
 import { kvAdmissionStore } from "./admissions.ts";
 import { kvAlertStore } from "./alerts.ts";
 import type { Store } from "../store.ts";
+import type { BackendSignals } from "../guarded_store.ts";
 import type { StateTransfer } from "../transfer.ts";
 import { kvTransfer } from "./transfer.ts";
 
 /** The KV store; `kv` is exposed for tests that inspect every entry (privacy checks). */
-export interface KvStore extends Store, StateTransfer {
+export interface KvStore extends Store, StateTransfer, BackendSignals {
   readonly kv: Deno.Kv;
 }
 
@@ -57,6 +58,12 @@ export function createKvStore(
     routingPolicies: kvRoutingPolicyStore(kv),
     routerPins: kvRouterPinStore(kv),
     alerts: kvAlertStore(kv),
+    onWriteFailure(listener) {
+      writer.failures.push(listener);
+    },
+    onWriteSuccess(listener) {
+      writer.successes.push(listener);
+    },
     flushed: () => writer.flushed(),
     async close() {
       await writer.close();
