@@ -33,6 +33,7 @@ import { Telemetry } from "./telemetry/telemetry.ts";
 import { Lifecycle } from "./lifecycle/lifecycle.ts";
 import { randomId } from "./util/ids.ts";
 import { AlertSender } from "./alerts/alert_sender.ts";
+import { mailerFor } from "./mail/mailer.ts";
 import { SpendAlerts } from "./alerts/spend_alerts.ts";
 import { postUpstream } from "./providers/transport/post_upstream.ts";
 import { upstreamClient } from "./providers/transport/upstream_client.ts";
@@ -193,7 +194,14 @@ function composeAlerts(
 ): AppDeps["alerts"] {
   const area = store.alerts;
   if (!area) return undefined;
-  const sender = new AlertSender({ store: area, log, allowLocal: config.webhookAllowLocal, now });
+  const mailer = mailerFor(config);
+  const sender = new AlertSender({
+    store: area,
+    log,
+    allowLocal: config.webhookAllowLocal,
+    now,
+    ...(mailer ? { mailer } : {}),
+  });
   const spend = new SpendAlerts({
     alerts: area,
     orgs: store,
@@ -206,7 +214,7 @@ function composeAlerts(
   sender.resume((org) => area.getAlertSettings(org)).catch((error) =>
     log.warn("resuming alert deliveries failed", { reason: String(error) })
   );
-  return { spend, sender };
+  return { spend, sender, ...(mailer ? { mailer } : {}) };
 }
 
 /**
@@ -233,6 +241,7 @@ export async function closeDependencies(deps: AppDeps): Promise<void> {
   await deps.alerts?.spend.idle();
   await deps.alerts?.sender.idle();
   deps.alerts?.sender.close();
+  deps.alerts?.mailer?.close();
   await deps.routerPins.idle();
   await deps.store.close();
   deps.limits.stop();

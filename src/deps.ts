@@ -18,6 +18,7 @@ import type { Lifecycle } from "./lifecycle/lifecycle.ts";
 import type { RoutingPolicyCache } from "./smart_router/policy_cache.ts";
 import type { RouterPins } from "./smart_router/pins.ts";
 import type { AlertSender } from "./alerts/alert_sender.ts";
+import type { Mailer } from "./mail/mailer.ts";
 import type { SpendAlerts } from "./alerts/spend_alerts.ts";
 
 export interface GatewayCounters {
@@ -46,7 +47,7 @@ export interface AppDeps {
   /** Router pins (tool loops, sticky end-users), shared through the store when it can. */
   routerPins: RouterPins;
   /** Spend alerts, evaluated on settle, and their delivery (absent: the store has no alert area). */
-  alerts?: { spend: SpendAlerts; sender: AlertSender };
+  alerts?: { spend: SpendAlerts; sender: AlertSender; mailer?: Mailer };
   log: Logger;
   gate: GateState;
   /** The limits every isolate of the process shares (gate counts, transcription slots). */

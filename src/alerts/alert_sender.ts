@@ -19,11 +19,10 @@ import type {
   AlertStore,
 } from "../state/alert_store.ts";
 import { resolvesLocally } from "./webhook_target.ts";
+import type { Mailer } from "../mail/mailer.ts";
 
 /** What the gateway mails with (nodemailer over `SOVRA_SMTP_URL`, where configured). */
-export interface AlertMailer {
-  send(message: { to: string; subject: string; text: string }): Promise<void>;
-}
+export type AlertMailer = Pick<Mailer, "send">;
 
 export interface AlertEvent {
   type: AlertEventType;

@@ -243,7 +243,9 @@ export class SpendAlerts {
   }
 }
 
-/** micro-EUR as "EUR 12.34" for a subject line (whole cents; the data carries the exact figure). */
+/** micro-EUR as "EUR 12.34" (down to the micro-euro where it has one: "EUR 0.999999"), exactly. */
 function euro(micro: number): string {
-  return `EUR ${(micro / 1_000_000).toFixed(2)}`;
+  const whole = Math.trunc(micro / 1_000_000);
+  const fraction = String(micro % 1_000_000).padStart(6, "0").replace(/0{1,4}$/, "");
+  return `EUR ${whole}.${fraction}`;
 }

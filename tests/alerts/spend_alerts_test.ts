@@ -2,13 +2,15 @@
  * Spend alerts through the gateway (`src/alerts/spend_alerts.ts`): thresholds set with the
  * admin CLI, evaluated as requests settle, each crossing sent once as a Standard Webhooks
  * delivery to a real receiver on 127.0.0.1 that verifies the signature with its own HMAC; the
- * body carries amounts and ids, never the prompt; a top-up re-arms the balance alert.
+ * body carries amounts and ids, never the prompt; a top-up re-arms the balance alert; where SMTP is
+ * configured the alert is mailed too (to a real SMTP server on 127.0.0.1).
  */
 import assert from "node:assert/strict";
 import { chatModel, type Harness, startHarness } from "../helpers/harness.ts";
 import { chatBody, ManualClock, requestRows } from "../helpers/api.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook_receiver.ts";
 import { until } from "../helpers/until.ts";
+import { startSmtpCapture } from "../helpers/smtp_server.ts";
 
 const CREDITS = 1_000_000;
 const MARKER = "the-secret-ingredient-is-cardamom";
@@ -97,4 +99,28 @@ Deno.test("spend alerts — balance below and daily spend above: one signed webh
   assert.equal(after[2]!.event.type, "balance.below_threshold");
   assert.ok(after[2]!.verified);
   assert.notEqual(after[2]!.id, first.find((e) => e.event.type.startsWith("balance"))!.id);
+});
+
+Deno.test("spend alerts — where SMTP is configured, the alert is also mailed (amounts, never the prompt)", async () => {
+  await using smtp = await startSmtpCapture();
+  await using h = await startHarness({
+    models: [chatModel("acme/chat", "sim-chat")],
+    credits: CREDITS,
+    env: { SOVRA_SMTP_URL: smtp.url, SOVRA_SMTP_FROM: "alerts@sovra.example" },
+  });
+  await h.admin(["alerts", "set"], {
+    org: h.org,
+    email: "billing@customer.example",
+    "balance-below-micro-eur": String(CREDITS - 1),
+  });
+  await chat(h);
+  await settled(h);
+  const mail = await smtp.waitForMail((m) => m.to.includes("billing@customer.example"));
+  assert.match(mail.subject, /^Sovra alert: the balance is below EUR 0\.999999$/);
+  assert.match(mail.text, new RegExp(`threshold_micro_eur: ${CREDITS - 1}`));
+  assert.ok(!mail.text.includes(MARKER) && !mail.text.includes("Recipe"), "no prompt");
+  const [delivery] = await h.store.alerts!.listDeliveries(h.org, 5);
+  assert.equal(delivery?.channel, "email");
+  assert.equal(delivery?.status, "delivered");
+  assert.equal(smtp.mails.length, 1);
 });
