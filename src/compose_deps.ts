@@ -34,7 +34,9 @@ import { Lifecycle } from "./lifecycle/lifecycle.ts";
 import { randomId } from "./util/ids.ts";
 import { AlertSender } from "./alerts/alert_sender.ts";
 import { mailerFor } from "./mail/mailer.ts";
-import { SpendAlerts } from "./alerts/spend_alerts.ts";
+import { type BudgetView, SpendAlerts } from "./alerts/spend_alerts.ts";
+import { keyBudgetStanding } from "./accounts/key_budget.ts";
+import { budgetName } from "./util/budget_period.ts";
 import { postUpstream } from "./providers/transport/post_upstream.ts";
 import { upstreamClient } from "./providers/transport/upstream_client.ts";
 import { failureFromResponse } from "./providers/openai/errors.ts";
@@ -210,11 +212,38 @@ function composeAlerts(
     sender,
     log,
     now,
+    budgets: budgetView(store, unsentDebits, now),
   });
   sender.resume((org) => area.getAlertSettings(org)).catch((error) =>
     log.warn("resuming alert deliveries failed", { reason: String(error) })
   );
   return { spend, sender, ...(mailer ? { mailer } : {}) };
+}
+
+/**
+ * A key's budget standing for the spend alerts: the store's period spend plus this instance's
+ * debits of the key not yet in it (marked before the read, as the gate does).
+ */
+function budgetView(store: Store, unsentDebits: UnsentTally, now: () => number): BudgetView {
+  return {
+    async standing(keyId) {
+      const key = await store.getApiKey(keyId);
+      if (!key?.budget_micro_eur || !key.budget_period) return undefined;
+      const mark = unsentDebits.sentCount(budgetName(keyId));
+      const standing = await keyBudgetStanding(store, key, now());
+      if (!standing) return undefined;
+      const unsent = Number(unsentDebits.unsentCount(budgetName(keyId), mark));
+      return {
+        keyId,
+        keyName: key.name,
+        budgetMicroEur: standing.budget_micro_eur,
+        spentMicroEur: standing.spent_micro_eur + unsent,
+        period: standing.budget_period,
+        periodStart: standing.period_start,
+        resetsAt: standing.resets_at,
+      };
+    },
+  };
 }
 
 /**

@@ -3,6 +3,7 @@
  * minute and an optional name (`keyName`), shown once, stored only as a hash with a short
  * prefix for recognition.
  */
+import type { KeyBudgetSetting } from "./key_budget.ts";
 import { generateApiKey, hashApiKey } from "../auth/api_key_format.ts";
 import { randomId } from "../util/ids.ts";
 import type { ApiKeyStore, OrgStore } from "../state/store.ts";
@@ -57,6 +58,8 @@ export async function issueApiKey(
     expiresAt?: string | null;
     /** The key this one replaces (a rotation). */
     rotatedFrom?: string;
+    /** Its budget (`key_budget.ts`), if any. */
+    budget?: KeyBudgetSetting | null;
   },
 ): Promise<{ record: ApiKeyRecord; key: string }> {
   const name = keyName(input.name);
@@ -74,6 +77,7 @@ export async function issueApiKey(
     prefix: key.slice(0, 10),
     expires_at: input.expiresAt ?? null,
     ...(input.rotatedFrom ? { rotated_from: input.rotatedFrom } : {}),
+    ...(input.budget ? input.budget : {}),
   });
   return { record, key };
 }

@@ -147,6 +147,9 @@ export async function rotateApiKey(
     rpm: old.rpm,
     expiresAt: options.expiresAt ?? null,
     rotatedFrom: old.id,
+    budget: old.budget_micro_eur && old.budget_period
+      ? { budget_micro_eur: old.budget_micro_eur, budget_period: old.budget_period }
+      : null,
   });
   const policy = await store.getKeyPolicy(old.id);
   if (policy) await store.putKeyPolicy(old.org, record.id, policy, options.actor);

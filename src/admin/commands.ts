@@ -14,6 +14,7 @@ import {
   setKeyExpiry,
 } from "../accounts/key_lifecycle.ts";
 import { audit } from "../dashboard/audit.ts";
+import { type KeyBudgetSetting, parseKeyBudget, setKeyBudget } from "../accounts/key_budget.ts";
 import type { AuditAction, AuditEntry } from "../state/account_records.ts";
 import { dailyUsage, recentRequests } from "../accounts/usage.ts";
 import { grantCredits } from "../dashboard/areas/credits.ts";
@@ -67,6 +68,31 @@ function expiryFlag(flags: Flags, now: number): string | null | undefined {
 }
 
 /** An audit entry by actor `cli`, where the control plane is at hand (it holds the log). */
+/**
+ * `--budget N --period P` (N micro-EUR; P day|week|month|total, month by default) or
+ * `--budget off`; undefined when neither is given.
+ */
+function budgetFlags(flags: Flags): KeyBudgetSetting | null | undefined {
+  const raw = flags.budget;
+  if (raw === undefined) {
+    if (flags.period !== undefined) throw new AdminError("--period needs --budget N.");
+    return undefined;
+  }
+  if (typeof raw !== "string") throw new AdminError("--budget needs a value (micro-EUR or off).");
+  if (raw === "off" || raw === "none") return null;
+  if (!/^\d+$/.test(raw)) {
+    throw new AdminError(`--budget must be a whole number of micro-EUR or off, got '${raw}'.`);
+  }
+  const period = typeof flags.period === "string" ? flags.period : undefined;
+  return parseKeyBudget(Number(raw), period);
+}
+
+async function getKeyOrFail(store: Store, id: string) {
+  const record = await store.getApiKey(id);
+  if (!record) throw new AdminError(`API key '${id}' does not exist.`);
+  return record;
+}
+
 async function auditKey(
   args: AdminArgs,
   org: string,
@@ -227,6 +253,7 @@ async function runCommand(
         name: typeof flags.name === "string" ? flags.name : null,
         rpm: Number(nonNegativeInteger(flags, "rpm", BigInt(args.defaultRpm))),
         expiresAt: expiryFlag(flags, Date.now()) ?? null,
+        budget: budgetFlags(flags) ?? null,
       });
       return {
         id: record.id,
@@ -235,6 +262,8 @@ async function runCommand(
         org: orgId,
         name: record.name,
         expires_at: record.expires_at ?? null,
+        budget_micro_eur: record.budget_micro_eur ?? null,
+        budget_period: record.budget_period ?? null,
       };
     }
     case "key rotate": {
@@ -266,15 +295,26 @@ async function runCommand(
     }
     case "key update": {
       const id = required(flags, "id");
-      if (typeof flags["expires-at"] !== "string") {
+      const budget = budgetFlags(flags);
+      if (typeof flags["expires-at"] !== "string" && budget === undefined) {
         throw new AdminError(
-          "Nothing to change: give --expires-at (a time, a duration or 'never').",
+          "Nothing to change: give --expires-at (a time, a duration or 'never') or --budget N|off [--period P].",
         );
       }
-      const record = await setKeyExpiry(store, null, id, expiryFlag(flags, Date.now()) ?? null);
-      await auditKey(args, record.org, "key.expiry_set", record.id, {
-        expires_at: record.expires_at ?? null,
-      });
+      let record = await getKeyOrFail(store, id);
+      if (typeof flags["expires-at"] === "string") {
+        record = await setKeyExpiry(store, null, id, expiryFlag(flags, Date.now()) ?? null);
+        await auditKey(args, record.org, "key.expiry_set", record.id, {
+          expires_at: record.expires_at ?? null,
+        });
+      }
+      if (budget !== undefined) {
+        record = await setKeyBudget(store, null, id, budget);
+        await auditKey(args, record.org, "key.budget_set", record.id, {
+          budget_micro_eur: record.budget_micro_eur ?? null,
+          budget_period: record.budget_period ?? null,
+        });
+      }
       const { hash: _hash, ...listing } = record;
       return { ...listing };
     }

@@ -189,12 +189,8 @@ export class Settler {
     const record = buildRequestRecord(input);
     if (!counted) this.telemetry?.settled(record, trace);
     // Queued before the hold goes: the gate never sees the request's credit in neither.
-    const markSent = this.unsentDebits.queue(
-      record.org,
-      record.cost_micro_eur,
-      Date.now(),
-      record.org,
-    );
+    const budget = this.holds?.budgetOf(record.id);
+    const markSent = this.#queueDebit(record, budget);
     this.holds?.release(record.id);
     for (const listener of this.#listeners) {
       try {
@@ -214,7 +210,7 @@ export class Settler {
       },
       (error) => {
         // The retry counts the debit again before this attempt's stops counting.
-        this.#retry(record, 0, error);
+        this.#retry(record, 0, error, budget);
         markSent();
         markSent.settled();
         return record;
@@ -223,10 +219,30 @@ export class Settler {
   }
 
   /**
+   * Counts the debit in memory until the store has it: against the organization, and against
+   * the key's budget (`budget`, its name) when the request was held against one.
+   */
+  #queueDebit(record: RequestRecord, budget: string | undefined): QueueMark {
+    const now = Date.now();
+    const org = this.unsentDebits.queue(record.org, record.cost_micro_eur, now, record.org);
+    if (budget === undefined) return org;
+    const key = this.unsentDebits.queue(budget, record.cost_micro_eur, now, budget);
+    const mark = (() => {
+      org();
+      key();
+    }) as QueueMark;
+    mark.settled = () => {
+      org.settled();
+      key.settled();
+    };
+    return mark;
+  }
+
+  /**
    * Writes a refused settle again after the `attempt`th wait (a timer that keeps no process
    * alive). The debit counts in memory again meanwhile: the refused commit never landed.
    */
-  #retry(record: RequestRecord, attempt: number, error: unknown): void {
+  #retry(record: RequestRecord, attempt: number, error: unknown, budget?: string): void {
     const delay = this.retryDelaysMs[attempt];
     const fields = {
       ...loggedSettle(record),
@@ -238,12 +254,7 @@ export class Settler {
       return;
     }
     this.log.warn("settle failed; retrying", { ...fields, retry_in_ms: delay });
-    const markSent = this.unsentDebits.queue(
-      record.org,
-      record.cost_micro_eur,
-      Date.now(),
-      record.org,
-    );
+    const markSent = this.#queueDebit(record, budget);
     const timer = setTimeout(() => {
       this.#retries.delete(timer);
       // In flight like a first write: `idle()` (shutdown) waits for it.
@@ -253,7 +264,7 @@ export class Settler {
           this.log.info("settle retried", { request_id: record.id, attempts: attempt + 2 });
         },
         (next) => {
-          this.#retry(record, attempt + 1, next);
+          this.#retry(record, attempt + 1, next, budget);
           markSent();
           markSent.settled();
         },

@@ -12,7 +12,8 @@ import { publicUser, setPasswordWithToken, signIn } from "./areas/accounts.ts";
 import { endSession, startSession } from "./sessions.ts";
 import { overview } from "./areas/overview.ts";
 import { createKey, keySnippets, listKeys, revokeKey } from "./areas/keys.ts";
-import { changeKeyExpiry, keySettings, rotateKey } from "./areas/key_settings.ts";
+import { changeKeyBudget, changeKeyExpiry, keySettings, rotateKey } from "./areas/key_settings.ts";
+import { BUDGET_PERIODS } from "../util/budget_period.ts";
 import { alertsView, changeAlerts, rotateAlertSecret, sendTestAlert } from "./areas/alerts.ts";
 import { grantCredits, ledger, updateSettings } from "./areas/credits.ts";
 import { parseRange, recentRequests, toCsv, usageSeries } from "./areas/usage.ts";
@@ -67,8 +68,14 @@ const NewKey = z.object({
   name: z.string(),
   rpm: z.number().int().positive().optional(),
   expires_at: z.string().nullish(),
+  budget_micro_eur: z.number().int().positive().nullish(),
+  budget_period: z.enum(BUDGET_PERIODS).optional(),
 });
-const KeyChange = z.object({ expires_at: z.string().nullable() });
+const KeyChange = z.object({
+  expires_at: z.string().nullable().optional(),
+  budget_micro_eur: z.number().int().positive().nullable().optional(),
+  budget_period: z.enum(BUDGET_PERIODS).optional(),
+});
 const KeyRotation = z.object({
   grace_seconds: z.number().int().nonnegative().optional(),
   expires_at: z.string().nullish(),
@@ -231,9 +238,20 @@ export function createApi(deps: DashboardDeps): Hono<DashEnv> {
   org.patch("/keys/:key", async (c) => {
     const input = await body(c, KeyChange);
     const key = c.req.param("key");
-    return c.json(
-      await changeKeyExpiry(deps, c.var.access, c.var.viewer, key, input.expires_at),
-    );
+    if (input.expires_at === undefined && input.budget_micro_eur === undefined) {
+      throw badInput("Give expires_at or budget_micro_eur (with budget_period).");
+    }
+    let view = await keySettings(deps, c.var.access, key);
+    if (input.expires_at !== undefined) {
+      view = await changeKeyExpiry(deps, c.var.access, c.var.viewer, key, input.expires_at);
+    }
+    if (input.budget_micro_eur !== undefined) {
+      view = await changeKeyBudget(deps, c.var.access, c.var.viewer, key, {
+        budget_micro_eur: input.budget_micro_eur,
+        budget_period: input.budget_period,
+      });
+    }
+    return c.json(view);
   });
   org.post("/keys/:key/rotate", async (c) => {
     const input = await body(c, KeyRotation);

@@ -26,7 +26,7 @@ const UNAUTHORIZED =
   "`missing_api_key` (no Authorization header), `invalid_api_key` (a bad or revoked key), `api_key_expired` (the key's `expires_at` has passed: a set expiry or the end of a rotation's grace period). Do not retry with the same key.";
 /** The 402 codes of every billed operation. */
 const PAYMENT_REQUIRED =
-  "`insufficient_credits` (the organization's balance is at or below zero: top up). The error object's `message` says which.";
+  "`insufficient_credits` (the organization's balance is at or below zero: top up), `key_budget_exceeded` (the API key's spend in its budget period reached its `budget_micro_eur`; the message names when the period resets, UTC). The error object's `message` says which.";
 
 export interface ResponseSpec {
   description: string;

@@ -95,6 +95,7 @@ export type AuditAction =
   | "key.revoked"
   | "key.rotated"
   | "key.expiry_set"
+  | "key.budget_set"
   | "credits.granted"
   | "member.invited"
   | "member.added"

@@ -1,4 +1,5 @@
 /** What the state layer stores and returns. Plain data; no prompts, no completions. */
+import type { BudgetPeriod } from "../util/budget_period.ts";
 
 export interface OrgRecord {
   id: string;
@@ -33,6 +34,12 @@ export interface ApiKeyRecord {
   rotated_from?: string | null;
   /** The key that replaced this one; set by the rotation, the old key expires after its grace. */
   rotated_to?: string | null;
+  /**
+   * The most the key may spend in one `budget_period` (micro-EUR); null or absent: no budget
+   * (the organization's balance alone bounds it).
+   */
+  budget_micro_eur?: number | null;
+  budget_period?: BudgetPeriod | null;
 }
 
 /** One line of `admin requests`: the contract's fields, nothing else. */
@@ -163,6 +170,8 @@ export interface GateSnapshot {
   rateCurrent: number;
   ratePrevious: number;
   balanceMicroEur: bigint;
+  /** The key's spend in the budget period asked for (0 when none was). */
+  keySpentMicroEur?: bigint;
 }
 
 /**

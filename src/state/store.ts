@@ -17,6 +17,7 @@ import type { PolicyStore } from "./policy_store.ts";
 import type { RoutingPolicyStore } from "./routing_policy_store.ts";
 import type { RouterPinStore } from "./router_pin_store.ts";
 import type { AlertStore } from "./alert_store.ts";
+import type { BudgetPeriod } from "../util/budget_period.ts";
 
 export interface NewApiKey {
   id: string;
@@ -27,12 +28,16 @@ export interface NewApiKey {
   prefix: string;
   expires_at?: string | null;
   rotated_from?: string | null;
+  budget_micro_eur?: number | null;
+  budget_period?: BudgetPeriod | null;
 }
 
 /** What `updateApiKey` changes: each field given is replaced, the others kept. */
 export interface ApiKeyChange {
   expires_at?: string | null;
   rotated_to?: string | null;
+  budget_micro_eur?: number | null;
+  budget_period?: BudgetPeriod | null;
 }
 
 /** Organizations and their credits (admin CLI, dashboard). */
@@ -67,7 +72,18 @@ export interface ApiKeyStore {
 
 /** The hot path: one read before a request (gate), one group-committed write after (settle). */
 export interface MeteringStore {
-  readGate(keyId: string, orgId: string, minute: number): Promise<GateSnapshot>;
+  /**
+   * The key's two rate buckets, the organization's balance and, with `budgetPeriodId`
+   * (`util/budget_period.ts`), the key's spend in that period: one read.
+   */
+  readGate(
+    keyId: string,
+    orgId: string,
+    minute: number,
+    budgetPeriodId?: string,
+  ): Promise<GateSnapshot>;
+  /** The key's spend in one budget period (the dashboard's spend bar, the alerts). */
+  readKeySpend(keyId: string, budgetPeriodId: string): Promise<bigint>;
   /**
    * Counts a request in a rate bucket, with its admission record when it is about to call a
    * provider (one atomic commit); resolves when durable. `onSent` runs once a read issued

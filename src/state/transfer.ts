@@ -8,6 +8,7 @@
  * (the export is as secret as the store). Rate buckets are not exported (they expire within
  * two minutes), nor pending enrolments and sign-in challenges (minutes). An import goes into an empty store only, so nothing is counted twice.
  */
+import { BUDGET_PERIODS } from "../util/budget_period.ts";
 import { z } from "zod";
 import {
   SsoBindingLine,
@@ -67,6 +68,10 @@ const ApiKeyLine = z.object({
   expires_at: z.string().nullable().default(null),
   rotated_from: z.string().nullable().default(null),
   rotated_to: z.string().nullable().default(null),
+  // A per-key budget (absent in older exports: none). The period's spend is not exported: it
+  // starts again from the imported requests' settles.
+  budget_micro_eur: z.number().int().positive().nullable().default(null),
+  budget_period: z.enum(BUDGET_PERIODS).nullable().default(null),
 });
 
 const nullableCount = count.nullable();
@@ -287,13 +292,15 @@ export interface StateTransfer {
 export const orgLine = (o: OrgRecord): StateLine => ({ type: "org", ...o });
 /** One field order whichever backend's record it is (a KV record sets the optional fields early). */
 export const apiKeyLine = (k: ApiKeyRecord): StateLine => {
-  const { expires_at, rotated_from, rotated_to, ...rest } = k;
+  const { expires_at, rotated_from, rotated_to, budget_micro_eur, budget_period, ...rest } = k;
   return {
     type: "api_key",
     ...rest,
     expires_at: expires_at ?? null,
     rotated_from: rotated_from ?? null,
     rotated_to: rotated_to ?? null,
+    budget_micro_eur: budget_micro_eur ?? null,
+    budget_period: budget_period ?? null,
   };
 };
 export const requestLine = (r: RequestRecord): StateLine => ({ type: "request", ...r });

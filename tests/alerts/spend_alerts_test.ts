@@ -124,3 +124,45 @@ Deno.test("spend alerts — where SMTP is configured, the alert is also mailed (
   assert.equal(delivery?.status, "delivered");
   assert.equal(smtp.mails.length, 1);
 });
+
+Deno.test("spend alerts — a key's budget at 80 % and at 100 %: one signed webhook each", async () => {
+  await using receiver = startWebhookReceiver();
+  await using h = await startHarness({
+    models: [chatModel("acme/chat", "sim-chat")],
+    env: { SOVRA_WEBHOOK_ALLOW_LOCAL: "true" },
+  });
+  await h.admin(["alerts", "set"], { org: h.org, "webhook-url": receiver.url });
+  receiver.secret = String((await h.admin(["alerts", "secret"], { org: h.org })).secret);
+  const capped = await h.admin(["key", "create"], {
+    org: h.org,
+    name: "capped",
+    budget: "250",
+    period: "month",
+  });
+  const statuses: number[] = [];
+  for (let i = 0; i < 4; i++) {
+    const res = await fetch(`${h.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${capped.key}`, "content-type": "application/json" },
+      body: JSON.stringify(chatBody("acme/chat", `Recipe: ${MARKER}`)),
+    });
+    statuses.push(res.status);
+    await res.body?.cancel();
+    await settled(h);
+  }
+  // About 100 µEUR a request: 80 % after the second, 100 % after the third, the fourth refused.
+  assert.deepEqual(statuses, [200, 200, 200, 402]);
+  await until("two budget alerts", () => receiver.received.length >= 2);
+  const alerts = events(receiver);
+  assert.equal(alerts.length, 2);
+  assert.deepEqual(alerts.map((a) => a.event.data.percent), [80, 100]);
+  for (const a of alerts) {
+    assert.ok(a.verified);
+    assert.equal(a.event.type, "key_budget.threshold_reached");
+    assert.equal(a.event.data.key_id, capped.id);
+    assert.equal(a.event.data.key_name, "capped");
+    assert.equal(a.event.data.budget_micro_eur, 250);
+    assert.equal(a.event.data.period, "month");
+    assert.ok(!a.body.includes(MARKER));
+  }
+});

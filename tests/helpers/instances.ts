@@ -20,6 +20,7 @@ import type { Store } from "../../src/state/store.ts";
 export interface Account {
   org: string;
   key: string;
+  keyId: string;
 }
 
 export interface Instance {
@@ -42,7 +43,7 @@ export interface Instances extends AsyncDisposable {
 export interface InstancesOptions {
   models: TestModel[];
   /** One organization and key each. */
-  accounts: Array<{ credits: number; rpm?: number }>;
+  accounts: Array<{ credits: number; rpm?: number; budget?: { micro: number; period: string } }>;
   /** PostgreSQL (`SOVRA_DATABASE_URL`); absent: a KV file. */
   databaseUrl?: string;
   env?: Record<string, string>;
@@ -70,12 +71,18 @@ export async function startInstances(options: InstancesOptions): Promise<Instanc
         flags: { name: "Instance org", "credits-micro-eur": String(account.credits) },
         defaultRpm: 600,
       }) as { id: string };
-      const { key } = await runAdminCommand(setup, {
+      const { key, id } = await runAdminCommand(setup, {
         command: ["key", "create"],
-        flags: { org: org.id, rpm: String(account.rpm ?? 1_000_000) },
+        flags: {
+          org: org.id,
+          rpm: String(account.rpm ?? 1_000_000),
+          ...(account.budget
+            ? { budget: String(account.budget.micro), period: account.budget.period }
+            : {}),
+        },
         defaultRpm: 600,
-      }) as { key: string };
-      accounts.push({ org: org.id, key });
+      }) as { key: string; id: string };
+      accounts.push({ org: org.id, key, keyId: id });
     }
   } finally {
     await setup.close();

@@ -3,6 +3,7 @@
  * throwaway cluster): every method, 1,000 concurrent debits and rate increments landing
  * exactly, retention. A fresh store (KV handle / database) per case.
  */
+import { budgetPeriodIds } from "../../src/util/budget_period.ts";
 import assert from "node:assert/strict";
 import type { Store } from "../../src/state/store.ts";
 import { createKvStore } from "../../src/state/kv/kv_store.ts";
@@ -243,11 +244,13 @@ const cases: Array<[string, (store: Store) => Promise<void>]> = [
       rateCurrent: 2,
       ratePrevious: 1,
       balanceMicroEur: 100n,
+      keySpentMicroEur: 0n,
     });
-    assert.deepEqual(await store.readGate("key_c", "org_none", minute), {
+    assert.deepEqual(await store.readGate("key_c", "org_none", minute, "m:2026-11"), {
       rateCurrent: 0,
       ratePrevious: 0,
       balanceMicroEur: 0n,
+      keySpentMicroEur: 0n,
     });
   }],
   ["1,000 concurrent debits and rate increments land exactly", async (store) => {
@@ -270,6 +273,16 @@ const cases: Array<[string, (store: Store) => Promise<void>]> = [
     const usage = await store.dailyUsage("org_a", "2026-11-21");
     assert.equal(usage.requests, 1_000);
     assert.equal(usage.cost_micro_eur, expected);
+    // The key's spend in each budget period (the ids as the gate computes them, UTC).
+    const keyId = records[0]!.key_id;
+    const periods = budgetPeriodIds(records[0]!.created);
+    assert.deepEqual(periods, ["d:2026-11-21", "w:2026-11-16", "m:2026-11", "t"]);
+    for (const period of periods) {
+      assert.equal(await store.readKeySpend(keyId, period), BigInt(expected), period);
+    }
+    assert.equal(await store.readKeySpend(keyId, "d:2026-11-20"), 0n);
+    const gate = await store.readGate(keyId, "org_a", minute, "w:2026-11-16");
+    assert.equal(gate.keySpentMicroEur, BigInt(expected));
     assert.equal(usage.prompt_tokens, 500_500);
     assert.equal((await store.listRequests("org_a", 1_000)).length, 1_000);
   }],

@@ -17,6 +17,12 @@ import {
 } from "../../accounts/key_lifecycle.ts";
 import type { ApiKeyRecord } from "../../state/records.ts";
 import type { CreatedKey } from "./keys.ts";
+import {
+  type BudgetStanding,
+  keyBudgetStanding,
+  parseKeyBudget,
+  setKeyBudget,
+} from "../../accounts/key_budget.ts";
 
 export interface KeySettingsView {
   id: string;
@@ -28,9 +34,15 @@ export interface KeySettingsView {
   expires_at: string | null;
   rotated_from: string | null;
   rotated_to: string | null;
+  /** Its budget and the current period's spend (null: no budget). */
+  budget: BudgetStanding | null;
 }
 
-function viewOf(record: ApiKeyRecord, now: number): KeySettingsView {
+async function viewOf(
+  deps: DashboardDeps,
+  record: ApiKeyRecord,
+  now: number,
+): Promise<KeySettingsView> {
   return {
     id: record.id,
     name: record.name,
@@ -41,6 +53,7 @@ function viewOf(record: ApiKeyRecord, now: number): KeySettingsView {
     expires_at: record.expires_at ?? null,
     rotated_from: record.rotated_from ?? null,
     rotated_to: record.rotated_to ?? null,
+    budget: await keyBudgetStanding(deps.store, record, now),
   };
 }
 
@@ -56,7 +69,7 @@ export async function keySettings(
   access: OrgAccess,
   keyId: string,
 ): Promise<KeySettingsView> {
-  return viewOf(await ownKey(deps, access, keyId), deps.now());
+  return await viewOf(deps, await ownKey(deps, access, keyId), deps.now());
 }
 
 /** Sets the key's expiry (an ISO time, a duration such as `90d`) or removes it (`never`, null). */
@@ -74,7 +87,7 @@ export async function changeKeyExpiry(
   await audit(deps, access.org.id, viewer.user.email, "key.expiry_set", keyId, {
     expires_at: expiresAt,
   });
-  return viewOf(record, deps.now());
+  return await viewOf(deps, record, deps.now());
 }
 
 export interface RotatedKey {
@@ -120,6 +133,25 @@ export async function rotateKey(
       expires_at: successor.expires_at ?? null,
       key: rotation.key,
     },
-    previous: viewOf(previous, now),
+    previous: await viewOf(deps, previous, now),
   };
+}
+
+/** Sets (an amount in micro-EUR and a period) or removes (null) the key's budget; audited. */
+export async function changeKeyBudget(
+  deps: DashboardDeps,
+  access: OrgAccess,
+  viewer: Viewer,
+  keyId: string,
+  input: { budget_micro_eur: number | null; budget_period?: string | null | undefined },
+): Promise<KeySettingsView> {
+  requirePermission(access, "manage_keys", "changing API keys");
+  await ownKey(deps, access, keyId);
+  const budget = parseKeyBudget(input.budget_micro_eur, input.budget_period);
+  const record = await setKeyBudget(deps.store, access.org.id, keyId, budget);
+  await audit(deps, access.org.id, viewer.user.email, "key.budget_set", keyId, {
+    budget_micro_eur: record.budget_micro_eur ?? null,
+    budget_period: record.budget_period ?? null,
+  });
+  return await viewOf(deps, record, deps.now());
 }

@@ -1,4 +1,5 @@
 /** API keys of an organization: list, create (the key shown once), revoke. */
+import { parseKeyBudget } from "../../accounts/key_budget.ts";
 import type { DashboardDeps, OrgAccess, Viewer } from "../deps.ts";
 import { can, requirePermission } from "../access.ts";
 import { issueApiKey, keyName } from "../../accounts/api_keys.ts";
@@ -85,6 +86,9 @@ export async function createKey(
     rpm?: number | undefined;
     /** An ISO time with zone, a duration (`90d`), `never`, or absent. */
     expires_at?: string | null | undefined;
+    /** A budget (micro-EUR) per `budget_period` (month by default); absent: none. */
+    budget_micro_eur?: number | null | undefined;
+    budget_period?: string | null | undefined;
   },
 ): Promise<CreatedKey> {
   requirePermission(access, "manage_keys", "creating API keys");
@@ -100,11 +104,13 @@ export async function createKey(
     throw badInput(`The RPM may be at most ${ceiling} in this organization.`, "rpm");
   }
   const expiresAt = input.expires_at ? parseExpiry(input.expires_at, deps.now()) : null;
+  const budget = parseKeyBudget(input.budget_micro_eur, input.budget_period);
   const { record, key } = await issueApiKey(deps.store, {
     org: access.org.id,
     name,
     rpm,
     expiresAt,
+    budget,
   });
   await audit(deps, access.org.id, viewer.user.email, "key.created", record.id, {
     name,

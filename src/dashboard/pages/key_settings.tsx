@@ -10,7 +10,16 @@ import { ErrorNote, frameFor, Layout } from "./layout.tsx";
 import { can } from "../access.ts";
 import { formError, formFields, optionalInt } from "./form.ts";
 import { Notice } from "./regions.tsx";
-import { changeKeyExpiry, keySettings, type RotatedKey, rotateKey } from "../areas/key_settings.ts";
+import {
+  changeKeyBudget,
+  changeKeyExpiry,
+  keySettings,
+  type RotatedKey,
+  rotateKey,
+} from "../areas/key_settings.ts";
+import { eurFieldValue, formatEur, parseEur } from "../money.ts";
+import { badInput } from "../errors.ts";
+import { BUDGET_PERIODS, type BudgetPeriod } from "../../util/budget_period.ts";
 import { NewKeyPanel } from "./new_key_panel.tsx";
 
 const GRACE_CHOICES: Array<[number, string]> = [
@@ -20,6 +29,17 @@ const GRACE_CHOICES: Array<[number, string]> = [
   [7 * 86_400, "7 days"],
   [30 * 86_400, "30 days"],
 ];
+
+const PERIOD_TEXT: Record<BudgetPeriod, string> = {
+  day: "today (UTC)",
+  week: "this week (from Monday, UTC)",
+  month: "this month (UTC)",
+  total: "in total",
+};
+
+function percentOf(spent: number, budget: number): number {
+  return Math.min(100, Math.floor((spent * 100) / budget));
+}
 
 function when(iso: string | null): string {
   return iso === null ? "never" : `${iso.slice(0, 16).replace("T", " ")} UTC`;
@@ -73,6 +93,69 @@ async function render(
         <p>
           <a href={base}>Back to the keys</a>
         </p>
+      </div>
+      <div class="panel" id="key-budget">
+        <h2>Budget</h2>
+        {key.budget
+          ? (
+            <div>
+              <p>
+                <label for="key-budget-meter">
+                  Spent{" "}
+                  <strong id="key-budget-spent">{formatEur(key.budget.spent_micro_eur)}</strong> of
+                  {" "}
+                  <strong>{formatEur(key.budget.budget_micro_eur)}</strong>{" "}
+                  {PERIOD_TEXT[key.budget.budget_period]}
+                </label>
+              </p>
+              <meter
+                id="key-budget-meter"
+                class="spend-bar"
+                min={0}
+                max={key.budget.budget_micro_eur}
+                low={Math.round(key.budget.budget_micro_eur * 0.8)}
+                high={key.budget.budget_micro_eur}
+                optimum={0}
+                value={Math.min(key.budget.spent_micro_eur, key.budget.budget_micro_eur)}
+              >
+                {percentOf(key.budget.spent_micro_eur, key.budget.budget_micro_eur)} %
+              </meter>
+              <p class="muted">
+                {key.budget.resets_at
+                  ? `Resets ${when(key.budget.resets_at)}.`
+                  : "A total budget never resets."}{" "}
+                Once it is used up, requests with this key answer 402 key_budget_exceeded.
+              </p>
+            </div>
+          )
+          : <p class="muted">No budget: only the organization's balance bounds this key.</p>}
+        {manage && (
+          <form method="post" action={`${base}/${key.id}/budget`} class="row" id="key-budget-form">
+            <label>
+              Budget (EUR)<input
+                name="budget_eur"
+                inputmode="decimal"
+                placeholder="50.00"
+                value={key.budget ? eurFieldValue(key.budget.budget_micro_eur) : ""}
+              />
+            </label>
+            <label>
+              Per<select name="budget_period">
+                {BUDGET_PERIODS.map((p) => (
+                  <option value={p} selected={(key.budget?.budget_period ?? "month") === p}>
+                    {p === "total" ? "total (no reset)" : `${p} (UTC)`}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <button type="submit">Save budget</button>
+            {key.budget && (
+              <button type="submit" name="budget_eur" value="off" class="secondary">
+                Remove budget
+              </button>
+            )}
+          </form>
+        )}
       </div>
       {manage && (
         <div class="panel">
@@ -140,6 +223,28 @@ export function registerKeySettingsPage(router: Hono<DashEnv>, deps: DashboardDe
         raw === "never" ? null : raw,
       );
       return await render(c, deps, { notice: "Expiry saved; gateways apply it within 30 s." });
+    } catch (error) {
+      const e = formError(error);
+      return await render(c, deps, { error: e.message, status: e.status });
+    }
+  });
+  router.post("/keys/:key/budget", async (c) => {
+    const form = await formFields(c);
+    try {
+      const raw = (form.budget_eur ?? "").trim();
+      const amount = raw === "" || raw === "off" ? null : parseEur(raw);
+      if (amount === undefined) {
+        throw badInput("Give the budget in EUR (up to 6 decimals).", "budget_eur");
+      }
+      await changeKeyBudget(deps, c.var.access, c.var.viewer, c.req.param("key"), {
+        budget_micro_eur: amount,
+        budget_period: form.budget_period,
+      });
+      return await render(c, deps, {
+        notice: amount === null
+          ? "Budget removed; gateways apply it within 30 s."
+          : "Budget saved; gateways apply it within 30 s.",
+      });
     } catch (error) {
       const e = formError(error);
       return await render(c, deps, { error: e.message, status: e.status });

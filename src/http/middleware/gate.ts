@@ -10,6 +10,7 @@
  * 402 merged per key and minute, any later refusal its own row. Before authentication (401) there
  * is no organization, and nothing is written.
  */
+import { budgetWindow } from "../../util/budget_period.ts";
 import type { MiddlewareHandler } from "hono";
 import type { AppDeps } from "../../deps.ts";
 import type { AppEnv } from "../context.ts";
@@ -131,9 +132,25 @@ function admission(
     const notes = newRequestNotes();
 
     const minute = minuteOf(startedAt);
+    // The key's budget in the period this request starts in (UTC boundaries).
+    const budget = apiKey.budget_micro_eur && apiKey.budget_period
+      ? {
+        window: budgetWindow(apiKey.budget_period, startedAt),
+        limitMicroEur: BigInt(apiKey.budget_micro_eur),
+      }
+      : undefined;
+    const keyBudget = budget
+      ? { limitMicroEur: budget.limitMicroEur, periodId: budget.window.id }
+      : undefined;
     let snapshot: Snapshot | undefined;
     try {
-      snapshot = await deps.gate.snapshot(apiKey.id, apiKey.org, minute, startedAt);
+      snapshot = await deps.gate.snapshot(
+        apiKey.id,
+        apiKey.org,
+        minute,
+        startedAt,
+        budget?.window.id,
+      );
     } catch (error) {
       deps.counters.gateStoreFailures++;
       deps.log.warn("gate store read failed; letting the request pass (fail-open)", {
@@ -145,7 +162,7 @@ function admission(
     let rate: RateDecision | undefined;
     let rateHeaders: Record<string, string>;
     if (snapshot) {
-      const view = deps.gate.view(snapshot, apiKey.id, apiKey.org);
+      const view = deps.gate.view(snapshot, apiKey.id, apiKey.org, keyBudget);
       rate = decideRate(apiKey.rpm, view.rateCurrent, view.ratePrevious, startedAt);
       rateHeaders = rateLimitHeaders(apiKey.rpm, rate);
       if (!rate.allowed) {
@@ -171,6 +188,15 @@ function admission(
           insufficientCredits(rateHeaders),
         );
       }
+      if (options.billed && budget && (view.budgetLeftMicroEur ?? 1n) <= 0n) {
+        deps.telemetry.refused("key_budget_exceeded");
+        throw gateRefusal(
+          deps,
+          { requestId, startedAt, org: apiKey.org, keyId: apiKey.id },
+          options.rowEndpoint,
+          keyBudgetExceeded(budget.window.resetsAt, rateHeaders),
+        );
+      }
     } else rateHeaders = rateLimitHeaders(apiKey.rpm, undefined);
     const markSent = deps.unsentRequests.queue(
       rateName(apiKey.id, minute),
@@ -192,7 +218,12 @@ function admission(
       markSent,
       markSettled: markSent.settled,
       deferAfterMs,
-      refusal: () => {
+      budget: keyBudget,
+      refusal: (refused) => {
+        if (refused === "budget" && budget) {
+          deps.telemetry.refused("key_budget_exceeded");
+          return keyBudgetExceeded(budget.window.resetsAt, rateHeaders);
+        }
         deps.telemetry.refused("insufficient_credits");
         return insufficientCredits(rateHeaders);
       },
@@ -243,6 +274,22 @@ function insufficientCredits(headers: Record<string, string>): GatewayError {
     402,
     "insufficient_credits",
     "The organization's credit balance is used up; top up to continue.",
+    { headers },
+  );
+}
+
+/**
+ * 402 `key_budget_exceeded`: the key's spend in its budget period (with what its requests in
+ * flight hold) reached its budget; the message names when the period ends (UTC).
+ */
+function keyBudgetExceeded(resetsAt: number | null, headers: Record<string, string>): GatewayError {
+  const when = resetsAt === null
+    ? "Its budget has no period (total): raise the budget to continue."
+    : `It resets at ${new Date(resetsAt).toISOString()}.`;
+  return new GatewayError(
+    402,
+    "key_budget_exceeded",
+    `This API key's budget is used up. ${when}`,
     { headers },
   );
 }

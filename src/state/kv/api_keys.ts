@@ -15,6 +15,8 @@ export function kvApiKeyStore(kv: Deno.Kv): ApiKeyStore {
         expires_at: key.expires_at ?? null,
         rotated_from: key.rotated_from ?? null,
         rotated_to: null,
+        budget_micro_eur: key.budget_micro_eur ?? null,
+        budget_period: key.budget_period ?? null,
       };
       await withLockRetry(async () => {
         const result = await kv.atomic()

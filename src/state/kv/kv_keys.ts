@@ -44,6 +44,8 @@
  *   ["policy_org", orgId]                       → OrgPolicy (absent: the default policy)
  *   ["policy_key", keyId]                       → KeyPolicy (a key's narrowing)
  *   ["policy_audit", orgId, auditId]            → PolicyAuditEntry (ids sort by time)
+ *   ["key_spend", keyId, period]                → KvU64, summed: the key's spend in a budget period
+ *                                                 (`d:YYYY-MM-DD`, `w:<Monday>`, `m:YYYY-MM`, `t`)
  *   ["alert_settings", orgId]                   → AlertSettings (spend alerts)
  *   ["alert_claim", orgId, episode]             → epoch ms: a crossing already alerted (expires)
  *   ["alert_delivery", orgId, deliveryId]       → AlertDelivery (ids sort by time)
@@ -145,6 +147,8 @@ export const kvKeys = {
   ssoManagedPrefix: (orgId: string) => ["sso_managed", orgId] as const,
   ssoManagedAllPrefix: () => ["sso_managed"] as const,
   ssoFlow: (hash: string) => ["sso_flow", hash] as const,
+  keySpend: (keyId: string, period: string) => ["key_spend", keyId, period] as const,
+  keySpendPrefix: () => ["key_spend"] as const,
   alertSettings: (orgId: string) => ["alert_settings", orgId] as const,
   alertSettingsPrefix: () => ["alert_settings"] as const,
   alertClaim: (orgId: string, episode: string) => ["alert_claim", orgId, episode] as const,

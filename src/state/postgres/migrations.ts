@@ -371,6 +371,18 @@ create table sovra_alert_deliveries (
 create index sovra_alert_deliveries_org on sovra_alert_deliveries (org_id, id);
 create index sovra_alert_deliveries_pending on sovra_alert_deliveries (id)
   where status = 'pending';
+
+-- Per-key budgets: the most a key may spend per period, and each key's spend per period
+-- (d:YYYY-MM-DD, w:<Monday's date>, m:YYYY-MM, t), summed by the settle statement.
+alter table sovra_api_keys
+  add column budget_micro_eur bigint,
+  add column budget_period text check (budget_period in ('day', 'week', 'month', 'total'));
+create table sovra_key_spend (
+  key_id text collate "C" not null,
+  period text collate "C" not null,
+  spent_micro_eur bigint not null,
+  primary key (key_id, period)
+);
 `,
   },
 ];

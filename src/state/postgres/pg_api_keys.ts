@@ -6,6 +6,7 @@ import type { Db } from "./connect.ts";
 import { REVOCATION_CHANNEL, type RevocationListener } from "./pg_revocations.ts";
 import type { ApiKeyStore } from "../store.ts";
 import type { ApiKeyRecord } from "../records.ts";
+import type { BudgetPeriod } from "../../util/budget_period.ts";
 
 /** A `sovra_api_keys` row as postgres.js reads it. */
 export interface KeyRow {
@@ -21,6 +22,8 @@ export interface KeyRow {
   expires_at: Date | null;
   rotated_from: string | null;
   rotated_to: string | null;
+  budget_micro_eur: bigint | null;
+  budget_period: string | null;
 }
 
 export function pgApiKeyStore(sql: Db, revocations: RevocationListener): ApiKeyStore {
@@ -34,12 +37,15 @@ export function pgApiKeyStore(sql: Db, revocations: RevocationListener): ApiKeyS
         expires_at: key.expires_at ?? null,
         rotated_from: key.rotated_from ?? null,
         rotated_to: null,
+        budget_micro_eur: key.budget_micro_eur ?? null,
+        budget_period: key.budget_period ?? null,
       };
       const inserted = await sql`
         insert into sovra_api_keys (id, org_id, name, rpm, hash, prefix, created, expires_at,
-          rotated_from)
+          rotated_from, budget_micro_eur, budget_period)
         values (${key.id}, ${key.org}, ${key.name}, ${key.rpm}, ${key.hash}, ${key.prefix},
-          ${record.created}, ${record.expires_at ?? null}, ${record.rotated_from ?? null})
+          ${record.created}, ${record.expires_at ?? null}, ${record.rotated_from ?? null},
+          ${record.budget_micro_eur ?? null}, ${record.budget_period ?? null})
         on conflict do nothing returning id`;
       if (inserted.length === 0) throw new Error("The API key collides with an existing one.");
       return record;
@@ -75,7 +81,13 @@ export function pgApiKeyStore(sql: Db, revocations: RevocationListener): ApiKeyS
       const [row] = await sql<KeyRow[]>`
         update sovra_api_keys set
           expires_at = ${"expires_at" in change ? change.expires_at ?? null : sql`expires_at`},
-          rotated_to = ${"rotated_to" in change ? change.rotated_to ?? null : sql`rotated_to`}
+          rotated_to = ${"rotated_to" in change ? change.rotated_to ?? null : sql`rotated_to`},
+          budget_micro_eur = ${
+        "budget_micro_eur" in change ? change.budget_micro_eur ?? null : sql`budget_micro_eur`
+      },
+          budget_period = ${
+        "budget_period" in change ? change.budget_period ?? null : sql`budget_period`
+      }
         where id = ${keyId} returning *`;
       if (!row) return undefined;
       // Other instances drop the key from their caches, as for a revocation.
@@ -100,5 +112,7 @@ export function keyRecord(row: KeyRow): ApiKeyRecord {
     expires_at: row.expires_at ? row.expires_at.toISOString() : null,
     rotated_from: row.rotated_from,
     rotated_to: row.rotated_to,
+    budget_micro_eur: row.budget_micro_eur === null ? null : Number(row.budget_micro_eur),
+    budget_period: row.budget_period as BudgetPeriod | null,
   };
 }

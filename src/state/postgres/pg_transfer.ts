@@ -160,10 +160,10 @@ export async function importPg(sql: Db, lines: StateLine[]): Promise<void> {
       for (const k of keys) {
         await tx`
           insert into sovra_api_keys (id, org_id, name, rpm, hash, prefix, created, revoked,
-            revoked_at, expires_at, rotated_from, rotated_to)
+            revoked_at, expires_at, rotated_from, rotated_to, budget_micro_eur, budget_period)
           values (${k.id}, ${k.org}, ${k.name}, ${k.rpm}, ${k.hash}, ${k.prefix}, ${k.created},
             ${k.revoked}, ${k.revoked_at}, ${k.expires_at ?? null}, ${k.rotated_from ?? null},
-            ${k.rotated_to ?? null})
+            ${k.rotated_to ?? null}, ${k.budget_micro_eur ?? null}, ${k.budget_period ?? null})
           on conflict do nothing`;
       }
       if (requests.length > 0) {

@@ -90,6 +90,20 @@ export async function writeBatch(
       order by org_id
       on conflict (org_id) do update
         set spent_micro_eur = sovra_credits.spent_micro_eur + excluded.spent_micro_eur
+    ), key_spend as (
+      -- The key's spend in each budget period the request counts in (its start, UTC).
+      insert into sovra_key_spend (key_id, period, spent_micro_eur)
+      select record->>'key_id', p.period, sum(sign * (record->>'cost_micro_eur')::bigint)
+      from billed, lateral (values
+        ('d:' || substr(record->>'created', 1, 10)),
+        ('w:' || to_char(date_trunc('week', ((record->>'created')::timestamptz
+          at time zone 'UTC')), 'YYYY-MM-DD')),
+        ('m:' || substr(record->>'created', 1, 7)),
+        ('t')) as p (period)
+      where (record->>'cost_micro_eur')::bigint <> 0
+      group by 1, 2 order by 1, 2
+      on conflict (key_id, period) do update
+        set spent_micro_eur = sovra_key_spend.spent_micro_eur + excluded.spent_micro_eur
     ), usage as (
       insert into sovra_usage_daily (org_id, day, requests, cost_micro_eur, prompt_tokens,
         completion_tokens, audio_seconds, characters, cached_tokens, cache_write_tokens,
