@@ -238,11 +238,7 @@ export class GateState {
 
   /** The key's debits queued since the snapshot's read (this isolate's and the others'). */
   #unsentKeyDebits(s: Snapshot, keyId: string): Whole {
-    const name = budgetName(keyId);
-    const own = this.debits.unsentCount(name, s.keyDebitMark);
-    if (!this.shared) return own;
-    const others = this.shared.othersPending(s.keyDebitEntry ?? name, s.othersKeyDebitMark);
-    return others === 0n ? own : addWhole(own, whole(others));
+    return this.#unsentOf(budgetName(keyId), s.keyDebitMark, s.keyDebitEntry, s.othersKeyDebitMark);
   }
 
   /**
@@ -251,9 +247,14 @@ export class GateState {
    * the others'.
    */
   #unsentDebits(s: Snapshot, orgId: string): Whole {
-    const own = this.debits.unsentCount(orgId, s.debitMark);
+    return this.#unsentOf(orgId, s.debitMark, s.debitEntry, s.othersDebitMark);
+  }
+
+  /** A name's debits queued since a read's marks: this isolate's, and the others'. */
+  #unsentOf(name: string, mark: Whole, entry: Entry | undefined, othersMark: bigint): Whole {
+    const own = this.debits.unsentCount(name, mark);
     if (!this.shared) return own;
-    const others = this.shared.othersPending(s.debitEntry ?? orgId, s.othersDebitMark);
+    const others = this.shared.othersPending(entry ?? name, othersMark);
     return others === 0n ? own : addWhole(own, whole(others));
   }
 

@@ -151,3 +151,33 @@ export async function burst(
     }
   }));
 }
+
+/** The prices of the instance tests' chat model: 10 µEUR a prompt token, 60 a completion token. */
+export const INSTANCE_PRICING = {
+  prompt_micro_eur_per_million: 10_000_000,
+  completion_micro_eur_per_million: 60_000_000,
+};
+const INSTANCE_CONTENT = "Hello there";
+const INSTANCE_MAX_TOKENS = 16;
+/** The hold of one `instanceChat` (admission_estimate.ts): (3 + 3 + characters) prompt + max_tokens. */
+export const INSTANCE_HOLD = (6 + INSTANCE_CONTENT.length) * 10 + INSTANCE_MAX_TOKENS * 60;
+
+/** One small chat request to `acme/chat` with the account's key, on its own connection. */
+export function instanceChat(
+  url: string,
+  account: Account,
+  client: Deno.HttpClient,
+  stream = false,
+): Promise<Response> {
+  return fetch(`${url}/v1/chat/completions`, {
+    method: "POST",
+    client,
+    headers: { authorization: `Bearer ${account.key}`, "content-type": "application/json" },
+    body: JSON.stringify({
+      model: "acme/chat",
+      messages: [{ role: "user", content: INSTANCE_CONTENT }],
+      max_tokens: INSTANCE_MAX_TOKENS,
+      ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
+    }),
+  });
+}

@@ -6,42 +6,30 @@
  */
 import assert from "node:assert/strict";
 import { chatModel } from "../helpers/harness.ts";
-import { type Account, burst, startInstances } from "../helpers/instances.ts";
+import {
+  type Account,
+  burst,
+  INSTANCE_HOLD as HOLD,
+  INSTANCE_PRICING,
+  instanceChat,
+  startInstances,
+} from "../helpers/instances.ts";
 import { until } from "../helpers/until.ts";
 import { budgetWindow } from "../../src/util/budget_period.ts";
 
-const PRICING = {
-  prompt_micro_eur_per_million: 10_000_000,
-  completion_micro_eur_per_million: 60_000_000,
-};
-const CONTENT = "Hello there";
-const MAX_TOKENS = 16;
-/** The hold of one request (admission_estimate.ts): (3 + 3 + characters) prompt + max_tokens. */
-const HOLD = (6 + CONTENT.length) * 10 + MAX_TOKENS * 60;
 const BUDGET = 10_000;
-
-function chat(url: string, account: Account, client: Deno.HttpClient, stream: boolean) {
-  return fetch(`${url}/v1/chat/completions`, {
-    method: "POST",
-    client,
-    headers: { authorization: `Bearer ${account.key}`, "content-type": "application/json" },
-    body: JSON.stringify({
-      model: "acme/chat",
-      messages: [{ role: "user", content: CONTENT }],
-      max_tokens: MAX_TOKENS,
-      ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
-    }),
-  });
-}
 
 Deno.test("key budget — SOVRA_WORKERS=2, 1,000 concurrent requests: the key's spend stays under budget + one hold", async () => {
   await using setup = await startInstances({
-    models: [chatModel("acme/chat", "sim-chat+slow-200", { pricing: PRICING })],
+    models: [chatModel("acme/chat", "sim-chat+slow-200", { pricing: INSTANCE_PRICING })],
     accounts: [{ credits: 1_000_000_000, budget: { micro: BUDGET, period: "month" } }],
   });
   const [capped] = setup.accounts as [Account];
   const { url } = await setup.start({ SOVRA_WORKERS: "2" });
-  const statuses = await burst(1_000, (i, client) => chat(url, capped, client, i % 2 === 1));
+  const statuses = await burst(
+    1_000,
+    (i, client) => instanceChat(url, capped, client, i % 2 === 1),
+  );
   assert.deepEqual(statuses.filter((s) => s !== 200 && s !== 402), []);
   const served = statuses.filter((s) => s === 200).length;
   assert.ok(served > 0 && served < 1_000, `served ${served}`);
