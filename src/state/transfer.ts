@@ -8,6 +8,7 @@
  * (the export is as secret as the store). Rate buckets are not exported (they expire within
  * two minutes), nor pending enrolments and sign-in challenges (minutes). An import goes into an empty store only, so nothing is counted twice.
  */
+import type { AlertSettings } from "./alert_store.ts";
 import { BUDGET_PERIODS } from "../util/budget_period.ts";
 import { z } from "zod";
 import {
@@ -229,6 +230,22 @@ const OrgSettingsLine = z.object({
   suspended_at: iso.optional(),
 });
 
+/**
+ * An organization's spend-alert settings (`alert_store.ts`), its signing secret included (like
+ * a TOTP secret: the export is the whole state); the delivery log and claimed crossings stay.
+ */
+const AlertSettingsLine = z.object({
+  type: z.literal("alert_settings"),
+  org: z.string().min(1),
+  webhook_url: z.string().nullable(),
+  secret: z.string().regex(/^whsec_[A-Za-z0-9+/=]+$/, "must be a whsec_ secret").nullable(),
+  balance_below_micro_eur: money.nullable(),
+  daily_spend_above_micro_eur: money.nullable(),
+  key_budget_percents: z.array(z.number().int().min(1).max(100)),
+  email: z.string().nullable(),
+  updated: iso,
+});
+
 /** An enabled TOTP enrolment (`two_factor_records.ts`). */
 const TotpLine = z.object({
   type: z.literal("totp"),
@@ -275,6 +292,7 @@ export const StateLine = z.discriminatedUnion("type", [
   SsoIdentityLine,
   SsoManagedLine,
   TotpLine,
+  AlertSettingsLine,
 ]);
 export type StateLine = z.infer<typeof StateLine>;
 export type UsageDayLine = z.infer<typeof UsageDayLine>;
@@ -290,6 +308,24 @@ export interface StateTransfer {
 }
 
 export const orgLine = (o: OrgRecord): StateLine => ({ type: "org", ...o });
+/** One field order whichever backend it comes from (jsonb reorders keys). */
+export const alertSettingsLine = (s: AlertSettings): StateLine => ({
+  type: "alert_settings",
+  org: s.org,
+  webhook_url: s.webhook_url,
+  secret: s.secret,
+  balance_below_micro_eur: s.balance_below_micro_eur,
+  daily_spend_above_micro_eur: s.daily_spend_above_micro_eur,
+  key_budget_percents: s.key_budget_percents,
+  email: s.email,
+  updated: s.updated,
+});
+export function alertSettingsOf(
+  line: Extract<StateLine, { type: "alert_settings" }>,
+): AlertSettings {
+  const { type: _type, ...settings } = line;
+  return settings;
+}
 /** One field order whichever backend's record it is (a KV record sets the optional fields early). */
 export const apiKeyLine = (k: ApiKeyRecord): StateLine => {
   const { expires_at, rotated_from, rotated_to, budget_micro_eur, budget_period, ...rest } = k;

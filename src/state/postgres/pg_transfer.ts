@@ -1,4 +1,5 @@
 /** Export and import of the whole state on PostgreSQL (see ../transfer.ts for the format). */
+import type { AlertSettings } from "../alert_store.ts";
 import type { Db } from "./connect.ts";
 import type { TransactionSql } from "postgres";
 import type { AuditEntry, Role } from "../account_records.ts";
@@ -16,6 +17,8 @@ import type { RequestRecord } from "../records.ts";
 import { keyRecord, type KeyRow } from "./pg_api_keys.ts";
 import type { KeyPolicy, OrgPolicy, PolicyAuditEntry } from "../policy_store.ts";
 import {
+  alertSettingsLine,
+  alertSettingsOf,
   apiKeyLine,
   apiKeyRecord,
   auditLine,
@@ -333,6 +336,12 @@ async function* exportControlPlane(sql: Db): AsyncIterable<StateLine> {
     });
   }
   for (
+    const r of await sql<{ record: AlertSettings }[]>`
+      select record from sovra_alert_settings order by org_id`
+  ) {
+    yield alertSettingsLine(r.record);
+  }
+  for (
     const r of await sql<
       {
         user_id: string;
@@ -428,6 +437,12 @@ async function importControlPlane(tx: Tx, chunk: StateLine[]): Promise<void> {
           on conflict do nothing`;
         break;
       }
+      case "alert_settings":
+        await tx`
+          insert into sovra_alert_settings (org_id, record)
+          values (${line.org}, ${tx.json(alertSettingsOf(line) as never)})
+          on conflict do nothing`;
+        break;
       case "totp":
         await tx`
           insert into sovra_totp (user_id, secret, created, enabled_at, last_step, recovery_hashes)
