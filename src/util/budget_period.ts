@@ -50,3 +50,26 @@ function iso(ms: number): string {
 
 /** The tally's and the shared table's name of a key's budget (apart from its rate name). */
 export const budgetName = (keyId: string): string => `budget:${keyId}`;
+
+/**
+ * The oldest period id of each kind still kept at `now`: the current and the previous period (a
+ * request started in the previous one may still be settling). Ids of a kind that sort before it
+ * are past and may be deleted; `total` is never past.
+ */
+export function keptBudgetPeriods(now: number): { day: string; week: string; month: string } {
+  const month = budgetWindow("month", now);
+  return {
+    day: budgetWindow("day", now - DAY_MS).id,
+    week: budgetWindow("week", now - 7 * DAY_MS).id,
+    month: budgetWindow("month", month.start - 1).id,
+  };
+}
+
+/** Whether a period id names a period older than `keptBudgetPeriods(now)` keeps. */
+export function budgetPeriodPast(id: string, now: number): boolean {
+  const kept = keptBudgetPeriods(now);
+  if (id.startsWith("d:")) return id < kept.day;
+  if (id.startsWith("w:")) return id < kept.week;
+  if (id.startsWith("m:")) return id < kept.month;
+  return false;
+}
