@@ -30,6 +30,11 @@ export interface GateView {
   balanceMicroEur: bigint;
   /** What the key's budget has left in its period (absent: no budget asked for). */
   budgetLeftMicroEur?: bigint;
+  /**
+   * The key's queued total over every isolate that `rateCurrent` counts (absent: no other
+   * isolate, or a stale snapshot): the increment is counted only while it is unchanged.
+   */
+  rateSeen?: bigint;
 }
 
 /** A key's budget for this request: its limit and the period it is counted in. */
@@ -182,10 +187,13 @@ export class GateState {
       : {};
     if (s.stale) return { rateCurrent: 0, ratePrevious: 0, balanceMicroEur, ...left };
     let rateCurrent = s.rateCurrent + Number(this.requests.unsentCount(s.rateKey, s.rateMark));
-    if (this.shared) {
-      rateCurrent += Number(this.shared.othersPending(s.rateEntry ?? keyId, s.othersRateMark));
+    if (!this.shared) {
+      return { rateCurrent, ratePrevious: s.ratePrevious, balanceMicroEur, ...left };
     }
-    return { rateCurrent, ratePrevious: s.ratePrevious, balanceMicroEur, ...left };
+    const entry = s.rateEntry ?? keyId;
+    const rateSeen = this.shared.queuedTotal(entry);
+    rateCurrent += Number(this.shared.othersPending(entry, s.othersRateMark, rateSeen));
+    return { rateCurrent, ratePrevious: s.ratePrevious, balanceMicroEur, rateSeen, ...left };
   }
 
   /**
