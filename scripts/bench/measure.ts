@@ -5,8 +5,16 @@
  */
 import type { ClosedResult } from "./closed_load.ts";
 import type { PacedResult } from "./paced_load.ts";
-import { type BenchProcess, readCpuSeconds, readMemory, spawnDeno } from "./processes.ts";
+import {
+  type BenchProcess,
+  readCpuSeconds,
+  readMemory,
+  readThreadCpuSeconds,
+  spawnDeno,
+  type ThreadGroup,
+} from "./processes.ts";
 import type { OpenStreamsResult, SpreadTargetResult } from "./report.ts";
+import type { ProductionResult, ProductionWindow } from "./production_load.ts";
 import type { SpreadResult } from "./spread_streams.ts";
 import { runWrk } from "./wrk.ts";
 import type { RequestSpec } from "./workload.ts";
@@ -143,6 +151,88 @@ export async function spreadStreams(
       ...result,
       proxyCpuSeconds: cpuSeconds,
       proxyCpuUsPerChunk: result.chunks > 0 ? cpuSeconds * 1e6 / result.chunks : NaN,
+    };
+  } finally {
+    await child.stop();
+  }
+}
+
+/** One target in a production-shaped scenario (production_load.ts), with what the proxy used. */
+export interface ProductionTargetResult extends ProductionResult {
+  /** The proxy's CPU (every thread) in the window, seconds; absent for `direct`. */
+  proxyCpuSeconds?: number;
+  /** The same split by thread group (processes.ts `threadGroup`). */
+  proxyThreadCpuSeconds?: Record<ThreadGroup, number>;
+  /** RSS of the proxy once started and smoke-tested, before the load, KiB. */
+  idleKb?: number;
+  /** Mean RSS sampled every 200 ms in the window, KiB. */
+  windowKb?: number;
+  /** CPU of the load core's processes in the window (the generator and the upstream), seconds. */
+  loadCpuSeconds: number;
+}
+
+/**
+ * Runs the production-shaped generator against `spec` and reads, over its measured window,
+ * the proxy's CPU (every thread, and by thread group) and mean RSS, and the load core's CPU
+ * (the generator's and the upstream's: above ~90 % of the core the run measures the load core).
+ */
+export async function productionRun(
+  layout: Layout,
+  proxy: BenchProcess | undefined,
+  upstream: BenchProcess,
+  spec: RequestSpec,
+  options: { stream: boolean; rate: number; warmupSeconds: number; durationSeconds: number },
+): Promise<ProductionTargetResult> {
+  const idleKb = proxy ? (await readMemory(proxy.pid)).rssKb : undefined;
+  const child = await spawnDeno("production_load", `${layout.scriptDir}/production_load.ts`, [
+    "--spec",
+    JSON.stringify(spec),
+    "--rate",
+    String(options.rate),
+    "--warmup",
+    String(options.warmupSeconds),
+    "--duration",
+    String(options.durationSeconds),
+    ...(options.stream ? ["--stream"] : []),
+  ], { cpu: layout.loadCpu, config: layout.config });
+  try {
+    // The first line is the window's start.
+    const cpuBefore = proxy ? await readCpuSeconds(proxy.pid) : 0;
+    const threadsBefore = proxy ? await readThreadCpuSeconds(proxy.pid) : undefined;
+    const loadBefore = (await readCpuSeconds(child.pid)) + (await readCpuSeconds(upstream.pid));
+    const rss: number[] = [];
+    let sampling = proxy !== undefined;
+    const sampler = (async () => {
+      while (sampling) {
+        try {
+          rss.push((await readMemory(proxy!.pid)).rssKb);
+        } catch { /* gone; the caller will notice */ }
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    })();
+    const endLine = await child.nextLine();
+    sampling = false;
+    const cpuAfter = proxy ? await readCpuSeconds(proxy.pid) : 0;
+    const threadsAfter = proxy ? await readThreadCpuSeconds(proxy.pid) : undefined;
+    const loadAfter = (await readCpuSeconds(child.pid)) + (await readCpuSeconds(upstream.pid));
+    await sampler;
+    if (endLine === undefined) throw new Error("production_load ended without its window");
+    JSON.parse(endLine) as ProductionWindow;
+    const doneLine = await child.nextLine();
+    if (doneLine === undefined) throw new Error("production_load ended without a result");
+    const result = JSON.parse(doneLine) as ProductionResult & { event?: string };
+    delete result.event;
+    return {
+      ...result,
+      loadCpuSeconds: loadAfter - loadBefore,
+      ...(proxy === undefined ? {} : {
+        proxyCpuSeconds: cpuAfter - cpuBefore,
+        proxyThreadCpuSeconds: Object.fromEntries(
+          Object.entries(threadsAfter!).map(([k, v]) => [k, v - threadsBefore![k as ThreadGroup]]),
+        ) as Record<ThreadGroup, number>,
+        idleKb: idleKb!,
+        windowKb: rss.length === 0 ? NaN : rss.reduce((a, b) => a + b, 0) / rss.length,
+      }),
     };
   } finally {
     await child.stop();

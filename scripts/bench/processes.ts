@@ -170,3 +170,36 @@ export async function commandOutput(cmd: string, args: string[]): Promise<string
     return undefined;
   }
 }
+
+/** The threads of a process by what they do, from their names (`/proc/<pid>/task/<tid>/comm`). */
+export type ThreadGroup = "main" | "workers" | "kv" | "v8" | "io";
+
+/**
+ * Which group a thread is in: the main isolate's thread (its id is the pid), a `SOVRA_WORKERS`
+ * isolate (`worker-N`), a Deno KV writer (`sw-N`), V8's helpers (`V8 DefaultWorke`: GC and
+ * compilation), and everything else (tokio's runtime and blocking threads: sockets, files).
+ */
+export function threadGroup(pid: number, tid: number, comm: string): ThreadGroup {
+  if (tid === pid) return "main";
+  if (comm.startsWith("worker-")) return "workers";
+  if (comm.startsWith("sw-")) return "kv";
+  if (comm.startsWith("V8 ")) return "v8";
+  return "io";
+}
+
+/** CPU seconds so far per thread group (threads that exited are no longer counted). */
+export async function readThreadCpuSeconds(
+  pid: number,
+  ticksPerSecond = 100,
+): Promise<Record<ThreadGroup, number>> {
+  const out: Record<ThreadGroup, number> = { main: 0, workers: 0, kv: 0, v8: 0, io: 0 };
+  for await (const task of Deno.readDir(`/proc/${pid}/task`)) {
+    const tid = Number(task.name);
+    try {
+      const stat = await Deno.readTextFile(`/proc/${pid}/task/${tid}/stat`);
+      const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      out[threadGroup(pid, tid, comm)] += parseStatTicks(stat) / ticksPerSecond;
+    } catch { /* the thread ended meanwhile */ }
+  }
+  return out;
+}

@@ -1,0 +1,286 @@
+/**
+ * The performance targets the bench prints first (README, Performance): each a ratio or a
+ * difference within one run, so a slow moment of the shared host moves both sides alike. A row
+ * is met, missed, or not measured (its scenario was not run).
+ *
+ * - production-shaped: CPU per streamed and per non-stream request ≤ 1.5 × the bare proxy's,
+ *   added first byte p99 ≤ 2 ms, memory per open stream ≤ 1.5 × the bare proxy's;
+ * - instant upstream: non-stream req/s ≥ 50 % and stream req/s ≥ 40 % of the bare proxy's,
+ *   500 paced streams/s with added p99 ≤ 3 ms;
+ * - `--peers`: Sovra ahead of every peer on each of those rows.
+ */
+import type { ProductionTargetResult } from "./measure.ts";
+import { addedFirstByteMs, cpuPerRequestUs, kbPerOpen } from "./production_report.ts";
+import type { BenchResults, TargetResult } from "./report.ts";
+import type { PeerName } from "./peers.ts";
+import type { ProductionScenario, ScenarioName, TargetName } from "./workload.ts";
+
+export const TARGET_LIMITS = {
+  prodCpuRatio: 1.5,
+  prodAddedFirstByteP99Ms: 2,
+  prodMemoryRatio: 1.5,
+  instantNonStreamShare: 0.5,
+  instantStreamShare: 0.4,
+  pacedStreams: 500,
+  pacedStreamAddedP99Ms: 3,
+};
+
+export interface TargetRow {
+  name: string;
+  /** Sovra's figure as printed (with the reference it was divided by). */
+  measured: string;
+  limit: string;
+  /** undefined: not measured in this run. */
+  met: boolean | undefined;
+}
+
+const fmt = (n: number, digits = 2) => Number.isFinite(n) ? n.toFixed(digits) : "–";
+const us = (n: number) => Number.isFinite(n) ? `${Math.round(n).toLocaleString("en-US")} µs` : "–";
+const kib = (n: number) => Number.isFinite(n) ? `${Math.round(n)} KiB` : "–";
+const rps = (n: number) =>
+  Number.isFinite(n) ? `${Math.round(n).toLocaleString("en-US")} req/s` : "–";
+
+/** One comparable figure per row: how to read it from a target, and which way is better. */
+interface Metric {
+  name: string;
+  better: "lower" | "higher";
+  /** The target's figure (NaN: not measured), and how to print it. */
+  of: (results: BenchResults, target: TargetName) => number;
+  show: (n: number) => string;
+  /** A scenario the target could not serve makes it not comparable on this row. */
+  scenario: ScenarioName | ProductionScenario;
+}
+
+const prod = (results: BenchResults, scenario: ProductionScenario, target: TargetName) =>
+  results.production?.scenarios[scenario]?.[target];
+const instant = (results: BenchResults, scenario: ScenarioName, target: TargetName) =>
+  results.scenarios[scenario]?.[target];
+const prodFigure = (
+  f: (r: ProductionTargetResult, direct: ProductionTargetResult | undefined) => number,
+  scenario: ProductionScenario,
+) =>
+(results: BenchResults, target: TargetName) => {
+  const r = prod(results, scenario, target);
+  return r === undefined ? NaN : f(r, prod(results, scenario, "direct"));
+};
+const instantFigure =
+  (f: (r: TargetResult, direct: TargetResult | undefined) => number, scenario: ScenarioName) =>
+  (results: BenchResults, target: TargetName) => {
+    const r = instant(results, scenario, target);
+    return r === undefined ? NaN : f(r, instant(results, scenario, "direct"));
+  };
+
+const METRICS: Metric[] = [
+  {
+    name: "production-shaped stream: CPU per request",
+    better: "lower",
+    of: prodFigure((r) => cpuPerRequestUs(r), "prod-stream"),
+    show: us,
+    scenario: "prod-stream",
+  },
+  {
+    name: "production-shaped non-stream: CPU per request",
+    better: "lower",
+    of: prodFigure((r) => cpuPerRequestUs(r), "prod-non-stream"),
+    show: us,
+    scenario: "prod-non-stream",
+  },
+  {
+    name: "production-shaped stream: added first byte p99",
+    better: "lower",
+    of: prodFigure((r, d) => addedFirstByteMs(r, d, "p99"), "prod-stream"),
+    show: (n) => `${fmt(n)} ms`,
+    scenario: "prod-stream",
+  },
+  {
+    name: "production-shaped non-stream: added first byte p99",
+    better: "lower",
+    of: prodFigure((r, d) => addedFirstByteMs(r, d, "p99"), "prod-non-stream"),
+    show: (n) => `${fmt(n)} ms`,
+    scenario: "prod-non-stream",
+  },
+  {
+    name: "production-shaped stream: memory per open stream",
+    better: "lower",
+    of: prodFigure((r) => kbPerOpen(r), "prod-stream"),
+    show: kib,
+    scenario: "prod-stream",
+  },
+  {
+    name: "instant non-stream: req/s",
+    better: "higher",
+    of: instantFigure((r) => r.closed?.requestsPerSecond ?? NaN, "non-stream"),
+    show: rps,
+    scenario: "non-stream",
+  },
+  {
+    name: "instant stream: req/s",
+    better: "higher",
+    of: instantFigure((r) => r.closed?.requestsPerSecond ?? NaN, "stream"),
+    show: rps,
+    scenario: "stream",
+  },
+  {
+    name: "instant stream, paced: added p99",
+    better: "lower",
+    of: instantFigure(
+      (r, d) => d === undefined ? NaN : r.paced.latency.p99 - d.paced.latency.p99,
+      "stream",
+    ),
+    show: (n) => `${fmt(n)} ms`,
+    scenario: "stream",
+  },
+];
+
+/** Errors of a target in a scenario (a target that failed requests does not meet a row). */
+function errorsOf(results: BenchResults, scenario: string, target: TargetName): number {
+  const p = results.production?.scenarios[scenario as ProductionScenario]?.[target];
+  if (p) return p.errors;
+  const r = results.scenarios[scenario as ScenarioName]?.[target];
+  return r ? (r.closed?.errors ?? 0) + r.paced.errors : 0;
+}
+
+function ranIn(results: BenchResults, scenario: string, target: TargetName): boolean {
+  return results.production?.scenarios[scenario as ProductionScenario]?.[target] !== undefined ||
+    results.scenarios[scenario as ScenarioName]?.[target] !== undefined;
+}
+
+/** Sovra ÷ the bare proxy (or minus, for times), against the limit. */
+function ownRows(results: BenchResults): TargetRow[] {
+  const L = TARGET_LIMITS;
+  const rows: TargetRow[] = [];
+  const vsBare = (
+    metric: Metric,
+    limit: number,
+    name: string,
+    asShare = false,
+  ) => {
+    const sovra = metric.of(results, "sovra");
+    const bare = metric.of(results, "bare-proxy");
+    const r = sovra / bare;
+    const measured = Number.isFinite(r)
+      ? `${asShare ? `${Math.round(r * 100)} %` : `${fmt(r)}×`} (${metric.show(sovra)} / ${
+        metric.show(bare)
+      })`
+      : "–";
+    const ok = errorsOf(results, metric.scenario, "sovra") === 0;
+    rows.push({
+      name,
+      measured,
+      limit: metric.better === "lower"
+        ? `≤ ${limit}×`
+        : `≥ ${asShare ? `${limit * 100} %` : `${limit}×`}`,
+      met: Number.isFinite(r)
+        ? (metric.better === "lower" ? r <= limit : r >= limit) && ok
+        : undefined,
+    });
+  };
+  const added = (metric: Metric, limit: number, name: string) => {
+    const v = metric.of(results, "sovra");
+    const bare = metric.of(results, "bare-proxy");
+    rows.push({
+      name,
+      measured: Number.isFinite(v) ? `${metric.show(v)} (bare proxy ${metric.show(bare)})` : "–",
+      limit: `≤ ${limit} ms`,
+      met: Number.isFinite(v)
+        ? v <= limit && errorsOf(results, metric.scenario, "sovra") === 0
+        : undefined,
+    });
+  };
+  const [prodStreamCpu, prodNonStreamCpu, prodStreamFirst, prodNonStreamFirst, prodMemory] =
+    METRICS;
+  vsBare(
+    prodStreamCpu!,
+    L.prodCpuRatio,
+    "production-shaped: CPU per streamed request ÷ bare proxy",
+  );
+  vsBare(
+    prodNonStreamCpu!,
+    L.prodCpuRatio,
+    "production-shaped: CPU per non-stream request ÷ bare proxy",
+  );
+  added(
+    prodStreamFirst!,
+    L.prodAddedFirstByteP99Ms,
+    "production-shaped stream: added first byte p99",
+  );
+  added(
+    prodNonStreamFirst!,
+    L.prodAddedFirstByteP99Ms,
+    "production-shaped non-stream: added first byte p99",
+  );
+  vsBare(prodMemory!, L.prodMemoryRatio, "production-shaped: memory per open stream ÷ bare proxy");
+  vsBare(METRICS[5]!, L.instantNonStreamShare, "instant: non-stream req/s ÷ bare proxy", true);
+  vsBare(METRICS[6]!, L.instantStreamShare, "instant: stream req/s ÷ bare proxy", true);
+  const rate = results.settings.pacedRate;
+  added(METRICS[7]!, L.pacedStreamAddedP99Ms, `instant: ${rate} paced streams/s, added p99`);
+  if (rate < L.pacedStreams && rows.at(-1)!.met === true) {
+    // The row holds at the rate it was run at; the target's rate is 500.
+    rows.at(-1)!.met = undefined;
+    rows.at(-1)!.limit += ` at ${L.pacedStreams}/s`;
+  }
+  return rows;
+}
+
+/** Sovra against each peer that ran, on every row: better or equal, or the peer could not serve. */
+function peerRows(results: BenchResults): TargetRow[] {
+  const rows: TargetRow[] = [];
+  for (
+    const [peer, info] of Object.entries(results.peers) as Array<
+      [PeerName, BenchResults["peers"][PeerName]]
+    >
+  ) {
+    if (!info || info.skipped !== undefined) continue;
+    for (const metric of METRICS) {
+      const sovra = metric.of(results, "sovra");
+      let theirs = metric.of(results, peer);
+      const failed = info.failed?.[metric.scenario];
+      const name = `ahead of ${peer}: ${metric.name}`;
+      const limit = metric.better === "lower" ? "Sovra ≤ peer" : "Sovra ≥ peer";
+      if (failed !== undefined && Number.isFinite(sovra)) {
+        rows.push({
+          name,
+          measured: `${metric.show(sovra)} / peer could not serve it`,
+          limit,
+          met: errorsOf(results, metric.scenario, "sovra") === 0,
+        });
+        continue;
+      }
+      const peerErrors = errorsOf(results, metric.scenario, peer);
+      // A peer that ran and answered nothing in full has no figure: it is behind on the row.
+      if (Number.isNaN(theirs) && ranIn(results, metric.scenario, peer) && peerErrors > 0) {
+        theirs = metric.better === "lower" ? Infinity : 0;
+      }
+      const comparable = Number.isFinite(sovra) && !Number.isNaN(theirs);
+      const ahead = metric.better === "lower" ? sovra <= theirs : sovra >= theirs;
+      rows.push({
+        name,
+        measured: comparable
+          ? `${metric.show(sovra)} / ${metric.show(theirs)}` +
+            (peerErrors > 0 ? ` (peer: ${peerErrors.toLocaleString("en-US")} errors)` : "")
+          : "–",
+        limit,
+        met: comparable ? ahead && errorsOf(results, metric.scenario, "sovra") === 0 : undefined,
+      });
+    }
+  }
+  return rows;
+}
+
+export function targetRows(results: BenchResults): TargetRow[] {
+  return [...ownRows(results), ...peerRows(results)];
+}
+
+export function renderTargets(results: BenchResults, lines: string[]): void {
+  lines.push(
+    "",
+    "Targets (ratios and differences within this run; Sovra / bare proxy, or Sovra / peer):",
+    "",
+    "| Target | Measured | Limit | Result |",
+    "|---|--:|--:|---|",
+  );
+  for (const row of targetRows(results)) {
+    const result = row.met === undefined ? "not measured" : row.met ? "met" : "missed";
+    lines.push(`| ${row.name} | ${row.measured} | ${row.limit} | ${result} |`);
+  }
+}
