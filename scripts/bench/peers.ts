@@ -10,7 +10,7 @@
  *   compromised), one uvicorn worker, a wildcard `openai/*` route to the simulator.
  */
 import type { BenchProcess } from "./processes.ts";
-import { commandOutput, watchExit } from "./processes.ts";
+import { commandOutput, freePort, watchExit } from "./processes.ts";
 import type { Endpoint } from "./workload.ts";
 
 export type PeerName = "portkey" | "litellm";
@@ -32,14 +32,6 @@ export const LOOPBACK_PRELOAD = new URL("./loopback_listen.mjs", import.meta.url
 
 const STDERR_KEEP = 4000;
 const START_TIMEOUT_MS = 90_000;
-
-/** A free port on 127.0.0.1 (bound, read, released). */
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  return port;
-}
 
 async function run(cmd: string, args: string[], cwd: string): Promise<string | undefined> {
   try {

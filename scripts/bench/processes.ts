@@ -203,3 +203,11 @@ export async function readThreadCpuSeconds(
   }
   return out;
 }
+
+/** A free port on 127.0.0.1 (bound, read, released). */
+export function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  return port;
+}

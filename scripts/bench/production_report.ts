@@ -11,9 +11,9 @@ import type { ThreadGroup } from "./processes.ts";
 export const SATURATED_SHARE = 0.9;
 
 /**
- * Proxy CPU (every thread) in the window ÷ the requests scheduled in it that were answered in
- * full (in a steady state the window does the work of the requests scheduled in it; a target
- * that fails requests is charged its CPU over the ones it served). NaN without a proxy.
+ * Proxy CPU (every thread) in the window ÷ the answers completed in full in it (in a steady state
+ * the window does the work of as many requests as it completes; a target that fails requests is
+ * charged its CPU over the ones it served). NaN without a proxy.
  */
 export function cpuPerRequestUs(r: ProductionTargetResult): number {
   if (r.proxyCpuSeconds === undefined) return NaN;
@@ -68,19 +68,24 @@ export function renderProduction(production: ProductionResults | undefined, line
   const t = production.timing;
   lines.push(
     "",
-    `Production-shaped (fresh process per target; upstream \`production_upstream.ts\` on the load ` +
-      `core): streams whose first chunk comes ${t.firstMs} ms after the request and then ` +
-      `${t.chunks} chunks ${t.gapMs} ms apart (44 SSE events, ${
+    `Production-shaped (fresh process per target; upstream: nginx with the echo module on the ` +
+      `load core, the simulator's answers): streams whose first chunk comes ${t.firstMs} ms ` +
+      `after the request and then ${t.chunks} chunks ${t.gapMs} ms apart (44 SSE events, ${
         (t.firstMs + t.chunks * t.gapMs) / 1000
-      } s), non-stream answers after ${t.answerMs} ms; arrivals paced open-loop so that about ` +
-      `${int(production.open)} requests are open at once; ${production.warmupSeconds} s to fill, ` +
-      `then a ${production.durationSeconds} s window. CPU per request = the proxy's CPU (every ` +
-      "thread) in the window ÷ the requests scheduled in it and answered in full; per chunk = ÷ " +
-      "the SSE events received in it (per-request work included); memory = (mean RSS in the " +
-      "window − RSS before the load) ÷ mean open requests; first byte from the scheduled send; " +
-      `busy = share of its core (≥ ${SATURATED_SHARE * 100} %: that core limited the row).`,
+      } s), non-stream answers after ${t.answerMs} ms. Load: wrk holds ~${
+        int(production.open)
+      } requests open (the connections' first requests spread over one answer's time, then ` +
+      `each sends its next request 0–${production.maxDelayMs} ms after the previous answer, ` +
+      "so arrivals stay spread evenly), and an open-loop probe paced " +
+      `beside it measures the first byte (from the scheduled send). ${production.warmupSeconds} ` +
+      `s to fill, then a ${production.durationSeconds} s window. CPU per request = the proxy's ` +
+      "CPU (every thread) in the window ÷ the answers completed in full in it; per chunk = ÷ " +
+      "their SSE events (per-request work included); memory = (mean RSS in the window − RSS " +
+      "before the load) ÷ mean open requests (wrk's connections × their share of time with a " +
+      "request out, and the probe's); busy = " +
+      `share of its core (≥ ${SATURATED_SHARE * 100} %: that core limited the row).`,
     "",
-    "| Scenario | Target | req/s | open (mean / max) | CPU/req | ÷ bare | CPU/chunk | ÷ bare | " +
+    "| Scenario | Target | req/s | open | CPU/req | ÷ bare | CPU/chunk | ÷ bare | " +
       "first byte p50 / p99 | added p50 / p99 | memory per open | ÷ bare | proxy busy | " +
       "load core busy | errors |",
     "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
@@ -93,7 +98,7 @@ export function renderProduction(production: ProductionResults | undefined, line
       const proxied = name !== "direct";
       const vsBare = name !== "bare-proxy" && bare !== undefined;
       lines.push(
-        `| ${scenario} | ${name} | ${int(r.rate)} | ${int(r.meanOpen)} / ${int(r.maxOpen)} | ` +
+        `| ${scenario} | ${name} | ${int(r.requestsPerSecond)} | ${int(r.meanOpen)} | ` +
           `${proxied ? `${fmt(cpuPerRequestUs(r), 0)} µs` : "–"} | ` +
           `${proxied && vsBare ? ratio(cpuPerRequestUs(r), cpuPerRequestUs(bare)) : "–"} | ` +
           `${proxied && stream ? `${fmt(cpuPerChunkUs(r), 1)} µs` : "–"} | ` +

@@ -1,9 +1,9 @@
 /**
- * The upstream of the production-shaped scenarios: an OpenAI chat-completions server that takes
- * as long as a model does. The answers are the openai simulator's own (its `handleChat` with an
- * instant model, so the bytes are exactly what the simulator sends); only the timing is this
- * server's, kept cheap because it runs on the load core beside the load generator and must not
- * be what limits the run:
+ * The upstream of the production-shaped scenarios: OpenAI chat completions that take as long as
+ * a model does. The answers are the openai simulator's own (its `handleChat` with an instant
+ * model, so the bytes are exactly what the simulator sends), written once into a configuration
+ * of Debian's nginx with the echo module (`libnginx-mod-http-echo`), which sends them with this
+ * timing:
  *
  * - a stream: status, headers, the role chunk and the first content chunk after `--first-ms`
  *   (300), then one content chunk every `--gap-ms` (25) until the answer's `--chunks` (40) are
@@ -11,16 +11,18 @@
  *   (41 writes, 44 SSE events, 1.3 s);
  * - a non-stream answer: the whole JSON after `--answer-ms` (800).
  *
- * Each stream is a push `ReadableStream` written by its own timer; nothing else runs per chunk.
+ * Why nginx: with about 1,000 streams open the load core sends ~30,000 chunks a second to the
+ * proxy, and a JavaScript server (`Deno.serve`, or plain sockets) spent about three times what
+ * nginx does on each (a timer, a promise, a socket op: 42–49 against 16 µs, measured side by side
+ * on the loaded host), enough to make the load core, not the proxy, the limit. nginx runs as one
+ * process (`master_process off`) pinned to the load core, so its CPU is one pid's.
  *
- *   deno run -A scripts/bench/production_upstream.ts [--port 0] [--first-ms 300] [--gap-ms 25]
- *     [--chunks 40] [--answer-ms 800]
- *
- * Prints its base URL (ending in /v1) on stdout. Stops on SIGTERM/SIGINT.
+ * Two locations, one per answer kind, so each proxy is pointed at the one it is measured with:
+ * `/stream/v1/chat/completions` (the stream) and `/json/v1/chat/completions` (the non-stream
+ * answer). The request body is read and not looked at.
  */
-import { parseArgs } from "node:util";
 import { handleChat } from "../simulator/openai/chat_handler.ts";
-import type { RequestContext } from "../simulator/openai/context.ts";
+import { type BenchProcess, commandOutput, freePort, watchExit } from "./processes.ts";
 
 export interface ProductionTiming {
   firstMs: number;
@@ -59,108 +61,147 @@ export function splitEvents(body: string): string[] {
   return body.split("\n\n").filter((e) => e !== "").map((e) => `${e}\n\n`);
 }
 
-const encoder = new TextEncoder();
+export const ECHO_MODULE = "/usr/lib/nginx/modules/ngx_http_echo_module.so";
 
-export function startProductionUpstream(
+/** The answers as the simulator writes them: the stream's writes and the non-stream JSON. */
+export async function simulatorAnswers(
   timing: ProductionTiming,
-  options: { port?: number } = {},
-): { url: string; close: () => Promise<void> } {
-  let seq = 0;
-  const model = `bench+chunks-${timing.chunks}`;
-  const handle = async (req: Request): Promise<Response> => {
-    const url = new URL(req.url);
-    if (req.method !== "POST" || url.pathname !== "/v1/chat/completions") {
-      return Response.json({ error: { message: "Not found.", type: "invalid_request_error" } }, {
-        status: 404,
-      });
-    }
-    const body = await req.json().catch(() => undefined) as Record<string, unknown> | undefined;
-    const n = ++seq;
-    const ctx: RequestContext = {
-      seq: n,
-      requestId: `req_prod${n}`,
-      signal: () => req.signal,
-    };
-    // The answer is the simulator's for a model with exactly `chunks` content chunks, at once.
-    const answer = await handleChat(
-      body === undefined ? undefined : { ...body, model },
-      ctx,
-    );
-    const stream = body?.stream === true;
-    if (answer.status !== 200) return answer;
-    const text = await answer.text();
-    const headers = new Headers(answer.headers);
-    if (!stream) {
-      await delay(timing.answerMs, req.signal);
-      return new Response(text, { status: 200, headers });
-    }
-    const writes = groupWrites(splitEvents(text), timing.chunks).map((w) => encoder.encode(w));
-    await delay(timing.firstMs, req.signal);
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let next = 0;
-    const out = new ReadableStream<Uint8Array>({
-      start(controller) {
-        const write = () => {
-          controller.enqueue(writes[next++]!);
-          if (next >= writes.length) controller.close();
-          else timer = setTimeout(write, timing.gapMs);
-        };
-        write();
-      },
-      cancel() {
-        clearTimeout(timer);
-      },
-    });
-    return new Response(out, { status: 200, headers });
-  };
-  const server = Deno.serve(
-    { port: options.port ?? 0, hostname: "127.0.0.1", onListen() {} },
-    handle,
+): Promise<{ writes: string[]; json: string }> {
+  const request = (stream: boolean) => ({
+    model: `bench+chunks-${timing.chunks}`,
+    messages: [{ role: "user", content: "Summarise the harbour master's report." }],
+    ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
+  });
+  const ctx = (seq: number) => ({
+    seq,
+    requestId: `req_prod${seq}`,
+    signal: () => new AbortController().signal,
+  });
+  const stream = await (await handleChat(request(true), ctx(1))).text();
+  const json = await (await handleChat(request(false), ctx(2))).text();
+  return { writes: groupWrites(splitEvents(stream), timing.chunks), json };
+}
+
+/** A text as an nginx string argument (single-quoted; newlines as `\n`). */
+export function nginxString(text: string): string {
+  // nginx interpolates `$name` inside strings and has no escape for `$`.
+  if (text.includes("$")) throw new Error("nginx strings cannot hold a literal '$'.");
+  return `'${text.replace(/\\/g, "\\\\").replace(/'/g, "\\'").replace(/\n/g, "\\n")}'`;
+}
+
+/** The nginx configuration serving `answers` with `timing` on 127.0.0.1:`port`. */
+export function nginxConfig(
+  answers: { writes: string[]; json: string },
+  timing: ProductionTiming,
+  options: { port: number; dir: string },
+): string {
+  const seconds = (ms: number) => (ms / 1000).toFixed(3);
+  const stream = answers.writes.flatMap((write, i) => [
+    ...(i === 0 ? [] : [`echo_sleep ${seconds(timing.gapMs)};`]),
+    `echo -n ${nginxString(write)};`,
+    "echo_flush;",
+  ]);
+  return [
+    `load_module ${ECHO_MODULE};`,
+    "daemon off;",
+    "master_process off;",
+    "worker_processes 1;",
+    `pid ${options.dir}/nginx.pid;`,
+    "error_log stderr warn;",
+    "events { worker_connections 16384; }",
+    "http {",
+    "  access_log off;",
+    "  keepalive_requests 10000000;",
+    "  keepalive_timeout 120s;",
+    "  client_body_buffer_size 64k;",
+    `  client_body_temp_path ${options.dir}/body;`,
+    "  server {",
+    `    listen 127.0.0.1:${options.port} backlog=4096;`,
+    "    location = /stream/v1/chat/completions {",
+    '      default_type "text/event-stream; charset=utf-8";',
+    "      echo_read_request_body;",
+    `      echo_sleep ${seconds(timing.firstMs)};`,
+    ...stream.map((line) => `      ${line}`),
+    "    }",
+    "    location = /json/v1/chat/completions {",
+    "      default_type application/json;",
+    "      echo_read_request_body;",
+    `      echo_sleep ${seconds(timing.answerMs)};`,
+    `      echo -n ${nginxString(answers.json)};`,
+    "    }",
+    "  }",
+    "}",
+    "",
+  ].join("\n");
+}
+
+/** Where nginx is (Debian puts it in /usr/sbin, which a non-root PATH may lack). */
+export async function nginxBinary(): Promise<string | undefined> {
+  for (const candidate of ["nginx", "/usr/sbin/nginx"]) {
+    if ((await commandOutput(candidate, ["-v"])) !== undefined) return candidate;
+  }
+  return undefined;
+}
+
+/**
+ * Writes the configuration into `dir` and starts nginx pinned to `cpu`; resolves once it
+ * accepts connections, with the origin of each location's `/v1`.
+ */
+export async function startNginxUpstream(
+  timing: ProductionTiming,
+  options: { cpu: number; dir: string },
+): Promise<{ process: BenchProcess; streamV1: string; jsonV1: string }> {
+  const nginx = await nginxBinary();
+  if (nginx === undefined) throw new Error("nginx is not installed");
+  await Deno.stat(ECHO_MODULE).catch(() => {
+    throw new Error(`the nginx echo module (${ECHO_MODULE}) is not installed`);
+  });
+  const dir = `${options.dir}/nginx-upstream`;
+  await Deno.mkdir(`${dir}/body`, { recursive: true });
+  const port = freePort();
+  const conf = `${dir}/nginx.conf`;
+  await Deno.writeTextFile(
+    conf,
+    nginxConfig(await simulatorAnswers(timing), timing, { port, dir }),
   );
+  const child = new Deno.Command("taskset", {
+    args: ["-c", String(options.cpu), nginx, "-p", dir, "-c", conf],
+    stdout: "null",
+    stderr: "piped",
+    stdin: "null",
+  }).spawn();
+  let stderr = "";
+  void (async () => {
+    const decoder = new TextDecoder();
+    for await (const chunk of child.stderr) {
+      stderr = (stderr + decoder.decode(chunk, { stream: true })).slice(-4000);
+    }
+  })().catch(() => {});
+  const { exited, stop } = watchExit(child);
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    try {
+      (await Deno.connect({ hostname: "127.0.0.1", port })).close();
+      break;
+    } catch {
+      if (exited() || Date.now() > deadline) {
+        await stop();
+        throw new Error(`nginx did not start: ${stderr.trim().slice(-600) || "no output"}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+  const origin = `http://127.0.0.1:${port}`;
   return {
-    url: `http://127.0.0.1:${server.addr.port}/v1`,
-    close: () => server.shutdown(),
-  };
-}
-
-/** Resolves after `ms`, or at once when the client left (the answer is then never read). */
-function delay(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve();
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-}
-
-if (import.meta.main) {
-  const { values } = parseArgs({
-    args: Deno.args,
-    options: {
-      port: { type: "string", default: "0" },
-      "first-ms": { type: "string", default: String(PRODUCTION_TIMING.firstMs) },
-      "gap-ms": { type: "string", default: String(PRODUCTION_TIMING.gapMs) },
-      chunks: { type: "string", default: String(PRODUCTION_TIMING.chunks) },
-      "answer-ms": { type: "string", default: String(PRODUCTION_TIMING.answerMs) },
+    process: {
+      name: "nginx upstream",
+      pid: child.pid,
+      hello: {},
+      nextLine: () => Promise.resolve(undefined),
+      stderrTail: () => stderr,
+      stop,
     },
-  });
-  const upstream = startProductionUpstream({
-    firstMs: Number(values["first-ms"]),
-    gapMs: Number(values["gap-ms"]),
-    chunks: Number(values.chunks),
-    answerMs: Number(values["answer-ms"]),
-  }, { port: Number(values.port) });
-  console.log(upstream.url);
-  const stop = async () => {
-    await upstream.close();
-    Deno.exit(0);
+    streamV1: `${origin}/stream/v1`,
+    jsonV1: `${origin}/json/v1`,
   };
-  Deno.addSignalListener("SIGTERM", stop);
-  Deno.addSignalListener("SIGINT", stop);
 }

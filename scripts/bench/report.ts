@@ -103,8 +103,10 @@ export interface WorkersResult extends ClosedResult {
 
 export interface ProductionResults {
   timing: ProductionTiming;
-  /** Requests meant to be open at once; the rates follow from it and the upstream's timing. */
+  /** Requests meant to be open at once (wrk's connections and the probe's share). */
   open: number;
+  /** wrk's pause before each next request on a connection: 0 to this, ms. */
+  maxDelayMs: number;
   warmupSeconds: number;
   durationSeconds: number;
   scenarios: Partial<

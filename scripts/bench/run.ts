@@ -64,7 +64,7 @@ import {
   type TargetName,
   TARGETS,
 } from "./workload.ts";
-import { PRODUCTION_TIMING, streamSeconds } from "./production_upstream.ts";
+import { PRODUCTION_TIMING, startNginxUpstream, streamSeconds } from "./production_upstream.ts";
 import {
   addedFirstByteMs,
   cpuPerChunkUs,
@@ -74,7 +74,7 @@ import {
   proxyShare,
 } from "./production_report.ts";
 import { targetRows } from "./targets.ts";
-import { ensureLoadTools } from "./tools.ts";
+import { ensureLoadTools, ensureNginxEcho } from "./tools.ts";
 import { type PgCluster, startPostgres } from "../postgres_cluster.ts";
 import { PEERS, startPeer } from "./peers.ts";
 import {
@@ -85,7 +85,9 @@ import {
   prepareBaseline,
 } from "./baseline.ts";
 
-const RUN_LIMIT_MS = 10 * 60_000;
+const RUN_LIMIT_MS = 14 * 60_000;
+/** wrk's pause before a connection's next production-shaped request: 0 to this, ms. */
+const PROD_MAX_DELAY_MS = 50;
 /** A process is quiet below this share of a core over `QUIET_WINDOW_MS`; waited for ≤ QUIET_MAX_MS. */
 const QUIET_SHARE = 0.05;
 const QUIET_WINDOW_MS = 500;
@@ -214,6 +216,11 @@ try {
     streams: Math.max(streamCount, spreadCount, prodScenarios.length > 0 ? prodOpen * 1.5 : 0),
     log,
   });
+  if (prodScenarios.length > 0) {
+    await ensureNginxEcho(log);
+    // wrk carries the production-shaped load.
+    if (tools.closed !== "wrk") throw new Error("The production-shaped scenarios need wrk.");
+  }
   const cpu = (await Deno.readTextFile("/proc/cpuinfo")).match(/^model name\s*:\s*(.+)$/m)?.[1];
   const results: BenchResults = {
     date: new Date().toISOString().slice(0, 16).replace("T", " ") + " UTC",
@@ -454,18 +461,17 @@ try {
 
   // The production-shaped scenarios: fresh processes per target, on their own upstream.
   const prodUpstream = prodScenarios.length > 0
-    ? await spawnDeno("production upstream", `${layout.scriptDir}/production_upstream.ts`, [
-      "--port",
-      "0",
-    ], { cpu: layout.loadCpu, config: layout.config })
+    ? await startNginxUpstream(PRODUCTION_TIMING, { cpu: layout.loadCpu, dir: layout.tempDir })
     : undefined;
-  if (prodUpstream) children.push(prodUpstream);
-  const prodV1 = String(prodUpstream?.hello.line ?? "");
-  const prodOrigin = prodV1.replace(/\/v1\/?$/, "");
+  if (prodUpstream) children.push(prodUpstream.process);
+  /** The upstream's `/v1` for a scenario (its answer kind has a location of its own). */
+  const prodV1 = (scenario: ProductionScenario) =>
+    scenario === "prod-stream" ? prodUpstream!.streamV1 : prodUpstream!.jsonV1;
   if (prodUpstream) {
     results.production = {
       timing: PRODUCTION_TIMING,
       open: prodOpen,
+      maxDelayMs: PROD_MAX_DELAY_MS,
       warmupSeconds: prodWarmupSeconds,
       durationSeconds: prodSeconds,
       scenarios: {},
@@ -491,21 +497,28 @@ try {
       return;
     }
     const seconds = stream ? streamSeconds(PRODUCTION_TIMING) : PRODUCTION_TIMING.answerMs / 1000;
-    const prodRate = prodOpen / seconds;
+    // The probe: a twentieth of the arrivals (at least 20/s), the rest of the open ones wrk's.
+    const probeRate = Math.max(20, prodOpen / seconds / 20);
+    const wrkConnections = Math.max(1, Math.round(prodOpen - probeRate * seconds));
     log(
-      `${scenario} ${target}: ${Math.round(prodRate)} req/s for ${prodWarmupSeconds} + ` +
-        `${prodSeconds} s (~${prodOpen} open)`,
+      `${scenario} ${target}: wrk ${wrkConnections} connections and a probe at ` +
+        `${Math.round(probeRate)} req/s, ${prodWarmupSeconds} + ${prodSeconds} s`,
     );
-    const r = await productionRun(layout, proxy, prodUpstream!, spec, {
+    const r = await productionRun(layout, proxy, prodUpstream!.process, spec, {
       stream,
-      rate: prodRate,
+      connections: wrkConnections,
+      probeRate,
+      maxDelayMs: PROD_MAX_DELAY_MS,
+      answerSeconds: seconds,
       warmupSeconds: prodWarmupSeconds,
       durationSeconds: prodSeconds,
     });
     const direct = results.production!.scenarios[scenario]?.direct;
     const f = (n: number, d = 2) => Number.isFinite(n) ? n.toFixed(d) : "–";
     log(
-      `${scenario} ${target}: open ${Math.round(r.meanOpen)} (max ${r.maxOpen}), ` +
+      `${scenario} ${target}: ${Math.round(r.requestsPerSecond)} req/s, open ${
+        Math.round(r.meanOpen)
+      }, ` +
         (proxy
           ? `${f(cpuPerRequestUs(r), 0)} µs CPU/req` +
             (stream ? `, ${f(cpuPerChunkUs(r), 1)} µs/chunk` : "") +
@@ -524,15 +537,17 @@ try {
     if (peer && proxy) await untilQuiet(proxy.pid, target);
   };
   for (const scenario of prodScenarios) {
+    const upstreamV1 = prodV1(scenario);
+    const upstreamBase = upstreamV1.replace(/\/v1$/, "");
     await measureProduction(scenario, "direct", undefined, {
-      base: prodOrigin,
+      base: upstreamBase,
       key: "bench",
       catalog: false,
     });
     for (const name of ["bare-proxy", "sovra"] as const) {
       const proxy = name === "bare-proxy"
-        ? await startBare(prodOrigin)
-        : await startSovra(scenario, undefined, prodV1);
+        ? await startBare(upstreamBase)
+        : await startSovra(scenario, undefined, upstreamV1);
       children.push(proxy);
       await measureProduction(
         scenario,
@@ -664,27 +679,24 @@ try {
         await measure(scenario, peer);
       }
       await outcome.ok.process.stop();
-      if (prodScenarios.length === 0) continue;
-      // Production-shaped: the peer started again, fresh, in front of the production upstream.
-      const again = await startPeer(peer, {
-        dir: layout.tempDir,
-        simV1: prodV1,
-        cpu: layout.proxyCpu,
-        log,
-      });
-      if ("skipped" in again) {
-        log(`${peer}: skipped in the production-shaped scenarios: ${again.skipped}`);
-        for (const scenario of prodScenarios) {
-          (results.peers[peer].failed ??= {})[scenario] = again.skipped;
-        }
-        continue;
-      }
-      children.push(again.ok.process);
-      await untilQuiet(again.ok.process.pid, peer);
+      // Production-shaped: the peer started again, fresh, in front of the scenario's upstream.
       for (const scenario of prodScenarios) {
+        const again = await startPeer(peer, {
+          dir: layout.tempDir,
+          simV1: prodV1(scenario),
+          cpu: layout.proxyCpu,
+          log,
+        });
+        if ("skipped" in again) {
+          log(`${peer}: skipped in ${scenario}: ${again.skipped}`);
+          (results.peers[peer].failed ??= {})[scenario] = again.skipped;
+          continue;
+        }
+        children.push(again.ok.process);
+        await untilQuiet(again.ok.process.pid, peer);
         await measureProduction(scenario, peer, again.ok.process, again.ok.endpoint);
+        await again.ok.process.stop();
       }
-      await again.ok.process.stop();
     }
   }
 
