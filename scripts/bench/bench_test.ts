@@ -660,6 +660,13 @@ Deno.test("targets — production rows against the bare proxy, met and missed, p
     [true, false, true, false, true], // Sovra's non-stream rows carry its 3 errors
   );
   assert.match(peers[0]!.measured, /peer could not serve it/);
+  // A warm-up shorter than two response times (1.35 s here) leaves the window unsteady.
+  results.production!.warmupSeconds = 2;
+  const unsteady = targetRows(results).find((r) =>
+    r.name === "production-shaped: CPU per streamed request ÷ bare proxy"
+  )!;
+  assert.equal(unsteady.met, undefined);
+  assert.match(unsteady.measured, /not steady: sovra, bare-proxy/);
 });
 
 Deno.test("threadGroup — the main isolate, worker isolates, KV writers, V8 helpers, the rest", () => {

@@ -52,6 +52,22 @@ export function proxyShare(r: ProductionTargetResult): number {
   return r.proxyCpuSeconds === undefined ? NaN : r.proxyCpuSeconds / r.durationSeconds;
 }
 
+/**
+ * wrk's mean response time ÷ the upstream's own answer time: above ~1.2 the answers were held up
+ * on the way (a saturated or starved core), and the figures are those of a backlog.
+ */
+export function stretch(r: ProductionTargetResult, upstreamSeconds: number): number {
+  return r.wrk.latencyMeanMs / 1000 / upstreamSeconds;
+}
+
+/**
+ * Whether the window saw a steady state: the warm-up lasted at least two mean response times
+ * (otherwise the first answers of the ramp were still to complete and the window counted few).
+ */
+export function steady(r: ProductionTargetResult, warmupSeconds: number): boolean {
+  return r.wrk.latencyMeanMs / 1000 * 2 <= warmupSeconds;
+}
+
 /** The share of the load core the generator and the upstream used in the window. */
 export function loadShare(r: ProductionTargetResult): number {
   return r.loadCpuSeconds / r.durationSeconds;
@@ -82,13 +98,16 @@ export function renderProduction(production: ProductionResults | undefined, line
       "CPU (every thread) in the window ÷ the answers completed in full in it; per chunk = ÷ " +
       "their SSE events (per-request work included); memory = (mean RSS in the window − RSS " +
       "before the load) ÷ mean open requests (wrk's connections × their share of time with a " +
-      "request out, and the probe's); busy = " +
+      "request out, and the probe's); response ÷ upstream's = wrk's mean response time ÷ the " +
+      "upstream's own (well above 1: answers were held up on a saturated or starved core; " +
+      "not steady: the warm-up was shorter than two response times, so the window counted the " +
+      "ramp's first answers late and its per-request figures are too high); busy = " +
       `share of its core (≥ ${SATURATED_SHARE * 100} %: that core limited the row).`,
     "",
-    "| Scenario | Target | req/s | open | CPU/req | ÷ bare | CPU/chunk | ÷ bare | " +
-      "first byte p50 / p99 | added p50 / p99 | memory per open | ÷ bare | proxy busy | " +
+    "| Scenario | Target | req/s | open | response ÷ upstream's | CPU/req | ÷ bare | CPU/chunk | " +
+      "÷ bare | first byte p50 / p99 | added p50 / p99 | memory per open | ÷ bare | proxy busy | " +
       "load core busy | errors |",
-    "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
+    "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
   );
   for (const [scenario, targets] of Object.entries(production.scenarios)) {
     const direct = targets?.direct;
@@ -97,8 +116,12 @@ export function renderProduction(production: ProductionResults | undefined, line
       const stream = scenario === "prod-stream";
       const proxied = name !== "direct";
       const vsBare = name !== "bare-proxy" && bare !== undefined;
+      const upstream = stream ? (t.firstMs + t.chunks * t.gapMs) / 1000 : t.answerMs / 1000;
+      const held = `${fmt(stretch(r, upstream))}×${
+        steady(r, production.warmupSeconds) ? "" : " (not steady)"
+      }`;
       lines.push(
-        `| ${scenario} | ${name} | ${int(r.requestsPerSecond)} | ${int(r.meanOpen)} | ` +
+        `| ${scenario} | ${name} | ${int(r.requestsPerSecond)} | ${int(r.meanOpen)} | ${held} | ` +
           `${proxied ? `${fmt(cpuPerRequestUs(r), 0)} µs` : "–"} | ` +
           `${proxied && vsBare ? ratio(cpuPerRequestUs(r), cpuPerRequestUs(bare)) : "–"} | ` +
           `${proxied && stream ? `${fmt(cpuPerChunkUs(r), 1)} µs` : "–"} | ` +

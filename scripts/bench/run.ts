@@ -12,8 +12,8 @@
  *   --streams 1000 --state kv|postgres --kv <path|:memory:> --cpu-prof <dir>
  *   --scenarios non-stream,stream,router,slow-upstream,prod-stream,prod-non-stream,spread,
  *     workers,open-streams (any of them, all by default)
- *   --quick (short windows: 1 s warm-up, 3 s measured, production 2 s + 4 s)
- *   --prod-open 1000 --prod-warmup 3 --prod-seconds 10 (the production-shaped scenarios:
+ *   --quick (short windows: 1 s warm-up, 3 s measured, production 3 s + 4 s)
+ *   --prod-open 1000 --prod-warmup 5 --prod-seconds 10 (the production-shaped scenarios:
  *     requests open at once, fill time, window)
  *   --slow-rate 100 (paced rate of the slow-upstream scenario)
  *   --no-write --json <file> --doc <file (default docs/performance.md)>
@@ -154,7 +154,7 @@ const warmupSeconds = timing("warmup", 3, 1);
 const closedSeconds = timing("duration", 10, 3);
 const pacedSeconds = timing("paced-seconds", 10, 3);
 const prodOpen = num("prod-open", values["prod-open"]);
-const prodWarmupSeconds = timing("prod-warmup", 3, 2);
+const prodWarmupSeconds = timing("prod-warmup", 5, 3);
 const prodSeconds = timing("prod-seconds", 10, 4);
 const rate = num("rate", values.rate);
 const slowRate = num("slow-rate", values["slow-rate"]);

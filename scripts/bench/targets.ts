@@ -10,7 +10,7 @@
  * - `--peers`: Sovra ahead of every peer on each of those rows.
  */
 import type { ProductionTargetResult } from "./measure.ts";
-import { addedFirstByteMs, cpuPerRequestUs, kbPerOpen } from "./production_report.ts";
+import { addedFirstByteMs, cpuPerRequestUs, kbPerOpen, steady } from "./production_report.ts";
 import type { BenchResults, TargetResult } from "./report.ts";
 import type { PeerName } from "./peers.ts";
 import type { ProductionScenario, ScenarioName, TargetName } from "./workload.ts";
@@ -145,6 +145,24 @@ function ranIn(results: BenchResults, scenario: string, target: TargetName): boo
     results.scenarios[scenario as ScenarioName]?.[target] !== undefined;
 }
 
+/**
+ * Production-shaped rows need a steady state of both sides (production_report.ts `steady`);
+ * without it the row is not measured and says why.
+ */
+function unsteady(
+  results: BenchResults,
+  scenario: string,
+  targets: TargetName[],
+): string | undefined {
+  const production = results.production;
+  const of = production?.scenarios[scenario as ProductionScenario];
+  if (!production || !of) return undefined;
+  const late = targets.filter((t) => of[t] && !steady(of[t]!, production.warmupSeconds));
+  return late.length === 0
+    ? undefined
+    : `not steady: ${late.join(", ")} answered slower than the warm-up allows`;
+}
+
 /** Sovra ÷ the bare proxy (or minus, for times), against the limit. */
 function ownRows(results: BenchResults): TargetRow[] {
   const L = TARGET_LIMITS;
@@ -164,13 +182,14 @@ function ownRows(results: BenchResults): TargetRow[] {
       })`
       : "–";
     const ok = errorsOf(results, metric.scenario, "sovra") === 0;
+    const why = unsteady(results, metric.scenario, ["sovra", "bare-proxy"]);
     rows.push({
       name,
-      measured,
+      measured: why === undefined ? measured : `${measured} (${why})`,
       limit: metric.better === "lower"
         ? `≤ ${limit}×`
         : `≥ ${asShare ? `${limit * 100} %` : `${limit}×`}`,
-      met: Number.isFinite(r)
+      met: Number.isFinite(r) && why === undefined
         ? (metric.better === "lower" ? r <= limit : r >= limit) && ok
         : undefined,
     });
