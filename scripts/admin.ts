@@ -18,6 +18,9 @@ import { runPolicyCommand } from "../src/admin/policy_commands.ts";
 import { loadCatalog } from "../src/catalog/load.ts";
 import { DIALECTS } from "../src/providers/registry.ts";
 import type { Catalog } from "../src/catalog/catalog.ts";
+import { checkCatalog } from "../src/admin/catalog_check.ts";
+import { probeCatalog } from "../src/admin/catalog_probe.ts";
+import { createAdapters } from "../src/providers/registry.ts";
 
 /** The catalog, to validate policy values and list allowed models (absent: no validation). */
 async function catalogIfAny(dir: string): Promise<Catalog | undefined> {
@@ -71,6 +74,17 @@ try {
       threshold: { type: "string" },
       weights: { type: "string" },
       "sticky-seconds": { type: "string" },
+      issuer: { type: "string" },
+      "client-id": { type: "string" },
+      "client-secret-env": { type: "string" },
+      scopes: { type: "string" },
+      "redirect-url": { type: "string" },
+      "groups-claim": { type: "string" },
+      "email-verified-claim": { type: "string" },
+      provider: { type: "string" },
+      domain: { type: "string", multiple: true },
+      group: { type: "string", multiple: true },
+      "require-sso": { type: "string" },
     },
   });
 } catch (error) {
@@ -85,6 +99,10 @@ const config = (() => {
   }
 })();
 const command = parsed.positionals.join(" ");
+if (command === "catalog check" || command === "catalog probe") {
+  await runCatalogCommand(command, parsed.values.provider);
+  Deno.exit(0);
+}
 const creates = command === "org create" || command === "import";
 const isFile = !config.databaseUrl && config.kvPath !== ":memory:" &&
   !config.kvPath.includes("://");
@@ -142,6 +160,7 @@ try {
       defaultRpm: config.defaultRpm,
       ...withPlane(controlPlaneOf(store)),
       catalog: () => loadCatalog(config.catalogDir, DIALECTS),
+      secret: config.secret,
     });
   }
   // A warning (the command succeeded) is also told on stderr, one JSON line each.
@@ -161,4 +180,38 @@ try {
       ? error.message
       : `Admin command failed: ${(error as Error).message}`,
   );
+}
+
+/**
+ * `catalog check` (offline) and `catalog probe [--provider P]` (online): they read the catalog
+ * (`SOVRA_CATALOG`), not the store. The report goes to stdout; problems or failed probes exit 1.
+ */
+async function runCatalogCommand(command: string, provider: unknown): Promise<void> {
+  let catalog: Catalog;
+  try {
+    catalog = await loadCatalog(config.catalogDir, DIALECTS);
+  } catch (error) {
+    fail(`The catalog does not load: ${(error as Error).message}`);
+  }
+  if (command === "catalog check") {
+    const report = checkCatalog(catalog);
+    for (const w of report.warnings) console.error(JSON.stringify({ warning: w }));
+    console.log(JSON.stringify(report));
+    if (!report.ok) fail(`catalog check: ${report.problems.length} problem(s); see "problems".`);
+    return;
+  }
+  let lines;
+  try {
+    lines = await probeCatalog({
+      catalog,
+      adapters: createAdapters({ secret: config.secret }),
+      secret: config.secret,
+      ...(typeof provider === "string" ? { provider } : {}),
+    });
+  } catch (error) {
+    fail((error as Error).message);
+  }
+  if (lines.length > 0) console.log(lines.map((l) => JSON.stringify(l)).join("\n"));
+  const failed = lines.filter((l) => !l.ok).length;
+  if (failed > 0) fail(`catalog probe: ${failed} of ${lines.length} checks failed.`);
 }

@@ -45,11 +45,13 @@ const vertex = await startVertexSimulator();
 // This process's own catalog, pointing at this process's simulators: another demo never
 // rewrites it (it would point at simulators that died with that demo).
 const catalogDir = await Deno.makeTempDir({ prefix: "sovra-demo-catalog-" });
-await writeSimulatedCatalog(env.SOVRA_CATALOG || "./catalog", catalogDir, {
+const modelLists = await writeSimulatedCatalog(env.SOVRA_CATALOG || "./catalog", catalogDir, {
   openai: openai.url,
   bedrock: bedrock.url,
   vertex: { url: vertex.url, tokenUrl: vertex.tokenUrl },
 });
+// Each simulated provider lists the models the catalog routes to it (`catalog probe` compares).
+for (const [schema, ids] of Object.entries(modelLists)) openai.serveModels(schema, ids);
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   Deno.addSignalListener(signal, () => {
     Deno.removeSync(catalogDir, { recursive: true });

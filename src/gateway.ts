@@ -14,6 +14,7 @@ import type { Logger } from "./log.ts";
 import { startRetentionCleanup } from "./state/retention.ts";
 import { startAdmissionRecovery } from "./state/admission_recovery.ts";
 import { missingCredentials } from "./catalog/credential_check.ts";
+import { lifecycleNotices } from "./catalog/lifecycle.ts";
 import { DIALECTS } from "./providers/registry.ts";
 import { localBaseUrls } from "./catalog/base_url_check.ts";
 import { metricsHandler } from "./telemetry/metrics_server.ts";
@@ -99,16 +100,20 @@ export function serve(
 export async function startGateway(config: Config, options: GatewayOptions = {}): Promise<Gateway> {
   const deps = await composeDependencies(config, options);
   const { catalog, log, store } = deps;
-  const warnMissing = () => {
+  const warnCatalog = () => {
     for (const m of missingCredentials(catalog.current, config.secret, DIALECTS)) {
       log.warn("provider credential not set; its routes will fail over", { ...m });
+    }
+    const current = catalog.current;
+    for (const notice of lifecycleNotices(current.models, current.today())) {
+      log.warn("catalog lifecycle: " + notice.message, { state: notice.state });
     }
     if (config.allowLocalUpstreams) return;
     for (const local of localBaseUrls(catalog.current)) {
       log.warn("provider base_url is loopback or link-local; check the catalog", { ...local });
     }
   };
-  warnMissing();
+  warnCatalog();
   let api: Served | undefined;
   let metrics: Served | undefined;
   const worker = options.worker;
@@ -157,7 +162,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const cleanup = primary ? startRetentionCleanup(store, config.retentionDays, log) : { stop() {} };
   await recovery.started;
 
-  const onHup = () => void catalog.reload().then((ok) => ok && warnMissing());
+  const onHup = () => void catalog.reload().then((ok) => ok && warnCatalog());
   if (options.signals) Deno.addSignalListener("SIGHUP", onHup);
 
   return {

@@ -12,6 +12,7 @@ import { grantCredits } from "../dashboard/areas/credits.ts";
 import { type ControlPlane, runUserCommand, UserCommandError } from "./user_commands.ts";
 import type { Catalog } from "../catalog/catalog.ts";
 import { RoutingCommandError, runRoutingCommand } from "./routing_commands.ts";
+import { runSsoCommand, SsoCommandError } from "./sso_commands.ts";
 
 export class AdminError extends Error {
   override name = "AdminError";
@@ -48,6 +49,8 @@ export interface AdminArgs {
   /** The catalog, for commands that validate model ids (`routing create`). */
   catalog?: () => Promise<Catalog>;
   plane?: ControlPlane;
+  /** Environment variables by name (whether an SSO client secret is set). */
+  secret?: (name: string) => string | undefined;
 }
 
 export async function runAdminCommand(
@@ -89,6 +92,14 @@ async function runCommand(
       if (error instanceof UserCommandError) throw new AdminError(error.message);
       throw error;
     }
+  }
+  if (args.command[0] === "sso" && args.plane) {
+    const flagsOf = flags as Parameters<typeof runSsoCommand>[3];
+    const secret = args.secret ?? (() => undefined);
+    return await runSsoCommand(store, args.plane, args.command.slice(1).join(" "), flagsOf, secret)
+      .catch((error) => {
+        throw error instanceof SsoCommandError ? new AdminError(error.message) : error;
+      });
   }
   switch (name) {
     case "org create": {
@@ -142,7 +153,7 @@ async function runCommand(
     }
     default:
       throw new AdminError(
-        `Unknown command '${name}'. Commands: org create|show|list, credits topup, key create|list|revoke, requests, usage, policy show|set, migrate, export, import, user create|list|remove, routing create|list|show|delete; 'admin --help' shows the flags.`,
+        `Unknown command '${name}'. Commands: org create|show|list, credits topup, key create|list|revoke, requests, usage, policy show|set, migrate, export, import, user create|list|remove, routing create|list|show|delete, sso provider add|list|remove, sso bind|show|unbind; 'admin --help' shows the flags.`,
       );
   }
 }

@@ -5,6 +5,7 @@
  * replaces a policy of the same id. The gateway picks a change up within 30 s.
  */
 import type { Catalog } from "../catalog/catalog.ts";
+import { lifecycleNotices } from "../catalog/lifecycle.ts";
 import type { Store } from "../state/store.ts";
 import type { RoutingPolicyStore } from "../state/routing_policy_store.ts";
 import { policyView, toRecord } from "../smart_router/policy_record.ts";
@@ -96,7 +97,11 @@ export async function runRoutingCommand(
       }, await catalog());
       const record = toRecord(org, policy, new Date());
       await policies.putRoutingPolicy(record);
-      return policyView(record);
+      // A pool model the provider deprecated or retires soon is told (stderr), not refused.
+      const current = await catalog();
+      const pool = current.models.filter((m) => policy.pool.includes(m.id));
+      const warnings = lifecycleNotices(pool, current.today()).map((n) => n.message);
+      return warnings.length > 0 ? { ...policyView(record), warnings } : policyView(record);
     }
     case "list":
       return (await policies.listRoutingPolicies(org)).map(policyView);

@@ -52,6 +52,10 @@ export async function importState(
     audit: 0,
     org_settings: 0,
     routing_policy: 0,
+    sso_provider: 0,
+    sso_binding: 0,
+    sso_identity: 0,
+    sso_managed: 0,
   };
   let header = false;
   text.split("\n").forEach((raw, i) => {

@@ -30,6 +30,20 @@ SOVRA_DATABASE_URL is set. Prints one JSON object, or JSON lines for listings; e
          [--threshold 1..10] [--name N] [--weights ttft=1,error_rate=1] [--sticky-seconds S]
                                                    create or replace a smart-router policy
   routing list --org ID | routing show --org ID --id SLUG | routing delete --org ID --id SLUG
+  catalog check                                    the catalog (SOVRA_CATALOG) against the provider
+                                                   schemas, offline: exit 1 on problems
+  catalog probe [--provider P]                     each provider's model list and one minimal
+                                                   request per route, with the real credentials
+                                                   (JSON lines); exit 1 if any fails
+  sso provider add --id SLUG --issuer URL --client-id ID --client-secret-env VAR
+         --redirect-url URL [--name LABEL] [--scopes "openid email profile"]
+         [--groups-claim groups] [--email-verified-claim email_verified]
+                                                   an OpenID Connect provider (the secret
+                                                   stays in VAR); redirect URL: <dashboard>/sso/callback
+  sso provider list | sso provider remove --id SLUG
+  sso bind --org ID --provider SLUG [--domain example.eu=ROLE]... [--group NAME=ROLE]...
+         [--require-sso true|false]                 an organization's provider and role rules
+  sso show --org ID | sso unbind --org ID
 
 Amounts are integers in micro-EUR (1 EUR = 1,000,000).`;
 

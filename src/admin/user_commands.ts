@@ -5,6 +5,7 @@
 import type { Store } from "../state/store.ts";
 import type { AccountStore } from "../state/account_store.ts";
 import type { ControlStore } from "../state/control_store.ts";
+import type { SsoStore } from "../state/sso_store.ts";
 import { createOrInviteUser, publicUser } from "../dashboard/areas/accounts.ts";
 import { parseRole } from "../dashboard/areas/members.ts";
 import { audit } from "../dashboard/audit.ts";
@@ -14,6 +15,7 @@ import type { Role } from "../state/account_records.ts";
 export interface ControlPlane {
   accounts: AccountStore;
   control: ControlStore;
+  sso: SsoStore;
   /** The dashboard's public URL, for set-password links. */
   dashboardUrl: string;
 }

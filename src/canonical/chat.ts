@@ -81,7 +81,7 @@ export interface ReasoningRequest {
  * applies to them too).
  */
 export interface ChatRequest {
-  /** The catalog id the client asked for, e.g. `mistral/mistral-large-2411`. */
+  /** The catalog id the client asked for, e.g. `mistral/mistral-large-2512`. */
   model: string;
   messages: ChatMessage[];
   stream: boolean;

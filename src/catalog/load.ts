@@ -7,6 +7,7 @@ import type { z } from "zod";
 import { type Model, modelsFileSchema, type Provider, providersFileSchema } from "./schema.ts";
 import type { DialectTable } from "./dialect_rules.ts";
 import { Catalog } from "./catalog.ts";
+import { ProviderRequestSchema } from "./provider_schema.ts";
 
 export class CatalogError extends Error {
   override name = "CatalogError";
@@ -93,10 +94,32 @@ function checkReferences(
   });
 }
 
+/** Each provider's `request_schema` file, parsed (a file named by several providers is read once). */
+async function loadRequestSchemas(
+  dir: string,
+  providers: Record<string, Provider>,
+): Promise<Record<string, ProviderRequestSchema>> {
+  const byFile = new Map<string, ProviderRequestSchema>();
+  const out: Record<string, ProviderRequestSchema> = {};
+  for (const [id, provider] of Object.entries(providers)) {
+    const file = provider.request_schema;
+    if (file === undefined) continue;
+    let schema = byFile.get(file);
+    if (schema === undefined) {
+      const path = `${dir}/${file}`;
+      schema = parseWith(ProviderRequestSchema, path, await readJson(path));
+      byFile.set(file, schema);
+    }
+    out[id] = schema;
+  }
+  return out;
+}
+
 /** Loads `providers.json` and `models.json` for these dialects (the provider registry's `DIALECTS`). */
 export async function loadCatalog(dir: string, dialects: DialectTable): Promise<Catalog> {
-  const providersPath = `${dir.replace(/\/$/, "")}/providers.json`;
-  const modelsPath = `${dir.replace(/\/$/, "")}/models.json`;
+  const base = dir.replace(/\/$/, "");
+  const providersPath = `${base}/providers.json`;
+  const modelsPath = `${base}/models.json`;
   const providers = parseWith(
     providersFileSchema(dialects),
     providersPath,
@@ -104,5 +127,6 @@ export async function loadCatalog(dir: string, dialects: DialectTable): Promise<
   );
   const models = parseWith(modelsFileSchema(dialects), modelsPath, await readJson(modelsPath));
   checkReferences(providers.providers, models.models, modelsPath, dialects);
-  return new Catalog(providers.providers, models.models);
+  const schemas = await loadRequestSchemas(base, providers.providers);
+  return new Catalog(providers.providers, models.models, schemas);
 }

@@ -36,6 +36,16 @@ const ProviderBase = z.strictObject({
   unsupported_parameters: z.array(z.string()).default([]),
   /** Display name for listings (an addition to the contract). */
   name: z.string().optional(),
+  /**
+   * The provider's request schema (`provider_schemas/<file>.json`, relative to the catalog
+   * directory): what its endpoints accept (`provider_schema.ts`). Without it, only
+   * `unsupported_parameters` and the models' `supported_parameters` shape requests.
+   */
+  request_schema: z.string().regex(
+    /^[A-Za-z0-9_][A-Za-z0-9_./-]*\.json$/,
+    "must be a .json file path inside the catalog directory",
+  ).refine((p) => !p.split("/").includes(".."), "must stay inside the catalog directory")
+    .optional(),
 });
 
 /**
@@ -115,6 +125,24 @@ export const Pricing = z.strictObject({
 export type Pricing = z.infer<typeof Pricing>;
 
 export const ReasoningEffortName = z.enum(["none", "minimal", "low", "medium", "high", "xhigh"]);
+export type ReasoningEffortName = z.infer<typeof ReasoningEffortName>;
+
+const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "must be a date YYYY-MM-DD").refine(
+  (d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)),
+  "must be a real calendar date",
+);
+
+/**
+ * A model's or a route's lifecycle (additions to the contract): the provider deprecated it on
+ * `deprecated_on` (still served, with a warning) and retires it on `retires_on` (from that day,
+ * UTC, it is off); `successor` names what replaces it (a catalog model id on a model, an upstream
+ * model id on a route).
+ */
+const lifecycleFields = {
+  deprecated_on: isoDate.optional(),
+  retires_on: isoDate.optional(),
+  successor: z.string().min(1).optional(),
+};
 
 export const ModelReasoning = z.strictObject({
   supported_efforts: z.array(ReasoningEffortName).default([]),
@@ -158,10 +186,25 @@ export const ModelModeration = z.strictObject({
 });
 export type ModelModeration = z.infer<typeof ModelModeration>;
 
+/**
+ * What a route's provider does with reasoning where it differs from the model's own figures:
+ * the efforts it honours, and its own switch for effort `none` (text appended to the last user
+ * message, e.g. Qwen3's `/no_think` on OVHcloud) instead of `reasoning_effort`.
+ */
+export const RouteReasoning = z.strictObject({
+  supported_efforts: z.array(ReasoningEffortName).optional(),
+  off_switch: z.string().min(1).optional(),
+});
+
 export const Route = z.strictObject({
+  $comment: z.string().optional(),
   provider: z.string().min(1),
   upstream_model: z.string().min(1),
   dialect: z.string().optional(),
+  /** The context this route's provider accepts, when it is documented (may be below the model's). */
+  context_length: z.number().int().positive().optional(),
+  reasoning: RouteReasoning.optional(),
+  ...lifecycleFields,
 });
 export type Route = z.infer<typeof Route>;
 
@@ -183,6 +226,13 @@ export const Model = z.strictObject({
   limits: ModelLimits.optional(),
   quality: ModelQuality.optional(),
   moderation: ModelModeration.optional(),
+  /**
+   * Parameter rules of the model's family: of each group at most one parameter is sent, the
+   * first of the group the request carries; the others are dropped and reported (Claude 4.5:
+   * `["temperature", "top_p"]`, so temperature wins).
+   */
+  exclusive_parameters: z.array(z.array(z.string().min(1)).min(2)).optional(),
+  ...lifecycleFields,
   routes: z.array(Route).min(1),
 });
 export type Model = z.infer<typeof Model>;

@@ -12,10 +12,11 @@ export type Permission =
   | "manage_keys" // create, revoke
   | "manage_members" // invite, role change, remove, low-balance threshold
   | "operate" // grant credits, RPM ceiling, create organizations
-  | "manage_policies"; // organization policies (sovereignty, providers, ZDR, models, guardrail)
+  | "manage_policies" // organization policies (sovereignty, providers, ZDR, models, guardrail)
+  | "manage_sso"; // the organization's identity provider, its role rules, "require SSO"
 
 const ALLOWED: Record<Role, ReadonlySet<Permission>> = {
-  owner: new Set(["read", "manage_keys", "manage_members", "manage_policies"]),
+  owner: new Set(["read", "manage_keys", "manage_members", "manage_policies", "manage_sso"]),
   admin: new Set(["read", "manage_keys", "manage_policies"]),
   viewer: new Set(["read"]),
 };

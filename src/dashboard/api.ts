@@ -30,6 +30,8 @@ import {
   savePolicy,
 } from "./areas/routing.ts";
 import { GuardrailRemoteChange } from "../policy/guardrail_remote_setting.ts";
+import { registerSsoApi } from "./sso_api.ts";
+import { providerSignOut } from "./sso/sign_out.ts";
 
 async function body<T>(c: { req: { json(): Promise<unknown> } }, schema: z.ZodType<T>): Promise<T> {
   let raw: unknown;
@@ -124,7 +126,11 @@ export function createApi(deps: DashboardDeps): Hono<DashEnv> {
   api.use("*", requireViewer(deps, "json"));
   api.post("/logout", async (c) => {
     await endSession(deps, c, c.var.viewer);
-    return c.json({ signed_out: true });
+    const endAtProvider = (await providerSignOut(deps, c.var.viewer))?.url;
+    return c.json({
+      signed_out: true,
+      ...(endAtProvider ? { end_session_url: endAtProvider } : {}),
+    });
   });
   api.get("/session", (c) => {
     const v = c.var.viewer;
@@ -271,6 +277,7 @@ export function createApi(deps: DashboardDeps): Hono<DashEnv> {
     const input = await body(c, DryRunBody);
     return c.json(await dryRun(deps, c.var.access, input));
   });
+  registerSsoApi(api, org, deps, body);
   api.route("/orgs/:org", org);
   return api;
 }

@@ -1,7 +1,7 @@
 /**
  * createDashboardApp(deps): the control plane's Hono app — secure headers and CSRF guard on
  * everything, static assets, the JSON API under /api/, the public pages (sign in, set
- * password), then the pages behind a session: the operator's and each organization's (from
+ * password, single sign-on's redirect and callback), then the pages behind a session: the operator's and each organization's (from
  * `pages/nav.ts`). Served on its own port, beside or apart from the request API.
  */
 import { Hono } from "hono";
@@ -16,6 +16,8 @@ import { registerStaticAssets } from "./static_assets.ts";
 import { createApi } from "./api.ts";
 import { registerPublicPages } from "./pages/public_pages.tsx";
 import { registerOperatorPages } from "./pages/operator.tsx";
+import { registerSsoPages } from "./pages/sso_pages.tsx";
+import { registerSsoOperatorPages } from "./pages/sso_operator.tsx";
 import { isBuilt, ORG_PAGES } from "./pages/nav.ts";
 import { requireViewer, withOrgAccess } from "./middleware.ts";
 import { ErrorPage } from "./pages/error_page.tsx";
@@ -71,6 +73,7 @@ export function createDashboardApp(deps: DashboardDeps): Hono<DashEnv> {
   registerStaticAssets(app as unknown as Hono<never>);
   app.route("/api", createApi(deps));
   registerPublicPages(app, deps);
+  registerSsoPages(app, deps);
 
   const signedIn = requireViewer(deps, "page");
   app.use("/", signedIn);
@@ -86,6 +89,7 @@ export function createDashboardApp(deps: DashboardDeps): Hono<DashEnv> {
     );
   });
   registerOperatorPages(app, deps);
+  registerSsoOperatorPages(app, deps);
 
   const org = new Hono<DashEnv>();
   org.use("*", withOrgAccess(deps));

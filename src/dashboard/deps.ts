@@ -3,6 +3,7 @@ import type { Config } from "../config.ts";
 import type { Store } from "../state/store.ts";
 import type { AccountStore } from "../state/account_store.ts";
 import type { ControlStore } from "../state/control_store.ts";
+import type { SsoStore } from "../state/sso_store.ts";
 import type { Logger } from "../log.ts";
 import type { Catalog } from "../catalog/catalog.ts";
 import type { MembershipRecord, Role, UserRecord } from "../state/account_records.ts";
@@ -13,6 +14,7 @@ export interface DashboardDeps {
   store: Store;
   accounts: AccountStore;
   control: ControlStore;
+  sso: SsoStore;
   log: Logger;
   now: () => number;
   /** The request API's base URL, for the snippets shown with a new key. */
@@ -27,7 +29,10 @@ export interface DashboardDeps {
 export interface Viewer {
   user: UserRecord;
   sessionHash: string;
+  /** The memberships this session may use (SSO-required organizations need an SSO session). */
   memberships: MembershipRecord[];
+  /** The identity provider the session was signed in through; null for a password. */
+  ssoProvider: string | null;
 }
 
 /** What a request may do in one organization: the viewer's role there, or operator access. */

@@ -33,3 +33,7 @@ export const csrfRefused = () =>
   new GatewayError(403, "csrf_refused", "Cross-site request refused.", {
     type: "invalid_request_error",
   });
+
+/** A sign-in through an identity provider (or a password, where SSO is required) refused. */
+export const ssoForbidden = (code: string, message: string) =>
+  new GatewayError(403, code, message, { type: "invalid_request_error" });

@@ -10,6 +10,7 @@ import type { Catalog } from "../catalog/catalog.ts";
 import { controlPlaneOf } from "../state/kv/control_plane.ts";
 import type { AccountStore } from "../state/account_store.ts";
 import type { ControlStore } from "../state/control_store.ts";
+import type { SsoStore } from "../state/sso_store.ts";
 import { createDashboardApp } from "./app.ts";
 import { serveListener } from "../lifecycle/listener.ts";
 import type { DashboardDeps } from "./deps.ts";
@@ -26,6 +27,7 @@ export interface DashboardOptions {
   store: Store;
   accounts?: AccountStore;
   control?: ControlStore;
+  sso?: SsoStore;
   log: Logger;
   apiUrl: string;
   catalog?: () => Catalog;
@@ -42,7 +44,8 @@ export function startDashboard(options: DashboardOptions): Dashboard {
   const areas = controlPlaneOf(options.store);
   const accounts = options.accounts ?? areas?.accounts;
   const control = options.control ?? areas?.control;
-  if (!accounts || !control) {
+  const sso = options.sso ?? areas?.sso;
+  if (!accounts || !control || !sso) {
     throw new Error("The dashboard has no control-plane stores for this state backend yet.");
   }
   let url = "";
@@ -51,6 +54,7 @@ export function startDashboard(options: DashboardOptions): Dashboard {
     store: options.store,
     accounts,
     control,
+    sso,
     log: options.log,
     now: options.now ?? Date.now,
     apiUrl: options.apiUrl,

@@ -1,20 +1,31 @@
 /**
  * Dashboard sessions: a random token in a cookie (HttpOnly, SameSite=Strict, `__Host-` + Secure
  * unless configured off), kept in the store only as its SHA-256, with an idle and an absolute
- * expiry. `last_seen` is written at most once a minute.
+ * expiry. `last_seen` is written at most once a minute. A session remembers the identity
+ * provider it was signed in through: organizations that require SSO count only such sessions.
  */
 import type { Context } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
 import type { DashboardDeps, Viewer } from "./deps.ts";
 import { hashToken, newSecretToken } from "./secret_tokens.ts";
+import { usableMemberships } from "./sso/require_sso.ts";
 
 const TOUCH_EVERY_MS = 60_000;
 
-function cookieName(deps: DashboardDeps): string {
-  return deps.config.dashboardSecureCookie ? "__Host-sovra_session" : "sovra_session";
+/** A dashboard cookie's name: `__Host-` prefixed (Secure, Path=/, no Domain) unless turned off. */
+export function dashboardCookieName(deps: Pick<DashboardDeps, "config">, name: string): string {
+  return deps.config.dashboardSecureCookie ? `__Host-${name}` : name;
 }
 
-export async function startSession(deps: DashboardDeps, c: Context, userId: string) {
+const cookieName = (deps: DashboardDeps) => dashboardCookieName(deps, "sovra_session");
+
+/** Starts a session; `ssoProvider` names the identity provider it was signed in through. */
+export async function startSession(
+  deps: DashboardDeps,
+  c: Context,
+  userId: string,
+  ssoProvider?: string,
+) {
   const token = newSecretToken();
   const now = deps.now();
   const maxMs = deps.config.sessionMaxHours * 3_600_000;
@@ -24,6 +35,7 @@ export async function startSession(deps: DashboardDeps, c: Context, userId: stri
     created: new Date(now).toISOString(),
     last_seen: new Date(now).toISOString(),
     expires: new Date(now + maxMs).toISOString(),
+    ...(ssoProvider ? { sso_provider: ssoProvider } : {}),
   });
   setCookie(c, cookieName(deps), token, {
     path: "/",
@@ -53,8 +65,12 @@ export async function loadViewer(deps: DashboardDeps, c: Context): Promise<Viewe
   if (now - lastSeen >= TOUCH_EVERY_MS) {
     await deps.accounts.touchSession(hash, new Date(now).toISOString());
   }
-  const memberships = await deps.accounts.listMembershipsOfUser(user.id);
-  return { user, sessionHash: hash, memberships };
+  const memberships = await usableMemberships(
+    deps,
+    await deps.accounts.listMembershipsOfUser(user.id),
+    session.sso_provider,
+  );
+  return { user, sessionHash: hash, memberships, ssoProvider: session.sso_provider ?? null };
 }
 
 export async function endSession(deps: DashboardDeps, c: Context, viewer: Viewer | undefined) {

@@ -32,7 +32,10 @@ import {
 const SSE = { type: "string", description: "Server-sent events" };
 const SERVED = {
   "x-sovra-provider": "The provider that served the request.",
-  "x-sovra-dropped-params": "Parameters removed or ignored for this route, comma-separated.",
+  "x-sovra-dropped-params":
+    "Parameters removed or ignored for this route, comma-separated (message fields as `messages[].name`).",
+  "x-sovra-adjusted-params":
+    "Values changed for this route, comma-separated, e.g. `reasoning.effort=medium->high` (an effort the model lacks, mapped to the nearest it has).",
   "x-ratelimit-remaining-requests": "Requests this key may still make in the window.",
 };
 
@@ -191,7 +194,7 @@ export const endpoints: readonly Endpoint[] = [
     path: "/v1/models/{id}",
     method: "get",
     summary:
-      "One active model (the id includes its provider: `/v1/models/mistral/mistral-large-2411`)",
+      "One active model (the id includes its provider: `/v1/models/mistral/mistral-large-2512`)",
     pathParams: {
       id: {
         description: "A model id, '<provider>/<model>'; its slash may be sent as is or as %2F.",

@@ -113,6 +113,15 @@ export const ModelEntrySchema = z.looseObject({
   context_length: z.number().int().optional(),
   reasoning: z.looseObject({}).optional(),
   voices: z.array(z.string()).optional(),
+  deprecated_on: z.string().optional()
+    .describe(
+      "Addition: the provider deprecated the model on this date (YYYY-MM-DD); still served.",
+    ),
+  retires_on: z.string().optional()
+    .describe(
+      "Addition: from this date (UTC) the model is off; requests get 404 naming `successor`.",
+    ),
+  successor: z.string().optional().describe("Addition: the catalog model that replaces it."),
 });
 
 export const ModelListSchema = z.looseObject({

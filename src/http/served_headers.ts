@@ -19,6 +19,20 @@ export function servedHeaders(
 }
 
 /**
+ * `x-sovra-adjusted-params`: values changed for the route that served, e.g.
+ * `reasoning.effort=medium->high` (an effort the model lacks, mapped to the nearest it has).
+ */
+export function adjustedHeader(
+  served: { adjusted?: readonly string[] },
+  headers: Record<string, string>,
+): Record<string, string> {
+  if (served.adjusted?.length) {
+    headers["x-sovra-adjusted-params"] = served.adjusted.map(headerSafe).join(",");
+  }
+  return headers;
+}
+
+/**
  * A client's field name as it can travel in a header list: names outside visible ASCII (or
  * holding a comma) are percent-encoded, so no body field can break the answer.
  */

@@ -115,7 +115,7 @@ function recoveryRecord(
     endpoint: planned.endpoint,
     requestedModel: admitted.requestedModel,
     model: route.model,
-    servedModel: admitted.routingPolicy ? route.model.id : route.route.upstream_model,
+    servedModel: route.model.id,
     provider: route.providerId,
     status: 0,
     stream: admitted.stream,

@@ -42,6 +42,8 @@ export interface Served {
   route: ResolvedRoute;
   fallbacks: number;
   dropped: string[];
+  /** Values changed for the route that served (reasoning effort), for `x-sovra-adjusted-params`. */
+  adjusted?: string[];
   /** The router's decision, when a routing policy chose the models. */
   routing?: RoutingDecision;
 }
@@ -208,6 +210,7 @@ export async function completeChat(
     route: success.route,
     fallbacks: success.fallbacks,
     dropped: success.dropped,
+    ...(success.adjusted ? { adjusted: success.adjusted } : {}),
     ...(plan.routing ? { routing: plan.routing } : {}),
   };
   // No answer before the admission record is durable (a crash from here on is still billed),
@@ -378,6 +381,7 @@ export async function openChatStream(
     route,
     fallbacks: success.fallbacks,
     dropped: success.dropped,
+    ...(success.adjusted ? { adjusted: success.adjusted } : {}),
     ...(plan.routing ? { routing: plan.routing } : {}),
   };
   /** Tool-call ids the answer made (the router pins a tool loop to its model). */

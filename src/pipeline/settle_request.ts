@@ -89,8 +89,9 @@ function settleInput(s: RequestSettlement, used: Consumption | undefined): Settl
     requestedModel: s.requestedModel,
     // The route that served is priced (a router's pool can serve another catalog model).
     model: served?.route.model,
-    // A routed answer names the catalog model that served (as its `model` field does).
-    servedModel: served?.routing ? served.route.model.id : served?.route.route.upstream_model,
+    // The catalog model that served, direct or routed (as the answer's `model` field does);
+    // the upstream id is the route's, named with the provider.
+    servedModel: served?.route.model.id,
     provider: served?.route.providerId,
     status: s.status,
     stream: s.stream,

@@ -36,6 +36,12 @@ export interface DialectModule extends DialectRules {
    * request. Runs in the routing plan, before any upstream call.
    */
   refusals?(request: ChatRequest, route: ResolvedRoute): void;
+  /**
+   * The chat request as this route's provider takes it (its request schema: parameters,
+   * passed-through fields and message fields it lacks are removed), and the names removed.
+   * Runs in the routing plan after rule 1, so `x-sovra-dropped-params` names them.
+   */
+  conform?(request: ChatRequest, route: ResolvedRoute): { request: ChatRequest; dropped: string[] };
   createAdapter(deps: AdapterDeps): ProviderAdapter;
 }
 

@@ -1,6 +1,7 @@
 /**
  * Rule 1: parameters the route's provider does not support are removed from the upstream
- * request, never rejected. A parameter is supported when the model lists it in
+ * request, never rejected; so is a parameter its model's family refuses together with another
+ * (`exclusive_parameters`). A parameter is supported when the model lists it in
  * `supported_parameters` and the provider does not list it in `unsupported_parameters`.
  * Returns the names dropped, for the `x-sovra-dropped-params` header.
  *
@@ -89,5 +90,30 @@ export function filterParameters(
     if (isSupported(route, name)) out.extra[name] = value;
     else if (value !== undefined && value !== null) dropped.push(name);
   }
+  for (const group of route.model.exclusive_parameters ?? []) dropExclusive(group, out, dropped);
   return { request: out, dropped };
+}
+
+const FIELD_OF_NAME = new Map<string, Filterable>(PARAMETER_NAMES.map(([f, n]) => [n, f]));
+
+/**
+ * A family's exclusive group (Claude 4.5: temperature, top_p): the first parameter of the group
+ * the request carries is kept, the later ones are removed and named.
+ */
+function dropExclusive(group: readonly string[], out: ChatRequest, dropped: string[]): void {
+  let kept = false;
+  for (const name of group) {
+    const field = FIELD_OF_NAME.get(name);
+    const present = field !== undefined
+      ? out[field] !== undefined
+      : out.extra[name] !== undefined && out.extra[name] !== null;
+    if (!present) continue;
+    if (!kept) {
+      kept = true;
+      continue;
+    }
+    if (field !== undefined) delete out[field];
+    else delete out.extra[name];
+    dropped.push(name);
+  }
 }

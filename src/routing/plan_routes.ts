@@ -9,11 +9,15 @@
  *    the model's catalog routes, primary first;
  * 3. filters — the hooks' `filters` (organization policy) remove candidates with a reason and
  *    fail closed when they leave none;
- * 4. single route — speech never falls back: only the first candidate stays;
+ * 4. context — a chat standby whose provider accepts less context than the request needs is
+ *    left out (`routes[].context_length`);
+ *    single route — speech never falls back: only the first candidate stays;
  * 5. refusals — rule 7: a rebuilding route that cannot express a chat request is marked
  *    refused (a refused first candidate is the answer, a refused standby is skipped);
- * 6. parameters — rule 1: each candidate's chat request without what its route does not
- *    support, and the names dropped.
+ * 6. parameters — rule 1: each candidate's request without what its route does not support
+ *    (the model's `supported_parameters`, the provider's `unsupported_parameters`, the model
+ *    family's `exclusive_parameters`), the reasoning effort fitted to the route's efforts, then
+ *    what the provider's request schema lacks (the dialect's `conform`); the names dropped.
  *
  * Anchor: the AI SDK's `getArgs → { args, warnings }` before `postJsonToApi`.
  */
@@ -22,6 +26,9 @@ import { GatewayError } from "../errors.ts";
 import type { ResolvedRoute } from "../catalog/resolved_route.ts";
 import { checkRebuildingRefusals } from "../providers/rebuilding_refusals.ts";
 import { filterParameters } from "./filter_parameters.ts";
+import { filterEmbeddings, filterTranscription } from "./filter_non_chat.ts";
+import { fitReasoning } from "./fit_reasoning.ts";
+import { dialectOf } from "../providers/registry.ts";
 import type {
   CandidateFilter,
   PlanInput,
@@ -34,6 +41,7 @@ import type {
 } from "./route_plan.ts";
 import type { Model } from "../catalog/schema.ts";
 import { ROUTER_PREFIX } from "../smart_router/policy.ts";
+import { requestNeeds } from "../smart_router/decide.ts";
 
 export function planRoutes<P extends PlannedRequest>(
   input: PlanInput<P>,
@@ -65,6 +73,10 @@ export function planRoutes<P extends PlannedRequest>(
     routes = kept;
   }
 
+  if (input.endpoint === "chat" || input.endpoint === "responses") {
+    routes = withoutShortStandbys(routes, input.request, removed, explanation);
+  }
+
   if (input.endpoint === "speech" && routes.length > 1) {
     for (const route of routes.slice(1)) {
       removed.push({ route, step: "single-route", reason: "speech never falls back" });
@@ -78,6 +90,32 @@ export function planRoutes<P extends PlannedRequest>(
   const plan: RoutePlan<P["request"]> = { candidates, removed, explanation };
   if (sourced?.routing) plan.routing = sourced.routing;
   return plan;
+}
+
+/**
+ * A standby whose provider accepts less context than the model (`routes[].context_length`) is
+ * left out when the request would not fit it (the estimate the router uses: characters / 4,
+ * plus `max_tokens`), so a long prompt that the primary takes does not end on a 400 there.
+ * The primary is always kept: the model's own context length is what clients are told.
+ */
+function withoutShortStandbys(
+  routes: readonly ResolvedRoute[],
+  request: ChatRequest,
+  removed: RemovedRoute[],
+  explanation: string[],
+): readonly ResolvedRoute[] {
+  if (!routes.slice(1).some((r) => r.route.context_length !== undefined)) return routes;
+  const needs = requestNeeds(request);
+  const wanted = needs.promptTokens + (needs.maxTokens ?? 0);
+  const kept = routes.filter((route, i) => {
+    const limit = route.route.context_length;
+    if (i === 0 || limit === undefined || wanted <= limit) return true;
+    const reason = `context: needs about ${wanted} tokens, the route accepts ${limit}`;
+    removed.push({ route, step: "context", reason });
+    explanation.push(`context removed ${routeName(route)}: ${reason}`);
+    return false;
+  });
+  return kept.length === routes.length ? routes : kept;
 }
 
 /**
@@ -157,6 +195,16 @@ function candidateFor<P extends PlannedRequest>(
   route: ResolvedRoute,
   explanation: string[],
 ): RouteCandidate<P["request"]> {
+  if (input.endpoint === "embeddings") {
+    const filtered = filterEmbeddings(input.request, route);
+    noteDropped(route, filtered.dropped, explanation);
+    return { route, request: filtered.request as P["request"], dropped: filtered.dropped };
+  }
+  if (input.endpoint === "transcriptions") {
+    const filtered = filterTranscription(input.request, route);
+    noteDropped(route, filtered.dropped, explanation);
+    return { route, request: filtered.request as P["request"], dropped: filtered.dropped };
+  }
   if (input.endpoint !== "chat" && input.endpoint !== "responses") {
     return { route, request: input.request, dropped: [] };
   }
@@ -164,16 +212,26 @@ function candidateFor<P extends PlannedRequest>(
   const refusal = refusalOf(request, route);
   if (refusal) explanation.push(`refused ${routeName(route)}: ${refusal.code}`);
   const filtered = filterParameters(request, route);
-  if (filtered.dropped.length > 0) {
-    explanation.push(`dropped on ${routeName(route)}: ${filtered.dropped.join(", ")}`);
+  const fitted = fitReasoning(filtered.request, route);
+  const conformed = dialectOf(route.dialect)?.conform?.(fitted.request, route) ??
+    { request: fitted.request, dropped: [] };
+  const dropped = [...filtered.dropped, ...fitted.dropped, ...conformed.dropped];
+  noteDropped(route, dropped, explanation);
+  if (fitted.adjusted.length > 0) {
+    explanation.push(`adjusted on ${routeName(route)}: ${fitted.adjusted.join(", ")}`);
   }
   const candidate: RouteCandidate<P["request"]> = {
     route,
-    request: filtered.request as P["request"],
-    dropped: filtered.dropped,
+    request: conformed.request as P["request"],
+    dropped,
   };
+  if (fitted.adjusted.length > 0) candidate.adjusted = fitted.adjusted;
   if (refusal) candidate.refusal = refusal;
   return candidate;
+}
+
+function noteDropped(route: ResolvedRoute, dropped: readonly string[], explanation: string[]) {
+  if (dropped.length > 0) explanation.push(`dropped on ${routeName(route)}: ${dropped.join(", ")}`);
 }
 
 /** Rule 7 on the client's request as sent (before rule-1 filtering), as a value. */

@@ -62,6 +62,8 @@ export interface RouteCandidate<R> {
   request: R;
   /** Parameters removed for this route, for `x-sovra-dropped-params`. */
   dropped: string[];
+  /** Values changed for this route (`reasoning.effort=medium->high`), for `x-sovra-adjusted-params`. */
+  adjusted?: string[];
   /**
    * Set when this route cannot express the request (rule 7 …). A refused first candidate
    * is the answer; a refused later one is skipped. Decided before any upstream call.

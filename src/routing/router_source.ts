@@ -7,7 +7,8 @@
  */
 import type { ChatRequest } from "../canonical/chat.ts";
 import type { Model } from "../catalog/schema.ts";
-import { modelNotFound } from "../errors.ts";
+import { GatewayError, modelNotFound } from "../errors.ts";
+import { checkRebuildingRefusals } from "../providers/rebuilding_refusals.ts";
 import { classifyText } from "../smart_router/classifier.ts";
 import {
   decide,
@@ -61,6 +62,22 @@ export function routerModelSource(options: RouterSourceOptions): ModelSource {
       }
       return false;
     };
+    // Rule 7 as the plan will apply it: the model's first route the organization allows
+    // (else its primary) refusing the request is this model's answer, a 400.
+    const refuses = (model: Model) => {
+      const routes = catalog.routesOf(model);
+      const first =
+        routes.find((route) => filters.every((f) => f.exclude(route, input) === undefined)) ??
+          routes[0];
+      if (first === undefined) return undefined;
+      try {
+        checkRebuildingRefusals({ ...request, model: model.id }, first);
+        return undefined;
+      } catch (error) {
+        if (!(error instanceof GatewayError)) throw error;
+        return `refused on ${first.providerId} (${error.code})`;
+      }
+    };
     const health = (model: Model): ModelHealth | undefined => {
       const key = table.metricsKey(model);
       return key === undefined ? undefined : options.metrics.peek(key);
@@ -83,6 +100,7 @@ export function routerModelSource(options: RouterSourceOptions): ModelSource {
       policy,
       model: table.model,
       allowed,
+      refuses,
       needs: requestNeeds(request),
       threshold: policy.threshold,
       health,

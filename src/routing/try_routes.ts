@@ -16,6 +16,8 @@ export interface RouteSuccess<T> {
   fallbacks: number;
   /** Parameters removed for the route that served (rule 1). */
   dropped: string[];
+  /** Values changed for the route that served (reasoning effort mapped to the nearest). */
+  adjusted?: string[];
 }
 
 export interface TryRoutesOptions {
@@ -96,7 +98,14 @@ export async function tryRoutes<R, T>(
         ? options.observe(route, tried, () =>
           attempt(candidate))
         : attempt(candidate));
-      return { value, route, fallbacks: tried, dropped: candidate.dropped };
+      const success: RouteSuccess<T> = {
+        value,
+        route,
+        fallbacks: tried,
+        dropped: candidate.dropped,
+      };
+      if (candidate.adjusted?.length) success.adjusted = candidate.adjusted;
+      return success;
     } catch (error) {
       if (!(error instanceof UpstreamFailure)) throw error;
       options.metrics?.recordFailure(

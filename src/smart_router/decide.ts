@@ -4,7 +4,8 @@
  *
  * The candidate list is built only from `policy.pool`: no other model can come out of here.
  * Eligible = pool ∩ active chat models ∩ allowed by the organization's policy ∩ able to serve
- * this request (tools, reasoning, response_format, context length).
+ * this request (tools, reasoning, response_format, context length, and a first route that would
+ * not refuse it under rule 7).
  */
 import type { Model } from "../catalog/schema.ts";
 import type { ChatRequest } from "../canonical/chat.ts";
@@ -85,6 +86,11 @@ export interface DecisionInput {
   model: (id: string) => Model | undefined;
   /** The organization's policy (sovereignty, blocked providers, ZDR): false = not allowed. */
   allowed?: ((model: Model) => boolean) | undefined;
+  /**
+   * Why the model's first route would refuse this request (rule 7: a rebuilding route that
+   * cannot express it), or undefined. Such a model would answer 400, so it is not eligible.
+   */
+  refuses?: ((model: Model) => string | undefined) | undefined;
   needs: RequestNeeds;
   /** Strategy `auto`. */
   classification?: Classification | undefined;
@@ -135,7 +141,8 @@ export function decide(input: DecisionInput): Decision {
     const why = cannotServe(model, input.needs) ??
       (input.allowed && !input.allowed(model)
         ? "not allowed by the organization policy"
-        : undefined);
+        : undefined) ??
+      input.refuses?.(model);
     if (why) excluded.push({ id, reason: why });
     else eligible.push(model);
   }
@@ -199,11 +206,15 @@ function byDial(
   const known = models.map((m) => qualityOf(m, task)).filter((q): q is number => q !== undefined)
     .sort((a, b) => a - b);
   const fallbackQ = known.length ? known[Math.floor(known.length / 2)]! : 0.5;
+  const prices = models.map((model) => requestPrice(model, input.needs));
+  // No model has a quality figure: the price order stands in for it (dearer = stronger), so
+  // the dial still spans the pool instead of every model tying at one fallback figure.
+  const proxy = known.length === 0 ? priceRanks(prices) : undefined;
   const scored = models.map((model, index) => ({
     model,
     index,
-    price: requestPrice(model, input.needs),
-    quality: qualityOf(model, task) ?? fallbackQ,
+    price: prices[index]!,
+    quality: proxy?.[index] ?? qualityOf(model, task) ?? fallbackQ,
   }));
   // Pareto frontier: drop a model when another is no more expensive and at least as good.
   const frontier = scored.filter((a) =>
@@ -233,8 +244,19 @@ function byDial(
   const order = [chosen, ...up, ...down, ...rest].map((x) => x.model);
   const reason = `auto: difficulty ${c.difficulty.toFixed(2)}${c.noSignal ? " (no signal)" : ""}` +
     `, task ${c.task}, threshold ${input.threshold} -> needs quality ${needed.toFixed(2)}` +
-    `; cheapest meeting it: ${chosen.model.id} (${chosen.quality.toFixed(2)})`;
+    `; cheapest meeting it: ${chosen.model.id} (${chosen.quality.toFixed(2)})` +
+    (proxy ? "; quality proxy: price order (no quality figures in the pool)" : "");
   return { order, reason };
+}
+
+/**
+ * Each price's rank in the pool scaled to 0–1 (cheapest 0, dearest 1; equal prices share a rank):
+ * the quality proxy when no pool model carries a quality figure.
+ */
+export function priceRanks(prices: readonly number[]): number[] {
+  const distinct = [...new Set(prices)].sort((a, b) => a - b);
+  const top = Math.max(1, distinct.length - 1);
+  return prices.map((p) => distinct.indexOf(p) / top);
 }
 
 const METRIC_KEYS = ["latency", "ttft", "throughput", "error_rate", "price"] as const;

@@ -36,6 +36,8 @@ export interface SessionRecord {
   last_seen: string;
   /** The session ends here whatever its use. */
   expires: string;
+  /** The identity provider it was signed in through; absent for a password sign-in. */
+  sso_provider?: string;
 }
 
 /** A one-time link to set a password (new user, invitation, reset); 24 h. */
@@ -73,7 +75,18 @@ export type AuditAction =
   | "user.created"
   | "user.removed"
   | "user.password_set"
-  | "login.failed";
+  | "login.failed"
+  | "member.joined"
+  | "sso.provider_added"
+  | "sso.provider_removed"
+  | "sso.bound"
+  | "sso.unbound"
+  | "sso.signed_in"
+  | "sso.linked"
+  | "sso.refused"
+  | "sso.role_kept"
+  | "sso.password_refused"
+  | "sso.break_glass";
 
 /** One control-plane action. Never a secret: ids, e-mails, roles and amounts only. */
 export interface AuditEntry {

@@ -3,10 +3,16 @@
  * so an operator can move from the embedded KV to PostgreSQL (or back) without losing a key or
  * a cent. Keys travel as hashes; balances as their two totals (granted, spent); request
  * metadata and daily aggregates as stored; organization and key policies with their audit
- * trail. Rate buckets are not exported (they expire within
+ * trail; single sign-on's providers, bindings and identities (`sso_transfer.ts`). Rate buckets are not exported (they expire within
  * two minutes). An import goes into an empty store only, so nothing is counted twice.
  */
 import { z } from "zod";
+import {
+  SsoBindingLine,
+  SsoIdentityLine,
+  SsoManagedLine,
+  SsoProviderLine,
+} from "./sso_transfer.ts";
 import type { ApiKeyRecord, OrgRecord, RequestRecord } from "./records.ts";
 import type { PolicyAuditEntry } from "./policy_store.ts";
 import type {
@@ -222,6 +228,10 @@ export const StateLine = z.discriminatedUnion("type", [
   AuditLine,
   OrgSettingsLine,
   RoutingPolicyLine,
+  SsoProviderLine,
+  SsoBindingLine,
+  SsoIdentityLine,
+  SsoManagedLine,
 ]);
 export type StateLine = z.infer<typeof StateLine>;
 export type UsageDayLine = z.infer<typeof UsageDayLine>;

@@ -6,17 +6,8 @@
  */
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
-import { launchChromium } from "../helpers/chromium.ts";
+import { launchChromium, watchConsole } from "../helpers/chromium.ts";
 import { MODEL, PASSWORD, startDashboardHarness } from "./support.ts";
-
-function watchConsole(page: Page): string[] {
-  const errors: string[] = [];
-  page.on("console", (m) => {
-    if (m.type() === "error") errors.push(m.text());
-  });
-  page.on("pageerror", (e) => errors.push(String(e)));
-  return errors;
-}
 
 async function signIn(page: Page, base: string, email: string) {
   await page.goto(`${base}/`);

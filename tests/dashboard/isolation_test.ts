@@ -25,8 +25,11 @@ const ORG_ROUTES: Array<[string, string, unknown?]> = [
   ["PATCH", "/members/USER", { role: "viewer" }],
   ["DELETE", "/members/USER"],
   ["GET", "/audit"],
+  ["GET", "/sso"],
+  ["PUT", "/sso", { provider: "idp", domains: [{ match: "example.eu", role: "owner" }] }],
+  ["DELETE", "/sso"],
 ];
-const PAGES = ["overview", "keys", "usage", "credits", "members", "audit"];
+const PAGES = ["overview", "keys", "usage", "credits", "members", "sso", "audit"];
 
 Deno.test("isolation — another organization's id is 404 on every route and page, for every role", async () => {
   await using d = await startDashboardHarness();
@@ -107,6 +110,8 @@ Deno.test("isolation — without a session every API route is 401 and every page
     ["GET", "/api/operator/orgs"],
     ["POST", "/api/operator/orgs", { name: "x" }],
     ["GET", "/api/operator/audit"],
+    ["GET", "/api/sso/providers"],
+    ["DELETE", "/api/sso/providers/idp"],
     ...ORG_ROUTES.map((
       [m, p, b],
     ): [string, string, unknown?] => [m, `/api/orgs/${d.h.org}${p}`, b]),
@@ -117,7 +122,14 @@ Deno.test("isolation — without a session every API route is 401 and every page
     assert.equal(res.status, 401, `${method} ${path}: ${text}`);
     assert.equal(JSON.parse(text).error.code, "not_authenticated");
   }
-  for (const page of ["/", "/operator", ...PAGES.map((p) => `/orgs/${d.h.org}/${p}`)]) {
+  for (
+    const page of [
+      "/",
+      "/operator",
+      "/operator/sso",
+      ...PAGES.map((p) => `/orgs/${d.h.org}/${p}`),
+    ]
+  ) {
     const res = await c.request("GET", page);
     assert.equal(res.status, 303, page);
     assert.match(res.headers.get("location") ?? "", /^\/login/);

@@ -3,7 +3,7 @@
  * download). When it is missing, it is installed from Debian's packages
  * (`apt-get update && apt-get install -y chromium`), saying so on stderr.
  */
-import { type Browser, chromium } from "playwright-core";
+import { type Browser, chromium, type Page } from "playwright-core";
 
 export const CHROMIUM_PATH = Deno.env.get("CHROMIUM_PATH") ?? "/usr/bin/chromium";
 
@@ -59,4 +59,14 @@ export async function launchChromium(): Promise<Browser> {
       "--no-first-run",
     ],
   });
+}
+
+/** The page's console errors and uncaught exceptions (a CSP violation is one), as they come. */
+export function watchConsole(page: Page): string[] {
+  const errors: string[] = [];
+  page.on("console", (m) => {
+    if (m.type() === "error") errors.push(m.text());
+  });
+  page.on("pageerror", (e) => errors.push(String(e)));
+  return errors;
 }

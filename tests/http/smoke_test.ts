@@ -13,7 +13,7 @@ Deno.test("chat completions — non-stream answer through the official SDK", asy
   await h.flushed();
   const rows = await h.store.listRequests(h.org, 10);
   assert.equal(rows.length, 1);
-  assert.equal(rows[0]?.served_model, "sim-chat");
+  assert.equal(rows[0]?.served_model, "acme/chat");
 });
 
 Deno.test("chat completions — stream with usage on the last chunk", async () => {

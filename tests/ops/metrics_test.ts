@@ -100,7 +100,8 @@ Deno.test("GET /metrics — real traffic shows up, parsed by a Prometheus text-f
   const served = find(requests, {
     endpoint: "chat",
     requested_model: MODEL,
-    served_model: "standby-ok",
+    // The catalog model that served (the standby's provider says which route).
+    served_model: MODEL,
     provider: "sim-b",
     status_class: "2xx",
   });
@@ -129,7 +130,7 @@ Deno.test("GET /metrics — real traffic shows up, parsed by a Prometheus text-f
     count(m, "gen_ai_server_request_duration_seconds", {
       gen_ai_operation_name: "chat",
       gen_ai_request_model: MODEL,
-      gen_ai_response_model: "standby-ok",
+      gen_ai_response_model: MODEL,
       gen_ai_provider_name: "sim-b",
     }),
     "2",

@@ -44,7 +44,7 @@ Deno.test("admission — a chat request's recovery record is its estimated recor
     user: "end-user-7",
     endpoint: "chat",
     requested_model: "acme/chat",
-    served_model: "sim-chat",
+    served_model: "acme/chat",
     provider: "sim-a",
     status: 0,
     latency_ms: record.latency_ms,

@@ -123,7 +123,7 @@ Deno.test("settleRequest — non-chat consumption (characters) is priced on the 
     consumed: { characters: 7 },
   });
   const [row] = await s.rows();
-  assert.equal(row?.served_model, "acme/tts-upstream");
+  assert.equal(row?.served_model, "acme/tts");
   assert.equal(row?.characters, 7);
   assert.equal(row?.cost_micro_eur, 21);
   assert.equal(row?.routing_policy, undefined);

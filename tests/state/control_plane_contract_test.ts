@@ -5,45 +5,9 @@
  * left, a set-password token taken once).
  */
 import assert from "node:assert/strict";
-import type { ControlPlaneStores } from "../../src/state/kv/control_plane.ts";
-import { kvControlPlane } from "../../src/state/kv/control_plane.ts";
-import { createKvStore } from "../../src/state/kv/kv_store.ts";
-import { openPgStore } from "../../src/state/postgres/pg_store.ts";
-import type { Store } from "../../src/state/store.ts";
+import { kvBackend, type Opened, pgBackend } from "./control_plane_backends.ts";
 import { buildRequestRecord } from "../../src/billing/settle.ts";
 import { timeOrderedId } from "../../src/ids.ts";
-import { type PgCluster, startPostgres } from "../helpers/postgres.ts";
-
-interface Opened {
-  store: Store;
-  areas: ControlPlaneStores;
-}
-
-/** Disposing a backend stops what it started. */
-interface Backend extends AsyncDisposable {
-  open(): Promise<Opened>;
-}
-
-function kvBackend(): Promise<Backend> {
-  return Promise.resolve({
-    open: async () => {
-      const store = createKvStore(await Deno.openKv(":memory:"));
-      return { store, areas: kvControlPlane(store.kv) };
-    },
-    [Symbol.asyncDispose]: () => Promise.resolve(),
-  });
-}
-
-async function pgBackend(): Promise<Backend> {
-  const cluster: PgCluster = await startPostgres();
-  return {
-    open: async () => {
-      const store = await openPgStore(await cluster.database(), { spillPath: undefined });
-      return { store, areas: store.controlPlane };
-    },
-    [Symbol.asyncDispose]: () => cluster.stop(),
-  };
-}
 
 const T = "2026-11-21T10:00:00.000Z";
 const later = (ms: number) => new Date(Date.parse(T) + ms).toISOString();

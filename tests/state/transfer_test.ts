@@ -45,7 +45,7 @@ async function seed(store: KvStore) {
   await store.putKeyPolicy(a.id!, key.id!, { guardrail: "block" }, "cli");
   // The dashboard's areas: users, memberships, a ledger grant, audit (in and outside an org),
   // settings.
-  const { accounts, control } = kvControlPlane(store.kv);
+  const { accounts, control, sso } = kvControlPlane(store.kv);
   const T = "2026-11-20T08:00:00.000Z";
   await accounts.createUser({
     id: "usr_owner",
@@ -92,6 +92,36 @@ async function seed(store: KvStore) {
     detail: {},
   });
   await control.setOrgSettings(a.id!, { low_balance_micro_eur: 5_000, rpm_ceiling: null });
+  // Single sign-on: a provider, a binding with rules, a linked identity, a managed membership.
+  await sso.createProvider({
+    id: "kc-acme",
+    name: "Acme Keycloak",
+    issuer: "https://id.acme.eu/realms/acme",
+    client_id: "sovra",
+    client_secret_env: "ACME_KC_SECRET",
+    scopes: ["openid", "email", "groups"],
+    redirect_url: "https://dashboard.acme.eu/sso/callback",
+    groups_claim: "groups",
+    email_verified_claim: "email_verified",
+    created: T,
+  });
+  await sso.setBinding({
+    org: a.id!,
+    provider: "kc-acme",
+    domains: [{ match: "example.eu", role: "viewer" }],
+    groups: [{ match: "/acme/admins", role: "admin" }],
+    require_sso: true,
+    updated: T,
+  });
+  await sso.createIdentity({
+    issuer: "https://id.acme.eu/realms/acme",
+    subject: "f:8d1c:owner",
+    provider: "kc-acme",
+    user: "usr_owner",
+    created: T,
+    last_sign_in: T,
+  });
+  await sso.markManaged({ org: a.id!, user: "usr_owner", provider: "kc-acme" });
   await store.routingPolicies!.putRoutingPolicy({
     org: a.id!,
     id: "support",
@@ -158,6 +188,10 @@ Deno.test("export/import — KV → PostgreSQL → KV keeps every line", async (
       "policy_audit",
       "request",
       "routing_policy",
+      "sso_binding",
+      "sso_identity",
+      "sso_managed",
+      "sso_provider",
       "usage_day",
       "user",
     ]);
@@ -263,6 +297,10 @@ Deno.test("export/import — through the CLI, a KV key then works on a PostgreSQ
     audit: 2,
     org_settings: 1,
     routing_policy: 1,
+    sso_provider: 1,
+    sso_binding: 1,
+    sso_identity: 1,
+    sso_managed: 1,
   });
 
   const h = await startHarness({

@@ -16,7 +16,11 @@ import {
   readConverseRequest,
 } from "./converse.ts";
 import { scriptedBody } from "./stream_body.ts";
+import { loadSchemaDir, type Violation, violationsOf } from "../provider_rules.ts";
+import { BOTH_SAMPLING_MESSAGE, refusesBothSampling } from "../anthropic_sampling.ts";
 import { type SimCredentials, verifySigV4 } from "./sigv4_verify.ts";
+
+const BEDROCK_SCHEMA = loadSchemaDir().get("bedrock")!.endpoints.chat!;
 
 export interface BedrockRecordedRequest {
   path: string;
@@ -31,6 +35,11 @@ export interface BedrockRecordedRequest {
 export interface BedrockSimulator {
   url: string;
   requests: BedrockRecordedRequest[];
+  /**
+   * Body fields outside `catalog/provider_schemas/bedrock.json` (what Bedrock does with them is
+   * unknown, so they are only recorded).
+   */
+  violations: Violation[];
   reset(): void;
   close(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
@@ -50,6 +59,7 @@ const ERROR_NAMES: Record<number, string> = {
 
 export function startBedrockSimulator(credentials: SimCredentials): BedrockSimulator {
   const requests: BedrockRecordedRequest[] = [];
+  const violations: Violation[] = [];
   const closing = new AbortController();
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
     const url = new URL(req.url);
@@ -86,6 +96,14 @@ export function startBedrockSimulator(credentials: SimCredentials): BedrockSimul
     if (behaviour.fail !== undefined) {
       const name = ERROR_NAMES[behaviour.fail] ?? "InternalServerException";
       return errorResponse(behaviour.fail, name, `Simulated ${name}.`);
+    }
+    violations.push(...violationsOf("bedrock", "chat", BEDROCK_SCHEMA, body));
+    const inference = (body.inferenceConfig ?? {}) as Record<string, unknown>;
+    if (
+      refusesBothSampling(modelId) && inference.temperature !== undefined &&
+      inference.topP !== undefined
+    ) {
+      return errorResponse(400, "ValidationException", BOTH_SAMPLING_MESSAGE);
     }
     const simRequest = readConverseRequest(body);
     const invalid = validate(simRequest);
@@ -125,7 +143,11 @@ export function startBedrockSimulator(credentials: SimCredentials): BedrockSimul
   return {
     url: `http://127.0.0.1:${server.addr.port}`,
     requests,
-    reset: () => void requests.splice(0),
+    violations,
+    reset: () => {
+      requests.splice(0);
+      violations.splice(0);
+    },
     close: async () => {
       closing.abort();
       await server.shutdown();

@@ -27,6 +27,8 @@ export interface Behaviour {
   readonly rate16k: boolean;
   /** `jailbreak-<percent>`: moderation: the `jailbreaking` score (0–100 %) of every input. */
   readonly jailbreakPercent: number | undefined;
+  /** `retired`: the provider no longer serves this model (404, absent from `/v1/models`). */
+  readonly retired: boolean;
 }
 
 export const DEFAULT_CHUNKS = 8;
@@ -57,6 +59,7 @@ function parse(model: string): Behaviour {
   let parallel = false;
   let rate16k = false;
   let jailbreakPercent: number | undefined;
+  let retired = false;
   for (const token of model.split("+")) {
     const failure = /^fail-(\d{3})(-raw)?$/.exec(token);
     if (failure !== null) {
@@ -71,6 +74,8 @@ function parse(model: string): Behaviour {
       parallel = true;
     } else if (token === "16k") {
       rate16k = true;
+    } else if (token === "retired") {
+      retired = true;
     } else {
       dropAfter = numberAfter("drop-after-", token) ?? dropAfter;
       silentAfter = numberAfter("silent-after-", token) ?? silentAfter;
@@ -94,6 +99,7 @@ function parse(model: string): Behaviour {
     parallel,
     rate16k,
     jailbreakPercent,
+    retired,
   };
 }
 

@@ -9,11 +9,15 @@ import type { RequestContext } from "./context.ts";
 import { failureResponse, interruptedResponse, invalidRequest, jsonResponse } from "./responses.ts";
 import { sleep } from "./timing.ts";
 
-/** `chatWaitMs`: the simulator's own wait before every chat answer (OpenAISimulatorOptions). */
+/**
+ * `chatWaitMs`: the simulator's own wait before every chat answer (OpenAISimulatorOptions);
+ * `usageAlways`: streams carry usage on their last chunk unasked, as Mistral's do.
+ */
 export async function handleChat(
   body: unknown,
   ctx: RequestContext,
   chatWaitMs = 0,
+  usageAlways = false,
 ): Promise<Response> {
   const validated = validateChatRequest(body);
   if (!validated.ok) return invalidRequest(validated.message, ctx.requestId, validated.param);
@@ -38,7 +42,13 @@ export async function handleChat(
   if (!stream) {
     return jsonResponse(chatCompletion(identity, answer, !behaviour.noUsage), ctx.requestId);
   }
-  const includeUsage = request.stream_options?.include_usage === true && !behaviour.noUsage;
-  const events = streamEvents(identity, answer, includeUsage);
+  const usage = behaviour.noUsage
+    ? "none"
+    : usageAlways
+    ? "final"
+    : request.stream_options?.include_usage === true
+    ? "chunk"
+    : "none";
+  const events = streamEvents(identity, answer, usage);
   return streamResponse(events, behaviour, ctx.signal, ctx.requestId);
 }

@@ -18,11 +18,17 @@ const encoder = new TextEncoder();
 const contentDeltas = new WeakMap<TextPlan, readonly string[]>();
 
 /** Every SSE event of the stream, `[DONE]` last. */
+/**
+ * `usage`: `chunk` — OpenAI's extra chunk with no choices before `[DONE]` (asked for with
+ * `stream_options.include_usage`); `final` — on the finish chunk itself, unasked (Mistral);
+ * `none`.
+ */
 export function streamEvents(
   identity: CompletionIdentity,
   answer: ChatAnswer,
-  includeUsage: boolean,
+  usage: "chunk" | "final" | "none",
 ): string[] {
+  const includeUsage = usage === "chunk";
   const head =
     `data: {"id":"${identity.id}","object":"chat.completion.chunk","created":${identity.created},"model":${
       JSON.stringify(identity.model)
@@ -64,7 +70,15 @@ export function streamEvents(
       );
     }
   }
-  events.push(event("{}", `"${answer.finishReason}"`));
+  if (usage === "final") {
+    events.push(
+      `${head}{"index":0,"delta":{},"finish_reason":"${answer.finishReason}"}],"usage":${
+        JSON.stringify(usageObject(answer.usage))
+      }}\n\n`,
+    );
+  } else {
+    events.push(event("{}", `"${answer.finishReason}"`));
+  }
   if (includeUsage) {
     events.push(`${head}],"usage":${JSON.stringify(usageObject(answer.usage))}}\n\n`);
   }

@@ -14,7 +14,15 @@
  * - `no-usage`, `slow-<ms>` (before answering and between chunks), `wait-<ms>` (chat: before
  *   answering only), `chunks-<n>` (content chunks, default 8), `reasoning`, `parallel` (two tool
  *   calls), `16k` (speech sample rate),
- *   `jailbreak-<percent>` (the moderation answer's `jailbreaking` score).
+ *   `jailbreak-<percent>` (the moderation answer's `jailbreaking` score), `retired` (404
+ *   `model_not_found`, as a provider answers a model it no longer serves).
+ *
+ * Provider rules: under `/provider/<schema>/v1/…` (`urlFor(<schema>)`) the simulator is that
+ * provider: the body is checked against `catalog/provider_schemas/<schema>.json`, a field outside
+ * it is refused the way the provider refuses it (Mistral: 422 `extra_forbidden`) or left unused
+ * where the provider ignores it, and each one is recorded in `violations`; provider names are
+ * read (`random_seed`, `voice_id`); a schema with `stream_usage: always` puts usage on the last
+ * stream chunk unasked. Plain `/v1/…` accepts any field, as before.
  * Token counts are whitespace-separated words (see text_plan.ts), not a real tokenizer.
  */
 
@@ -27,6 +35,21 @@ import { ModelRegistry } from "./models.ts";
 import { errorResponse, invalidRequest } from "./responses.ts";
 import { handleSpeech } from "./speech.ts";
 import { handleTranscription } from "./transcriptions.ts";
+import { behaviourOf } from "./behaviour.ts";
+import {
+  loadSchemaDir,
+  rejectionResponse,
+  type Violation,
+  violationsOf,
+  withOpenAiNames,
+  withoutViolations,
+} from "../provider_rules.ts";
+import type {
+  ProviderRequestSchema,
+  SchemaEndpoint,
+} from "../../../src/catalog/provider_schema.ts";
+
+export type { Violation } from "../provider_rules.ts";
 
 export { ANSWER_TEXT, REASONING_TEXT } from "./text_plan.ts";
 export { REASONING_SIGNATURE } from "./chat_answer.ts";
@@ -43,7 +66,10 @@ export interface RecordedFile {
 
 export interface RecordedRequest {
   method: string;
+  /** The endpoint path (`/v1/chat/completions`), without a `/provider/<schema>` prefix. */
   path: string;
+  /** The provider schema the request came in under (`urlFor`), if any. */
+  profile?: string;
   headers: Record<string, string>;
   /** Parsed JSON; the raw text when it was not JSON; `{fields, files}` for multipart. */
   body: unknown;
@@ -53,6 +79,15 @@ export interface OpenAISimulator {
   /** Base URL ending in `/v1`, e.g. `http://127.0.0.1:PORT/v1`. */
   url: string;
   requests: RecordedRequest[];
+  /** Fields sent outside a provider's schema (requests under `urlFor(<schema>)`). */
+  violations: Violation[];
+  /** Base URL ending in `/v1` that behaves as the provider of `catalog/provider_schemas/<schema>.json`. */
+  urlFor(schema: string): string;
+  /**
+   * The model list `GET urlFor(schema)/models` answers (ids with the `retired` token are left
+   * out, as a provider lists only what it serves).
+   */
+  serveModels(schema: string, ids: readonly string[]): void;
   reset(): void;
   close(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
@@ -70,7 +105,18 @@ export interface OpenAISimulatorOptions {
    * benchmark's side by side with earlier code, whose catalogs name no such model).
    */
   chatWaitMs?: number;
+  /** Where the provider schemas are read from (default: the repository's `catalog/provider_schemas/`). */
+  schemaDir?: URL;
 }
+
+const ENDPOINT_OF_PATH: Readonly<Record<string, SchemaEndpoint>> = {
+  "/v1/chat/completions": "chat",
+  "/v1/embeddings": "embeddings",
+  "/v1/audio/transcriptions": "transcription",
+  "/v1/audio/speech": "speech",
+  "/v1/moderations": "moderation",
+  "/api/v1/tts/text_to_audio": "speech",
+};
 
 type Body =
   | { kind: "none" }
@@ -85,7 +131,10 @@ export async function startOpenAISimulator(
   const chatWaitMs = options.chatWaitMs ?? 0;
   const expectedAuth = options.apiKey === undefined ? undefined : `Bearer ${options.apiKey}`;
   const requests: RecordedRequest[] = [];
+  const violations: Violation[] = [];
+  const schemas = loadSchemaDir(options.schemaDir);
   const models = new ModelRegistry();
+  const listed = new Map<string, string[]>();
   const stopping = new AbortController();
   let seq = 0;
 
@@ -98,12 +147,13 @@ export async function startOpenAISimulator(
       requestId,
       signal: () => signal ??= AbortSignal.any([req.signal, stopping.signal]),
     };
-    const path = pathOf(req.url);
+    const { profile, path } = profileOf(pathOf(req.url));
     const body = await readBody(req);
     if (record) {
       requests.push({
         method: req.method,
         path,
+        ...(profile === undefined ? {} : { profile }),
         headers: Object.fromEntries(req.headers),
         body: recordedBody(body),
       });
@@ -121,17 +171,71 @@ export async function startOpenAISimulator(
       );
     }
     if (body.kind === "json" && isRecord(body.value) && typeof body.value.model === "string") {
+      if (behaviourOf(body.value.model).retired) return retiredModel(body.value.model, requestId);
       models.remember(body.value.model);
     }
-    return await route(req.method, path, body, ctx);
+    let usageAlways = false;
+    let shaped: Body = body;
+    if (profile !== undefined && req.method === "POST") {
+      const schema = schemas.get(profile);
+      if (schema === undefined) {
+        return errorResponse(404, `No provider schema '${profile}'.`, requestId);
+      }
+      const applied = applySchema(schema, profile, path, body);
+      if (applied instanceof Response) return applied;
+      shaped = applied.body;
+      usageAlways = applied.usageAlways;
+    }
+    return await route(req.method, path, shaped, ctx, usageAlways, profile);
   }
 
-  function route(method: string, path: string, body: Body, ctx: RequestContext) {
+  /**
+   * The provider's reading of the body: refused (a Response) when its schema rejects a field
+   * it holds, else without the fields it would not use and under OpenAI's names.
+   */
+  function applySchema(
+    schema: ProviderRequestSchema,
+    profile: string,
+    path: string,
+    body: Body,
+  ): Response | { body: Body; usageAlways: boolean } {
+    const endpoint = ENDPOINT_OF_PATH[path];
+    const rules = endpoint === undefined ? undefined : schema.endpoints[endpoint];
+    if (endpoint === undefined || rules === undefined) return { body, usageAlways: false };
+    const usageAlways = endpoint === "chat" && rules.stream_usage === "always";
+    if (body.kind === "form") {
+      const fields: Record<string, unknown> = {};
+      for (const [name, value] of body.form.entries()) fields[name] = value;
+      const found = violationsOf(profile, endpoint, rules, fields);
+      violations.push(...found);
+      if (found.length > 0 && rules.unknown_fields === "reject") {
+        return rejectionResponse(schema, found, `req_sim${seq}`);
+      }
+      return { body, usageAlways };
+    }
+    if (body.kind !== "json" || !isRecord(body.value)) return { body, usageAlways };
+    const found = violationsOf(profile, endpoint, rules, body.value);
+    violations.push(...found);
+    if (found.length > 0 && rules.unknown_fields === "reject") {
+      return rejectionResponse(schema, found, `req_sim${seq}`);
+    }
+    const kept = withoutViolations(body.value, found);
+    return { body: { kind: "json", value: withOpenAiNames(rules, kept) }, usageAlways };
+  }
+
+  function route(
+    method: string,
+    path: string,
+    body: Body,
+    ctx: RequestContext,
+    usageAlways: boolean,
+    profile: string | undefined,
+  ) {
     const json = body.kind === "json" ? body.value : undefined;
     if (method === "POST") {
       switch (path) {
         case "/v1/chat/completions":
-          return handleChat(json, ctx, chatWaitMs);
+          return handleChat(json, ctx, chatWaitMs, usageAlways);
         case "/v1/embeddings":
           return handleEmbeddings(json, ctx);
         case "/v1/audio/speech":
@@ -148,7 +252,10 @@ export async function startOpenAISimulator(
           );
       }
     }
-    if (method === "GET" && path === "/v1/models") return models.list(ctx.requestId);
+    if (method === "GET" && path === "/v1/models") {
+      const own = profile === undefined ? undefined : listed.get(profile);
+      return own === undefined ? models.list(ctx.requestId) : listResponse(own, ctx.requestId);
+    }
     if (method === "GET" && path.startsWith("/v1/models/")) {
       return models.get(decodeURIComponent(path.slice("/v1/models/".length)), ctx.requestId);
     }
@@ -167,11 +274,18 @@ export async function startOpenAISimulator(
   await listening.promise;
 
   let closed: Promise<void> | undefined;
+  const origin = `http://${hostForUrl(server.addr.hostname)}:${server.addr.port}`;
   return {
-    url: `http://${hostForUrl(server.addr.hostname)}:${server.addr.port}/v1`,
+    url: `${origin}/v1`,
     requests,
+    violations,
+    urlFor: (schema: string) => `${origin}/provider/${encodeURIComponent(schema)}/v1`,
+    serveModels(schema: string, ids: readonly string[]) {
+      listed.set(schema, ids.filter((id) => !behaviourOf(id).retired));
+    },
     reset() {
       requests.length = 0;
+      violations.length = 0;
       models.reset();
     },
     close() {
@@ -236,6 +350,32 @@ function pathOf(url: string): string {
   if (start < 0) return "/";
   const query = url.indexOf("?", start);
   return query < 0 ? url.slice(start) : url.slice(start, query);
+}
+
+/** `/provider/<schema>/v1/…` → the schema and `/v1/…`; other paths have no profile. */
+function profileOf(path: string): { profile?: string; path: string } {
+  const match = /^\/provider\/([^/]+)(\/.*)$/.exec(path);
+  if (match === null) return { path };
+  return { profile: decodeURIComponent(match[1]!), path: match[2]! };
+}
+
+function listResponse(ids: readonly string[], requestId: string): Response {
+  const data = ids.map((id) => ({
+    id,
+    object: "model",
+    created: 1735689600,
+    owned_by: "provider",
+  }));
+  return new Response(JSON.stringify({ object: "list", data }), {
+    headers: { "content-type": "application/json", "x-request-id": requestId },
+  });
+}
+
+function retiredModel(model: string, requestId: string): Response {
+  return errorResponse(404, `The model '${model}' does not exist`, requestId, {
+    code: "model_not_found",
+    param: "model",
+  });
 }
 
 function hostForUrl(hostname: string): string {

@@ -11,11 +11,21 @@ import { planAnswer, validate } from "../bedrock/conversation.ts";
 import { scriptedBody } from "../bedrock/stream_body.ts";
 import { createOAuthServer } from "./oauth.ts";
 import {
+  loadSchemaDir,
+  rejectionResponse,
+  type Violation,
+  violationsOf,
+} from "../provider_rules.ts";
+import { BOTH_SAMPLING_MESSAGE, refusesBothSampling } from "../anthropic_sampling.ts";
+import {
   messagesResponse,
   messagesStreamEvents,
   messagesUsage,
   readMessagesRequest,
 } from "./messages.ts";
+
+const SCHEMAS = loadSchemaDir();
+const VERTEX_SCHEMA = SCHEMAS.get("vertex_anthropic")!.endpoints.chat!;
 
 export interface VertexRecordedRequest {
   path: string;
@@ -32,6 +42,8 @@ export interface VertexSimulator {
   tokenUrl: string;
   serviceAccountJson: string;
   requests: VertexRecordedRequest[];
+  /** Body fields outside `catalog/provider_schemas/vertex_anthropic.json` (each refused, as Anthropic does). */
+  violations: Violation[];
   /** Grants answered so far. */
   readonly tokensIssued: number;
   /** Makes every issued access token unknown (the next call gets 401). */
@@ -48,6 +60,7 @@ const encoder = new TextEncoder();
 export async function startVertexSimulator(): Promise<VertexSimulator> {
   const oauth = await createOAuthServer();
   const requests: VertexRecordedRequest[] = [];
+  const violations: Violation[] = [];
   const closing = new AbortController();
   let tokenUrl = "";
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
@@ -108,6 +121,14 @@ export async function startVertexSimulator(): Promise<VertexSimulator> {
     if (typeof body.max_tokens !== "number") {
       return anthropicError(400, "invalid_request_error", "max_tokens: Field required");
     }
+    const found = violationsOf("vertex_anthropic", "chat", VERTEX_SCHEMA, body);
+    violations.push(...found);
+    if (found.length > 0) {
+      return rejectionResponse(SCHEMAS.get("vertex_anthropic")!, found, "req_vrtx");
+    }
+    if (refusesBothSampling(model) && body.temperature !== undefined && body.top_p !== undefined) {
+      return anthropicError(400, "invalid_request_error", BOTH_SAMPLING_MESSAGE);
+    }
     if (stream !== (body.stream === true)) {
       return anthropicError(400, "invalid_request_error", "stream must match the endpoint");
     }
@@ -145,7 +166,11 @@ export async function startVertexSimulator(): Promise<VertexSimulator> {
       return oauth.issued;
     },
     revokeTokens: () => oauth.revokeAll(),
-    reset: () => void requests.splice(0),
+    violations,
+    reset: () => {
+      requests.splice(0);
+      violations.splice(0);
+    },
     close: async () => {
       closing.abort();
       await server.shutdown();

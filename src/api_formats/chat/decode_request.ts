@@ -26,6 +26,7 @@ const KNOWN_FIELDS = new Set([
   "parallel_tool_calls",
   "response_format",
   "reasoning",
+  "reasoning_effort",
   "user",
 ]);
 
@@ -116,6 +117,10 @@ export function decodeChatRequest(body: ChatCompletionRequestBody): ChatRequest 
       ...(r.exclude === undefined ? {} : { exclude: r.exclude }),
       ...(r.enabled === undefined ? {} : { enabled: r.enabled }),
     };
+  }
+  // OpenAI's top-level name (official SDKs, LangChain, the AI SDK's `.chat()`, LiteLLM).
+  if (body.reasoning_effort != null && request.reasoning?.effort === undefined) {
+    request.reasoning = { ...request.reasoning, effort: body.reasoning_effort };
   }
   if (body.user != null) request.user = body.user;
   for (const [key, value] of Object.entries(body)) {

@@ -94,6 +94,9 @@ export const ChatCompletionRequestSchema = z.looseObject({
   parallel_tool_calls: z.boolean().nullish(),
   response_format: z.looseObject({ type: z.string() }).nullish(),
   reasoning: ReasoningSchema.nullish(),
+  reasoning_effort: ReasoningSchema.shape.effort.unwrap().nullish().describe(
+    "OpenAI's name for `reasoning.effort` (what the official SDKs send); `reasoning.effort` wins when both are given.",
+  ),
   user: EndUserId.nullish(),
 });
 export type ChatCompletionRequestBody = z.infer<typeof ChatCompletionRequestSchema>;

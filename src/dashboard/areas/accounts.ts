@@ -10,6 +10,7 @@ import { hashToken, newSecretToken } from "../secret_tokens.ts";
 import { noteFailure, throttledFor } from "../login_throttle.ts";
 import { audit } from "../audit.ts";
 import { badInput, invalidCredentials, tooManyAttempts } from "../errors.ts";
+import { checkPasswordSignIn } from "../sso/require_sso.ts";
 
 const LINK_TTL_MS = 24 * 3_600_000;
 
@@ -43,6 +44,7 @@ export async function signIn(
     }
     throw invalidCredentials();
   }
+  await checkPasswordSignIn(deps, user);
   return user;
 }
 

@@ -86,6 +86,12 @@ export function Layout(props: Frame & { children?: Child }) {
                 >
                   All organizations
                 </a>
+                <a
+                  href="/operator/sso"
+                  aria-current={props.current === "sso" && !org ? "page" : undefined}
+                >
+                  Identity providers
+                </a>
               </nav>
             )}
           </aside>
@@ -95,7 +101,7 @@ export function Layout(props: Frame & { children?: Child }) {
               <div class="who">
                 <span>{viewer.user.email}</span>
                 {access && <span class="pill">{access.role ?? "operator"}</span>}
-                <form method="post" action="/logout" class="inline">
+                <form method="post" action="/logout" class="inline" hx-boost="false">
                   <button type="submit" class="link">Sign out</button>
                 </form>
               </div>

@@ -15,6 +15,7 @@ import { membersPage } from "./members.tsx";
 import { auditPage } from "./audit.tsx";
 import { policiesPage } from "./policies.tsx";
 import { routingPage } from "./routing.tsx";
+import { ssoPage } from "./sso_org.tsx";
 
 export interface OrgPage {
   /** URL segment under `/orgs/:org/`. */
@@ -38,6 +39,7 @@ export const ORG_PAGES: ReadonlyArray<OrgPage | ComingSoon> = [
   membersPage,
   routingPage,
   policiesPage,
+  ssoPage,
   auditPage,
 ];
 

@@ -1,38 +1,26 @@
 /** Sign in, sign out, set a password (from a one-time link): the pages without a session. */
 import type { Hono } from "hono";
 import type { DashboardDeps, DashEnv } from "../deps.ts";
-import { ErrorNote, Head } from "./layout.tsx";
+import { ErrorNote } from "./layout.tsx";
 import { setPasswordWithToken, signIn } from "../areas/accounts.ts";
 import { endSession, loadViewer, startSession } from "../sessions.ts";
 import { clientAddress } from "../middleware.ts";
 import { formError, formFields } from "./form.ts";
+import { Page, safeNext, SsoButtons } from "./public_frame.tsx";
+import { signInProviders, signOutPage } from "./sso_pages.tsx";
 
-function Page(props: { title: string; children?: unknown; status?: number }) {
-  return (
-    <html lang="en">
-      <Head title={props.title} />
-      <body>
-        <div class="login">
-          <h1>
-            Sovra<span class="muted">.</span>
-          </h1>
-          <p class="muted">{props.title}</p>
-          {props.children as never}
-        </div>
-      </body>
-    </html>
-  );
-}
-
-/** Only local paths are followed after sign-in (no open redirect). */
-function safeNext(raw: string | undefined): string {
-  return raw && /^\/(?!\/)[\w\-./?=&%]*$/.test(raw) ? raw : "/";
-}
-
-function LoginForm(props: { error?: string; next: string; email?: string }) {
+function LoginForm(
+  props: {
+    error?: string;
+    next: string;
+    email?: string;
+    providers: Array<{ id: string; name: string }>;
+  },
+) {
   return (
     <Page title="Sign in to the dashboard">
       <ErrorNote message={props.error} />
+      <SsoButtons providers={props.providers} next={props.next} />
       <form method="post" action="/login">
         <input type="hidden" name="next" value={props.next} />
         <label>
@@ -75,7 +63,10 @@ function SetPasswordForm(props: { token: string; error?: string }) {
 }
 
 export function registerPublicPages(app: Hono<DashEnv>, deps: DashboardDeps): void {
-  app.get("/login", (c) => c.html(<LoginForm next={safeNext(c.req.query("next"))} />));
+  app.get("/login", async (c) =>
+    c.html(
+      <LoginForm next={safeNext(c.req.query("next"))} providers={await signInProviders(deps)} />,
+    ));
   app.post("/login", async (c) => {
     const form = await formFields(c);
     const next = safeNext(form.next);
@@ -90,14 +81,20 @@ export function registerPublicPages(app: Hono<DashEnv>, deps: DashboardDeps): vo
     } catch (error) {
       const e = formError(error);
       return c.html(
-        <LoginForm error={e.message} next={next} email={form.email ?? ""} />,
+        <LoginForm
+          error={e.message}
+          next={next}
+          email={form.email ?? ""}
+          providers={await signInProviders(deps)}
+        />,
         e.status as 401,
       );
     }
   });
   app.post("/logout", async (c) => {
-    await endSession(deps, c, await loadViewer(deps, c));
-    return c.redirect("/login", 303);
+    const viewer = await loadViewer(deps, c);
+    await endSession(deps, c, viewer);
+    return (await signOutPage(deps, c, viewer)) ?? c.redirect("/login", 303);
   });
   app.get("/set-password", (c) => c.html(<SetPasswordForm token={c.req.query("token") ?? ""} />));
   app.post("/set-password", async (c) => {

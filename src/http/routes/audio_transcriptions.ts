@@ -60,7 +60,7 @@ export function transcriptionsHandler(deps: AppDeps) {
       );
       return respond(c, served.value.body, {
         "content-type": served.value.contentType,
-        ...servedHeaders(state.requestId, served.route),
+        ...servedHeaders(state.requestId, served.route, served.dropped),
       });
     } finally {
       release();

@@ -13,7 +13,7 @@ import { decodeChatRequest } from "../../api_formats/chat/decode_request.ts";
 import { encodeChatCompletion } from "../../api_formats/chat/encode_response.ts";
 import { ChatChunkEncoder } from "../../api_formats/chat/encode_stream.ts";
 import { type ChatCallContext, completeChat, openChatStream } from "../../pipeline/chat_call.ts";
-import { answerModel, routedHeaders, servedHeaders } from "../served_headers.ts";
+import { adjustedHeader, answerModel, routedHeaders, servedHeaders } from "../served_headers.ts";
 import { prefetchRouterPins, resolveChatTarget } from "../chat_target.ts";
 import { chatStreamBody } from "../../api_formats/chat/stream_body.ts";
 import { wantsPassthrough } from "../../api_formats/chat/passthrough.ts";
@@ -55,7 +55,11 @@ export function chatCompletionsHandler(deps: AppDeps) {
       const headers = servedHeaders(state.requestId, served.route, served.dropped, {
         "content-type": "application/json",
       });
-      return respond(c, JSON.stringify(answer), routedHeaders(served, headers));
+      return respond(
+        c,
+        JSON.stringify(answer),
+        routedHeaders(served, adjustedHeader(served, headers)),
+      );
     }
 
     const open = await openChatStream(ctx, request, { passthrough: wantsPassthrough(request) });
@@ -74,6 +78,6 @@ export function chatCompletionsHandler(deps: AppDeps) {
       "content-type": "text/event-stream; charset=utf-8",
       "cache-control": "no-cache",
     });
-    return respond(c, body$, routedHeaders(open.served, headers));
+    return respond(c, body$, routedHeaders(open.served, adjustedHeader(open.served, headers)));
   };
 }

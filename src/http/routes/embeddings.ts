@@ -39,7 +39,7 @@ export function embeddingsHandler(deps: AppDeps) {
     const body = { ...served.value.body, model: model.id };
     return respond(c, JSON.stringify(body), {
       "content-type": "application/json",
-      ...servedHeaders(state.requestId, served.route),
+      ...servedHeaders(state.requestId, served.route, served.dropped),
     });
   };
 }

@@ -1,7 +1,8 @@
 /**
  * `GET /v1/models`: every active model in OpenAI's list envelope, the same for every key.
  * Each entry carries OpenAI's `id`/`object`/`created`/`owned_by` plus every field of the
- * spec's Model table; zero prices are omitted.
+ * spec's Model table; zero prices are omitted. Additions: a model's lifecycle (`deprecated_on`,
+ * `retires_on`, `successor`) where the catalog sets it; retired models are not listed.
  */
 import type { Context } from "hono";
 import type { Catalog } from "../../catalog/catalog.ts";
@@ -47,10 +48,14 @@ export function modelEntry(model: Model, created: number): Record<string, unknow
     if (model.limits.response_formats) limits.response_formats = model.limits.response_formats;
     entry.limits = limits;
   }
+  if (model.deprecated_on !== undefined) entry.deprecated_on = model.deprecated_on;
+  if (model.retires_on !== undefined) entry.retires_on = model.retires_on;
+  if (model.successor !== undefined) entry.successor = model.successor;
   return entry;
 }
 
-const rendered = new WeakMap<Catalog, string>();
+/** The list body per catalog version and UTC day (a retirement takes a model out at midnight). */
+const rendered = new WeakMap<Catalog, { day: string; body: string }>();
 const createdAt = new WeakMap<Catalog, number>();
 
 /** When this catalog version was loaded (OpenAI's `created`), the same in list and entry. */
@@ -65,15 +70,15 @@ function createdOf(catalog: Catalog): number {
 
 /** The list body, rendered once per catalog version. */
 export function modelListBody(catalog: Catalog): string {
-  let body = rendered.get(catalog);
-  if (body === undefined) {
-    const created = createdOf(catalog);
-    body = JSON.stringify({
-      object: "list",
-      data: catalog.activeModels().map((m) => modelEntry(m, created)),
-    });
-    rendered.set(catalog, body);
-  }
+  const day = catalog.today();
+  const cached = rendered.get(catalog);
+  if (cached?.day === day) return cached.body;
+  const created = createdOf(catalog);
+  const body = JSON.stringify({
+    object: "list",
+    data: catalog.activeModels().map((m) => modelEntry(m, created)),
+  });
+  rendered.set(catalog, { day, body });
   return body;
 }
 

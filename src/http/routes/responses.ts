@@ -20,7 +20,7 @@ import { createResponsesEventStream } from "../../api_formats/responses/encode_s
 import { newResponseId } from "../../api_formats/responses/response_object.ts";
 import { responseEcho } from "../../api_formats/responses/response_echo.ts";
 import { type ChatCallContext, completeChat, openChatStream } from "../../pipeline/chat_call.ts";
-import { answerModel, routedHeaders, servedHeaders } from "../served_headers.ts";
+import { adjustedHeader, answerModel, routedHeaders, servedHeaders } from "../served_headers.ts";
 import { prefetchRouterPins, resolveChatTarget } from "../chat_target.ts";
 import type { ChatStreamEvent } from "../../canonical/chat.ts";
 import type { ResolvedRoute } from "../../catalog/resolved_route.ts";
@@ -85,6 +85,7 @@ export function responsesHandler(deps: AppDeps) {
         {
           "content-type": "application/json",
           ...servedHeaders(state.requestId, served.route, dropped(served)),
+          ...adjustedHeader(served, {}),
           ...routedHeaders(served),
         },
       );
@@ -119,6 +120,7 @@ export function responsesHandler(deps: AppDeps) {
       "content-type": "text/event-stream; charset=utf-8",
       "cache-control": "no-cache",
       ...servedHeaders(state.requestId, open.served.route, dropped(open.served)),
+      ...adjustedHeader(open.served, {}),
       ...routedHeaders(open.served),
     });
   };

@@ -1,6 +1,11 @@
-/** Canonical request → `openai`-dialect body. Parameter filtering happened before. */
+/**
+ * Canonical request → `openai`-dialect body. Parameter filtering happened before (rule 1 and
+ * the provider's schema, `conform_request.ts`); the body is then given the provider's names and
+ * fields (`shapeBody`), so nothing outside its schema is sent.
+ */
 import type { ChatMessage, ChatRequest } from "../../canonical/chat.ts";
 import type { ResolvedRoute } from "../../catalog/resolved_route.ts";
+import { asksStreamUsage, endpointSchema, shapeBody } from "./conform_request.ts";
 
 function convertMessage(m: ChatMessage): Record<string, unknown> {
   switch (m.role) {
@@ -31,9 +36,7 @@ export function convertRequest(
   };
   if (request.stream) {
     body.stream = true;
-    if (!route.provider.unsupported_parameters.includes("stream_options")) {
-      body.stream_options = { include_usage: true };
-    }
+    if (asksStreamUsage(route)) body.stream_options = { include_usage: true };
   }
   if (request.temperature !== undefined) body.temperature = request.temperature;
   if (request.topP !== undefined) body.top_p = request.topP;
@@ -54,5 +57,5 @@ export function convertRequest(
     if (effort !== undefined) body.reasoning_effort = effort;
   }
   if (request.user !== undefined) body.user = request.user;
-  return body;
+  return shapeBody(body, endpointSchema(route, "chat"));
 }

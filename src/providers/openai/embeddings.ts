@@ -1,6 +1,8 @@
 /**
  * `POST {base_url}/embeddings` for the `openai` dialect: the client's body forwarded
- * unchanged, except `model`, which becomes the route's upstream model.
+ * unchanged, except `model`, which becomes the route's upstream model, and the names the
+ * provider's request schema gives differently (`dimensions` → Mistral's `output_dimension`);
+ * what the schema lacks was removed (and named) by the routing plan.
  */
 import { z } from "zod";
 import type { EmbeddingsRequest, EmbeddingsResult, UpstreamCall } from "../adapter.ts";
@@ -14,6 +16,7 @@ import {
   sendUpstream,
   unreadableAnswer,
 } from "./http.ts";
+import { endpointSchema, shapeBody } from "./conform_request.ts";
 
 const count = z.number().int().nonnegative().nullish().catch(undefined);
 
@@ -31,7 +34,10 @@ export async function openaiEmbeddings(
   deps: OpenAiDeps,
 ): Promise<EmbeddingsResult> {
   // `request.body` never holds the client's `model` (see parseEmbeddingsRequest).
-  const body = { ...request.body, model: call.route.route.upstream_model };
+  const body = shapeBody(
+    { ...request.body, model: call.route.route.upstream_model },
+    endpointSchema(call.route, "embeddings"),
+  );
   const response = await sendUpstream(call, deps, endpointUrl(call, "/embeddings"), {
     headers: {
       ...authHeaders(call, deps),

@@ -1,7 +1,8 @@
 /**
  * `POST {base_url}/audio/speech` for the `openai` dialect. The answer is the audio itself,
  * streamed through without buffering. A provider that wraps the audio in JSON
- * (Mistral: `{"audio_data": "<base64>"}`) is unwrapped.
+ * (Mistral: `{"audio_data": "<base64>"}`) is unwrapped. The body takes the provider's names
+ * from its request schema (Mistral: `voice` is `voice_id`).
  */
 import type { SpeechRequest, SpeechResult, UpstreamCall } from "../adapter.ts";
 import { UpstreamFailure } from "../upstream_failure.ts";
@@ -15,6 +16,7 @@ import {
   sendUpstream,
   unreadableAnswer,
 } from "./http.ts";
+import { endpointSchema, shapeBody } from "./conform_request.ts";
 
 const CONTENT_TYPES: Record<string, string> = {
   mp3: "audio/mpeg",
@@ -35,12 +37,12 @@ export async function openaiSpeech(
   call: UpstreamCall,
   deps: OpenAiDeps,
 ): Promise<SpeechResult> {
-  const body = {
+  const body = shapeBody({
     model: call.route.route.upstream_model,
     input: request.input,
     voice: request.voice,
     response_format: request.responseFormat,
-  };
+  }, endpointSchema(call.route, "speech"));
   const response = await sendUpstream(call, deps, endpointUrl(call, "/audio/speech"), {
     headers: {
       ...authHeaders(call, deps),

@@ -2,8 +2,8 @@
  * `POST {base_url}/audio/transcriptions` for the `openai` dialect: a fresh multipart body
  * with the audio under the generated name (`audio.<ext>`; the client's file name never
  * leaves the gateway) and only the fields the gateway knows. Fields listed in the
- * provider's `unsupported_parameters` are left out (Mistral has no `response_format`); a
- * JSON answer to a `text` request is then reduced to its `text`.
+ * provider's `unsupported_parameters` or missing from its request schema are left out (Mistral
+ * has no `response_format`); a JSON answer to a `text` request is then reduced to its `text`.
  */
 import type { TranscriptionRequest, TranscriptionResult, UpstreamCall } from "../adapter.ts";
 import { isJsonContentType } from "../../content_type.ts";
@@ -16,6 +16,8 @@ import {
   sendUpstream,
   unreadableAnswer,
 } from "./http.ts";
+import { endpointSchema } from "./conform_request.ts";
+import { providerFieldName } from "../../catalog/provider_schema.ts";
 
 export async function openaiTranscription(
   request: TranscriptionRequest,
@@ -23,6 +25,10 @@ export async function openaiTranscription(
   deps: OpenAiDeps,
 ): Promise<TranscriptionResult> {
   const unsupported = new Set(call.route.provider.unsupported_parameters);
+  const schema = endpointSchema(call.route, "transcription");
+  const sendable = (name: string) =>
+    !unsupported.has(name) &&
+    (schema === undefined || schema.fields.includes(providerFieldName(schema, name)));
   const form = new FormData();
   const audio = request.audio as Uint8Array<ArrayBuffer>;
   form.append("file", new File([audio], request.fileName, { type: request.mimeType }));
@@ -34,7 +40,9 @@ export async function openaiTranscription(
     ["response_format", request.fields.responseFormat],
   ];
   for (const [name, value] of optional) {
-    if (value !== undefined && !unsupported.has(name)) form.append(name, value);
+    if (value !== undefined && sendable(name)) {
+      form.append(schema === undefined ? name : providerFieldName(schema, name), value);
+    }
   }
 
   const response = await sendUpstream(call, deps, endpointUrl(call, "/audio/transcriptions"), {

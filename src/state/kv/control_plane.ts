@@ -1,17 +1,27 @@
-/** The control-plane areas (accounts, ledger, audit, settings) over the gateway's KV handle. */
+/**
+ * The control-plane areas (accounts, ledger, audit, settings, single sign-on) over the gateway's
+ * KV handle.
+ */
 import { KvAccountStore } from "./accounts.ts";
 import { KvControlStore } from "./control.ts";
+import { KvSsoStore } from "./sso.ts";
 import type { AccountStore } from "../account_store.ts";
 import type { ControlStore } from "../control_store.ts";
+import type { SsoStore } from "../sso_store.ts";
 import type { Store } from "../store.ts";
 
 export interface ControlPlaneStores {
   accounts: AccountStore;
   control: ControlStore;
+  sso: SsoStore;
 }
 
 export function kvControlPlane(kv: Deno.Kv): ControlPlaneStores {
-  return { accounts: new KvAccountStore(kv), control: new KvControlStore(kv) };
+  return {
+    accounts: new KvAccountStore(kv),
+    control: new KvControlStore(kv),
+    sso: new KvSsoStore(kv),
+  };
 }
 
 /**

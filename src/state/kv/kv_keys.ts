@@ -35,6 +35,15 @@
  *   ["policy_org", orgId]                       → OrgPolicy (absent: the default policy)
  *   ["policy_key", keyId]                       → KeyPolicy (a key's narrowing)
  *   ["policy_audit", orgId, auditId]            → PolicyAuditEntry (ids sort by time)
+ *
+ * Single sign-on (records in `sso_records.ts`):
+ *   ["sso_provider", providerId]                → SsoProviderRecord
+ *   ["sso_binding", orgId]                      → SsoBindingRecord
+ *   ["sso_provider_org", providerId, orgId]     → true (index: the organizations binding it)
+ *   ["sso_identity", issuer, subject]           → SsoIdentityRecord
+ *   ["sso_user_identity", userId, issuer, sub]  → true (index: a user's identities)
+ *   ["sso_managed", orgId, userId]              → SsoManagedMembership
+ *   ["sso_flow", sha256hex]                     → SsoFlowRecord (expires with the flow)
  */
 export const kvKeys = {
   org: (orgId: string) => ["org", orgId] as const,
@@ -94,6 +103,22 @@ export const kvKeys = {
   admissionPrefix: () => ["admission"] as const,
   instance: (instanceId: string) => ["instance", instanceId] as const,
   instancePrefix: () => ["instance"] as const,
+  ssoProvider: (id: string) => ["sso_provider", id] as const,
+  ssoProviderPrefix: () => ["sso_provider"] as const,
+  ssoBinding: (orgId: string) => ["sso_binding", orgId] as const,
+  ssoBindingPrefix: () => ["sso_binding"] as const,
+  ssoProviderOrg: (providerId: string, orgId: string) =>
+    ["sso_provider_org", providerId, orgId] as const,
+  ssoProviderOrgPrefix: (providerId: string) => ["sso_provider_org", providerId] as const,
+  ssoIdentity: (issuer: string, subject: string) => ["sso_identity", issuer, subject] as const,
+  ssoIdentityPrefix: () => ["sso_identity"] as const,
+  ssoUserIdentity: (userId: string, issuer: string, subject: string) =>
+    ["sso_user_identity", userId, issuer, subject] as const,
+  ssoUserIdentityPrefix: (userId: string) => ["sso_user_identity", userId] as const,
+  ssoManaged: (orgId: string, userId: string) => ["sso_managed", orgId, userId] as const,
+  ssoManagedPrefix: (orgId: string) => ["sso_managed", orgId] as const,
+  ssoManagedAllPrefix: () => ["sso_managed"] as const,
+  ssoFlow: (hash: string) => ["sso_flow", hash] as const,
 };
 
 export type UsageField =

@@ -31,6 +31,18 @@ import {
   type UsageDayLine,
   userLine,
 } from "../transfer.ts";
+import {
+  ssoBindingLine,
+  ssoIdentityLine,
+  ssoManagedLine,
+  ssoProviderLine,
+} from "../sso_transfer.ts";
+import type {
+  SsoBindingRecord,
+  SsoIdentityRecord,
+  SsoManagedMembership,
+  SsoProviderRecord,
+} from "../sso_records.ts";
 
 function u64(value: unknown): number {
   return value instanceof Deno.KvU64 ? Number(value.value) : 0;
@@ -103,6 +115,21 @@ export async function* exportKv(kv: Deno.Kv): AsyncIterable<StateLine> {
   }
   for await (const e of kv.list<OrgSettings>({ prefix: kvKeys.orgSettingsPrefix() })) {
     yield orgSettingsLine(e.key[1] as string, { ...DEFAULT_ORG_SETTINGS, ...e.value });
+  }
+  // Providers before the bindings that name them.
+  for await (const e of kv.list<SsoProviderRecord>({ prefix: kvKeys.ssoProviderPrefix() })) {
+    yield ssoProviderLine(e.value);
+  }
+  for await (const e of kv.list<SsoBindingRecord>({ prefix: kvKeys.ssoBindingPrefix() })) {
+    yield ssoBindingLine(e.value);
+  }
+  for await (const e of kv.list<SsoIdentityRecord>({ prefix: kvKeys.ssoIdentityPrefix() })) {
+    yield ssoIdentityLine(e.value);
+  }
+  for await (
+    const e of kv.list<SsoManagedMembership>({ prefix: kvKeys.ssoManagedAllPrefix() })
+  ) {
+    yield ssoManagedLine(e.value);
   }
 }
 
@@ -206,6 +233,29 @@ export async function importKv(kv: Deno.Kv, lines: StateLine[]): Promise<void> {
         mutations++;
         break;
       }
+      case "sso_provider":
+        op.set(kvKeys.ssoProvider(line.id), untagged<"sso_provider", SsoProviderRecord>(line));
+        mutations++;
+        break;
+      case "sso_binding":
+        op.set(kvKeys.ssoBinding(line.org), untagged<"sso_binding", SsoBindingRecord>(line))
+          .set(kvKeys.ssoProviderOrg(line.provider, line.org), true);
+        mutations += 2;
+        break;
+      case "sso_identity":
+        op.set(
+          kvKeys.ssoIdentity(line.issuer, line.subject),
+          untagged<"sso_identity", SsoIdentityRecord>(line),
+        ).set(kvKeys.ssoUserIdentity(line.user, line.issuer, line.subject), true);
+        mutations += 2;
+        break;
+      case "sso_managed":
+        op.set(
+          kvKeys.ssoManaged(line.org, line.user),
+          untagged<"sso_managed", SsoManagedMembership>(line),
+        );
+        mutations++;
+        break;
       case "usage_day":
         for (const field of USAGE_FIELDS) {
           if (line[field] > 0) {

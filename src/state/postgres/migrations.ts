@@ -227,4 +227,50 @@ create table sovra_instances (
 );
 `,
   },
+  {
+    version: 7,
+    name: "single sign-on",
+    sql: `
+-- OpenID Connect providers (configured by the operator; the client secret stays in the
+-- environment), each organization's binding with its role rules, linked identities, the
+-- memberships SSO manages, and sign-in flows in progress (state/nonce/PKCE, pending links).
+create table sovra_sso_providers (
+  id text collate "C" primary key,
+  record jsonb not null
+);
+
+create table sovra_sso_bindings (
+  org_id text collate "C" primary key,
+  provider_id text collate "C" not null references sovra_sso_providers (id),
+  record jsonb not null
+);
+create index sovra_sso_bindings_provider on sovra_sso_bindings (provider_id, org_id);
+
+create table sovra_sso_identities (
+  issuer text collate "C" not null,
+  subject text collate "C" not null,
+  user_id text collate "C" not null,
+  record jsonb not null,
+  primary key (issuer, subject)
+);
+create index sovra_sso_identities_user on sovra_sso_identities (user_id);
+
+create table sovra_sso_managed (
+  org_id text collate "C" not null,
+  user_id text collate "C" not null,
+  provider_id text collate "C" not null,
+  primary key (org_id, user_id)
+);
+
+create table sovra_sso_flows (
+  hash text primary key,
+  expires timestamptz not null,
+  record jsonb not null
+);
+create index sovra_sso_flows_expires on sovra_sso_flows (expires);
+
+-- The provider a dashboard session was signed in through (null: a password).
+alter table sovra_sessions add column sso_provider text;
+`,
+  },
 ];

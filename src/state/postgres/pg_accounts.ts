@@ -36,6 +36,7 @@ interface SessionRow {
   created: Date;
   last_seen: Date;
   expires: Date;
+  sso_provider: string | null;
 }
 
 interface TokenRow {
@@ -69,6 +70,7 @@ const session = (r: SessionRow): SessionRecord => ({
   created: iso(r.created),
   last_seen: iso(r.last_seen),
   expires: iso(r.expires),
+  ...(r.sso_provider === null ? {} : { sso_provider: r.sso_provider }),
 });
 
 const token = (r: TokenRow): PasswordTokenRecord => ({
@@ -171,10 +173,12 @@ export function pgAccountStore(sql: Db): AccountStore {
     },
     async createSession(s) {
       await sql`
-        insert into sovra_sessions (hash, user_id, created, last_seen, expires)
-        values (${s.hash}, ${s.user}, ${s.created}, ${s.last_seen}, ${s.expires})
+        insert into sovra_sessions (hash, user_id, created, last_seen, expires, sso_provider)
+        values (${s.hash}, ${s.user}, ${s.created}, ${s.last_seen}, ${s.expires},
+          ${s.sso_provider ?? null})
         on conflict (hash) do update set user_id = excluded.user_id, created = excluded.created,
-          last_seen = excluded.last_seen, expires = excluded.expires`;
+          last_seen = excluded.last_seen, expires = excluded.expires,
+          sso_provider = excluded.sso_provider`;
     },
     async getSession(hash) {
       const [row] = await sql<SessionRow[]>`select * from sovra_sessions where hash = ${hash}`;

@@ -27,6 +27,7 @@ import { pgRouterPinStore } from "./pg_router_pins.ts";
 import { pgTransfer } from "./pg_transfer.ts";
 import { pgAccountStore } from "./pg_accounts.ts";
 import { pgControlStore } from "./pg_control.ts";
+import { pgSsoStore } from "./pg_sso.ts";
 import { RevocationListener } from "./pg_revocations.ts";
 import { pgAdmissionStore } from "./pg_admissions.ts";
 
@@ -50,7 +51,7 @@ export interface PgStore extends Store, StateTransfer {
   readonly migration: MigrationResult;
   readonly routingPolicies: RoutingPolicyStore;
   readonly routerPins: RouterPinStore;
-  /** The dashboard's areas (accounts, ledger, audit, settings) on the same pool. */
+  /** The dashboard's areas (accounts, ledger, audit, settings, SSO) on the same pool. */
   readonly controlPlane: ControlPlaneStores;
   /** Resolves once the spill file is empty (tests). */
   spillDrained(timeoutMs?: number): Promise<void>;
@@ -101,7 +102,11 @@ function createPgStore(
     ...pgAdmissionStore(sql),
     routingPolicies: pgRoutingPolicyStore(sql),
     routerPins: pgRouterPinStore(sql),
-    controlPlane: { accounts: pgAccountStore(sql), control: pgControlStore(sql) },
+    controlPlane: {
+      accounts: pgAccountStore(sql),
+      control: pgControlStore(sql),
+      sso: pgSsoStore(sql),
+    },
     /** What health checks and logs report about the database and the spill file. */
     health() {
       const h = writer.health;

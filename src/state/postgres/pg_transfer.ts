@@ -3,6 +3,13 @@ import type { Db } from "./connect.ts";
 import type { TransactionSql } from "postgres";
 import type { AuditEntry, Role } from "../account_records.ts";
 import type { RoutingPolicyRecord } from "../routing_policy_store.ts";
+import {
+  ssoBindingLine,
+  ssoIdentityLine,
+  ssoManagedLine,
+  ssoProviderLine,
+} from "../sso_transfer.ts";
+import type { SsoBindingRecord, SsoIdentityRecord, SsoProviderRecord } from "../sso_records.ts";
 
 type Tx = TransactionSql<{ bigint: bigint }>;
 import type { RequestRecord } from "../records.ts";
@@ -294,6 +301,29 @@ async function* exportControlPlane(sql: Db): AsyncIterable<StateLine> {
       rpm_ceiling: r.rpm_ceiling,
     });
   }
+  // Providers before the bindings that name them (a binding references its provider).
+  for (
+    const r of await sql<{ record: SsoProviderRecord }[]>`
+    select record from sovra_sso_providers order by id`
+  ) yield ssoProviderLine(r.record);
+  for (
+    const r of await sql<{ record: SsoBindingRecord }[]>`
+    select record from sovra_sso_bindings order by org_id`
+  ) yield ssoBindingLine(r.record);
+  for await (
+    const rows of sql<{ record: SsoIdentityRecord }[]>`
+    select record from sovra_sso_identities order by issuer, subject`.cursor(BATCH)
+  ) {
+    for (const r of rows) yield ssoIdentityLine(r.record);
+  }
+  for await (
+    const rows of sql<{ org_id: string; user_id: string; provider_id: string }[]>`
+    select * from sovra_sso_managed order by org_id, user_id`.cursor(BATCH)
+  ) {
+    for (const r of rows) {
+      yield ssoManagedLine({ org: r.org_id, user: r.user_id, provider: r.provider_id });
+    }
+  }
 }
 
 async function importControlPlane(tx: Tx, chunk: StateLine[]): Promise<void> {
@@ -342,6 +372,31 @@ async function importControlPlane(tx: Tx, chunk: StateLine[]): Promise<void> {
           line.low_balance_micro_eur === null ? null : BigInt(line.low_balance_micro_eur)
         }, ${line.rpm_ceiling})
           on conflict do nothing`;
+        break;
+      case "sso_provider": {
+        const { type: _type, ...record } = line;
+        await tx`insert into sovra_sso_providers (id, record)
+          values (${record.id}, ${JSON.stringify(record)}::text::jsonb) on conflict do nothing`;
+        break;
+      }
+      case "sso_binding": {
+        const { type: _type, ...record } = line;
+        await tx`insert into sovra_sso_bindings (org_id, provider_id, record)
+          values (${record.org}, ${record.provider}, ${JSON.stringify(record)}::text::jsonb)
+          on conflict do nothing`;
+        break;
+      }
+      case "sso_identity": {
+        const { type: _type, ...record } = line;
+        await tx`insert into sovra_sso_identities (issuer, subject, user_id, record)
+          values (${record.issuer}, ${record.subject}, ${record.user},
+            ${JSON.stringify(record)}::text::jsonb)
+          on conflict do nothing`;
+        break;
+      }
+      case "sso_managed":
+        await tx`insert into sovra_sso_managed (org_id, user_id, provider_id)
+          values (${line.org}, ${line.user}, ${line.provider}) on conflict do nothing`;
         break;
     }
   }

@@ -174,7 +174,9 @@ Deno.test("transcriptions — a failing primary falls back to the standby route"
   assert.equal(models.at(-1), "sim-whisper-standby");
   assert.ok(models.includes("sim-whisper+fail-503"));
   const row = await onlyRow(h);
-  assert.equal(row.served_model, "sim-whisper-standby");
+  // The catalog model that served; the standby that served it is the provider.
+  assert.equal(row.served_model, "acme/whisper");
+  assert.equal(row.provider, "sim-b");
   assert.equal(row.audio_seconds, 1);
 });
 

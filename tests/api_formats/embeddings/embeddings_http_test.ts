@@ -109,7 +109,7 @@ Deno.test("embeddings — billing records the reported prompt tokens and the exa
   assert.equal(row.endpoint, "embeddings");
   assert.equal(row.status, 200);
   assert.equal(row.requested_model, "acme/embed");
-  assert.equal(row.served_model, "sim-embed");
+  assert.equal(row.served_model, "acme/embed");
   assert.equal(row.user, "end-user-7");
   assert.equal(row.prompt_tokens, 3);
   assert.equal(row.estimated, false);
@@ -155,7 +155,7 @@ Deno.test("embeddings — a failing primary (503) falls back to the standby rout
   assert.ok(models.includes("sim-embed+fail-503"));
   const row = await onlyRow(h);
   assert.equal(row.status, 200);
-  assert.equal(row.served_model, "sim-embed-standby");
+  assert.equal(row.served_model, "acme/embed");
   assert.equal(row.provider, "sim-b");
   assert.ok(row.fallbacks >= 1);
 });
