@@ -512,6 +512,9 @@ Deno.test("runProduction — paced requests over keep-alive sockets, events and 
     assert.ok(result.ttfb.max <= result.latency.max);
     // 4 events per stream; the window closes while the last ones are still arriving.
     assert.ok(result.chunks > 0 && result.chunks <= 15 * 4, JSON.stringify(result));
+    // Answers that ended inside the window, each with its 4 events.
+    assert.ok(result.windowCompleted > 0 && result.windowCompleted <= 15, JSON.stringify(result));
+    assert.equal(result.windowCompletedEvents, result.windowCompleted * 4);
     assert.ok(result.meanOpen > 0);
   } finally {
     await server.shutdown();
@@ -567,6 +570,8 @@ function production(
   const summary = (p: number) => ({ count: 100, p50: p - 1, p90: p, p99: p, p999: p, max: p });
   const probe = {
     chunks: 0,
+    windowCompleted: 380,
+    windowCompletedEvents: 0,
     meanOpen: 50,
     maxOpen: 60,
     rate: 38,

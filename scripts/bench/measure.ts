@@ -166,7 +166,7 @@ export interface ProductionTargetResult {
   connections: number;
   /** Answers completed in full inside the window, wrk's and the probe's, per second. */
   requestsPerSecond: number;
-  /** Answers completed in full inside the window (wrk's), and the probe's requests of the window answered in full. */
+  /** Answers completed in full inside the window, wrk's and the probe's. */
   ok: number;
   /** Failed answers in the window, and wrk's errors over the whole run. */
   errors: number;
@@ -288,10 +288,11 @@ export async function productionRun(
     return {
       durationSeconds: seconds,
       connections: options.connections,
-      requestsPerSecond: (wrkResult.windowCompleted + probeResult.ok) / seconds,
-      ok: wrkResult.windowCompleted + probeResult.ok,
+      // Both counted alike: the answers that ended inside the window, and their events.
+      requestsPerSecond: (wrkResult.windowCompleted + probeResult.windowCompleted) / seconds,
+      ok: wrkResult.windowCompleted + probeResult.windowCompleted,
       errors: wrkResult.windowFailed + wrkResult.errors + probeResult.errors,
-      chunks: wrkResult.windowEvents + probeResult.chunks,
+      chunks: wrkResult.windowEvents + probeResult.windowCompletedEvents,
       meanOpen: wrkOpen + probeResult.meanOpen,
       ttfb: probeResult.ttfb,
       latency: probeResult.latency,

@@ -30,6 +30,10 @@ import { encodeRequest, LeanConnection } from "./lean_http.ts";
 export interface ProductionWindow {
   /** SSE events (`data:` lines) received inside the window, any request's. */
   chunks: number;
+  /** Answers completed in full inside the window (by when they ended, as wrk counts them). */
+  windowCompleted: number;
+  /** The SSE events of those answers. */
+  windowCompletedEvents: number;
   /** Requests open (sent, body not read to its end), sampled every 100 ms in the window. */
   meanOpen: number;
   maxOpen: number;
@@ -104,6 +108,8 @@ export async function runProduction(
   let ok = 0;
   let errors = 0;
   let chunks = 0;
+  let windowCompleted = 0;
+  let windowCompletedEvents = 0;
   let open = 0;
   const pending = new Set<Promise<void>>();
 
@@ -114,6 +120,7 @@ export async function runProduction(
     const done = (async () => {
       let success = false;
       let first = NaN;
+      let events = 0;
       let lineStart = true;
       let tail: Uint8Array = new Uint8Array(0);
       let conn: LeanConnection | undefined;
@@ -125,6 +132,7 @@ export async function runProduction(
           if (!options.stream) return;
           const [n, atStart] = countEvents(bytes, lineStart);
           lineStart = atStart;
+          events += n;
           if (now >= windowStart && now < windowEnd) chunks += n;
           tail = bytes.length >= 16 ? bytes.slice(-16) : joinTail(tail, bytes);
         }, options.timeoutMs);
@@ -136,6 +144,10 @@ export async function runProduction(
       }
       const end = performance.now();
       open--;
+      if (success && end >= windowStart && end < windowEnd) {
+        windowCompleted++;
+        windowCompletedEvents += events;
+      }
       if (!measured) return;
       if (success) ok++;
       else errors++;
@@ -158,6 +170,8 @@ export async function runProduction(
   const reportWindow = (): ProductionWindow => {
     const window = {
       chunks,
+      windowCompleted,
+      windowCompletedEvents,
       meanOpen: openSamples.length === 0
         ? 0
         : openSamples.reduce((a, b) => a + b, 0) / openSamples.length,
