@@ -665,6 +665,22 @@ Deno.test("targets — production rows against the bare proxy, met and missed, p
     [true, false, true, false, true], // Sovra's non-stream rows carry its 3 errors
   );
   assert.match(peers[0]!.measured, /peer could not serve it/);
+  // A peer that answered nothing in full has no first byte (null through JSON): it is behind.
+  const none = production(2000, 300, 900, 385);
+  none.ttfb = JSON.parse(JSON.stringify({ ...none.ttfb, p50: NaN, p99: NaN }));
+  results.production!.scenarios["prod-non-stream"]!.portkey = none;
+  const firstByte = targetRows(results).find((r) =>
+    r.name === "ahead of portkey: production-shaped non-stream: added first byte p99"
+  )!;
+  assert.match(firstByte.measured, /\/ none answered in full \(peer: 385 errors\)/);
+  assert.equal(firstByte.met, false, "Sovra's own 3 errors in that scenario");
+  results.production!.scenarios["prod-non-stream"]!.sovra!.errors = 0;
+  assert.equal(
+    targetRows(results).find((r) => r.name === firstByte.name)!.met,
+    true,
+    "ahead of a peer that answered nothing",
+  );
+  results.production!.scenarios["prod-non-stream"]!.sovra!.errors = 3;
   // A warm-up shorter than two response times (1.35 s here) leaves the window unsteady.
   results.production!.warmupSeconds = 2;
   const unsteady = targetRows(results).find((r) =>

@@ -44,7 +44,10 @@ export function addedFirstByteMs(
   direct: ProductionTargetResult | undefined,
   pick: "p50" | "p99",
 ): number {
-  return direct === undefined ? NaN : r.ttfb[pick] - direct.ttfb[pick];
+  // A run without one answer in full has no percentiles (NaN, null once through JSON).
+  const own = r.ttfb[pick];
+  const theirs = direct?.ttfb[pick];
+  return typeof own === "number" && typeof theirs === "number" ? own - theirs : NaN;
 }
 
 /** The share of its core the proxy used in the window. */

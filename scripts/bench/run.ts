@@ -203,8 +203,16 @@ const stopAll = async () => {
 };
 const runLimitMs = RUN_LIMIT_MS + (values.peers ? PEERS_LIMIT_MS : 0) +
   (baselineEntries.length > 0 ? BASELINE_LIMIT_MS : 0);
+/** What was measured so far: the watchdog still prints it (and `--json` still gets it). */
+let measured: BenchResults | undefined;
 const watchdog = setTimeout(async () => {
   log(`run exceeded ${runLimitMs / 1000} s; stopping`);
+  if (measured) {
+    console.log(renderMarkdown(measured));
+    if (values.json !== undefined) {
+      await Deno.writeTextFile(values.json, JSON.stringify(measured, null, 2) + "\n");
+    }
+  }
   await stopAll();
   Deno.exit(1);
 }, runLimitMs);
@@ -250,6 +258,7 @@ try {
     sovraPeakKb: undefined,
     openStreams: {},
   };
+  measured = results;
 
   if (onPostgres) {
     cluster = await startPostgres({ durable: true, cpu: layout.loadCpu });

@@ -267,15 +267,14 @@ function peerRows(results: BenchResults): TargetRow[] {
       }
       const peerErrors = errorsOf(results, metric.scenario, peer);
       // A peer that ran and answered nothing in full has no figure: it is behind on the row.
-      if (Number.isNaN(theirs) && ranIn(results, metric.scenario, peer) && peerErrors > 0) {
-        theirs = metric.better === "lower" ? Infinity : 0;
-      }
+      const none = Number.isNaN(theirs) && ranIn(results, metric.scenario, peer) && peerErrors > 0;
+      if (none) theirs = metric.better === "lower" ? Infinity : 0;
       const comparable = Number.isFinite(sovra) && !Number.isNaN(theirs);
       const ahead = metric.better === "lower" ? sovra <= theirs : sovra >= theirs;
       rows.push({
         name,
         measured: comparable
-          ? `${metric.show(sovra)} / ${metric.show(theirs)}` +
+          ? `${metric.show(sovra)} / ${none ? "none answered in full" : metric.show(theirs)}` +
             (peerErrors > 0 ? ` (peer: ${peerErrors.toLocaleString("en-US")} errors)` : "")
           : "–",
         limit,
