@@ -218,6 +218,14 @@ Deno.test("peers — Sovra ÷ each peer per scenario, and the ahead-of-every-pee
   assert.match(markdown, /\| non-stream \| portkey \| 5,000 \| 2\.00× \|/);
   assert.match(markdown, /portkey 1\.15\.2 \(could not serve stream: answered 500\)/);
   assert.match(markdown, /\| ahead of litellm: instant non-stream: req\/s \| .* \| missed \|/);
+  // A starved proxy (its CPU per request × req/s well under one core) measures the host.
+  scenario.sovra!.proxyCpuUsPerRequest = 50; // 10,000 req/s × 50 µs: half a core
+  scenario["bare-proxy"]!.proxyCpuUsPerRequest = 50; // 18,000 × 50 µs: 0.9 of a core
+  const starved = targetRows(results).find((r) =>
+    r.name === "instant: non-stream req/s ÷ bare proxy"
+  )!;
+  assert.equal(starved.met, undefined);
+  assert.match(starved.measured, /CPU\/req 50 µs \/ 50 µs\) \(starved: sovra had 50 % of its core\)$/);
   results.peers = { litellm: { skipped: "install failed" } };
   assert.match(renderMarkdown(results), /litellm skipped \(install failed\)/);
   assert.equal(targetRows(results).filter((r) => r.name.startsWith("ahead of")).length, 0);

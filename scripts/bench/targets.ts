@@ -49,6 +49,8 @@ interface Metric {
   show: (n: number) => string;
   /** A scenario the target could not serve makes it not comparable on this row. */
   scenario: ScenarioName | ProductionScenario;
+  /** For an instant row: which of the scenario's runs it is read from (its errors count). */
+  run?: "closed" | "paced";
 }
 
 const prod = (results: BenchResults, scenario: ProductionScenario, target: TargetName) =>
@@ -112,6 +114,7 @@ const METRICS: Metric[] = [
     of: instantFigure((r) => r.closed?.requestsPerSecond ?? NaN, "non-stream"),
     show: rps,
     scenario: "non-stream",
+    run: "closed",
   },
   {
     name: "instant stream: req/s",
@@ -119,6 +122,7 @@ const METRICS: Metric[] = [
     of: instantFigure((r) => r.closed?.requestsPerSecond ?? NaN, "stream"),
     show: rps,
     scenario: "stream",
+    run: "closed",
   },
   {
     name: "instant stream, paced: added p99",
@@ -129,15 +133,43 @@ const METRICS: Metric[] = [
     ),
     show: (n) => `${fmt(n)} ms`,
     scenario: "stream",
+    run: "paced",
   },
 ];
 
-/** Errors of a target in a scenario (a target that failed requests does not meet a row). */
-function errorsOf(results: BenchResults, scenario: string, target: TargetName): number {
-  const p = results.production?.scenarios[scenario as ProductionScenario]?.[target];
+/** Errors of a target in a row's run (a target that failed requests does not meet a row). */
+function errorsOf(results: BenchResults, metric: Metric, target: TargetName): number {
+  const p = results.production?.scenarios[metric.scenario as ProductionScenario]?.[target];
   if (p) return p.errors;
-  const r = results.scenarios[scenario as ScenarioName]?.[target];
-  return r ? (r.closed?.errors ?? 0) + r.paced.errors : 0;
+  const r = results.scenarios[metric.scenario as ScenarioName]?.[target];
+  if (!r) return 0;
+  return metric.run === "closed" ? r.closed?.errors ?? 0 : r.paced.errors;
+}
+
+/**
+ * A closed loop measures the code only when the proxy had its core: at saturation it uses all of
+ * it. On a shared host a starved proxy gets a fraction (its CPU per request × req/s), and its req/s
+ * say how much of the core it was given, not what it costs.
+ */
+export const MIN_CLOSED_SHARE = 0.8;
+
+function closedShare(r: TargetResult | undefined): number {
+  if (!r?.closed || r.proxyCpuUsPerRequest === undefined) return NaN;
+  return r.proxyCpuUsPerRequest * r.closed.requestsPerSecond / 1e6;
+}
+
+/** Why a closed-loop row does not measure the code (a starved proxy), or undefined. */
+function starved(results: BenchResults, metric: Metric, targets: TargetName[]): string | undefined {
+  if (metric.run !== "closed") return undefined;
+  const low = targets.map((t) =>
+    [t, closedShare(results.scenarios[metric.scenario as ScenarioName]?.[t])] as const
+  )
+    .filter(([, share]) => share < MIN_CLOSED_SHARE);
+  return low.length === 0
+    ? undefined
+    : `starved: ${
+      low.map(([t, share]) => `${t} had ${Math.round(share * 100)} % of its core`).join(", ")
+    }`;
 }
 
 function ranIn(results: BenchResults, scenario: string, target: TargetName): boolean {
@@ -176,13 +208,21 @@ function ownRows(results: BenchResults): TargetRow[] {
     const sovra = metric.of(results, "sovra");
     const bare = metric.of(results, "bare-proxy");
     const r = sovra / bare;
+    // A closed-loop row also names what each side spent per request (its robust figure).
+    const cpu = (t: TargetName) =>
+      results.scenarios[metric.scenario as ScenarioName]?.[t]?.proxyCpuUsPerRequest;
+    const cpuNote = metric.run === "closed" && cpu("sovra") !== undefined &&
+        cpu("bare-proxy") !== undefined
+      ? `; CPU/req ${us(cpu("sovra")!)} / ${us(cpu("bare-proxy")!)}`
+      : "";
     const measured = Number.isFinite(r)
       ? `${asShare ? `${Math.round(r * 100)} %` : `${fmt(r)}×`} (${metric.show(sovra)} / ${
         metric.show(bare)
-      })`
+      }${cpuNote})`
       : "–";
-    const ok = errorsOf(results, metric.scenario, "sovra") === 0;
-    const why = unsteady(results, metric.scenario, ["sovra", "bare-proxy"]);
+    const ok = errorsOf(results, metric, "sovra") === 0;
+    const why = unsteady(results, metric.scenario, ["sovra", "bare-proxy"]) ??
+      starved(results, metric, ["sovra", "bare-proxy"]);
     rows.push({
       name,
       measured: why === undefined ? measured : `${measured} (${why})`,
@@ -201,9 +241,7 @@ function ownRows(results: BenchResults): TargetRow[] {
       name,
       measured: Number.isFinite(v) ? `${metric.show(v)} (bare proxy ${metric.show(bare)})` : "–",
       limit: `≤ ${limit} ms`,
-      met: Number.isFinite(v)
-        ? v <= limit && errorsOf(results, metric.scenario, "sovra") === 0
-        : undefined,
+      met: Number.isFinite(v) ? v <= limit && errorsOf(results, metric, "sovra") === 0 : undefined,
     });
   };
   const [prodStreamCpu, prodNonStreamCpu, prodStreamFirst, prodNonStreamFirst, prodMemory] =
@@ -261,13 +299,16 @@ function peerRows(results: BenchResults): TargetRow[] {
           name,
           measured: `${metric.show(sovra)} / peer could not serve it`,
           limit,
-          met: errorsOf(results, metric.scenario, "sovra") === 0,
+          met: errorsOf(results, metric, "sovra") === 0,
         });
         continue;
       }
-      const peerErrors = errorsOf(results, metric.scenario, peer);
-      // A peer that ran and answered nothing in full has no figure: it is behind on the row.
-      const none = Number.isNaN(theirs) && ranIn(results, metric.scenario, peer) && peerErrors > 0;
+      const peerErrors = errorsOf(results, metric, peer);
+      // A peer that ran and answered nothing in full is behind on every row of the scenario
+      // (what it held meanwhile, memory included, is not a cost of serving).
+      const none = ranIn(results, metric.scenario, peer) && peerErrors > 0 &&
+        (Number.isNaN(theirs) ||
+          results.production?.scenarios[metric.scenario as ProductionScenario]?.[peer]?.ok === 0);
       if (none) theirs = metric.better === "lower" ? Infinity : 0;
       const comparable = Number.isFinite(sovra) && !Number.isNaN(theirs);
       const ahead = metric.better === "lower" ? sovra <= theirs : sovra >= theirs;
@@ -278,7 +319,7 @@ function peerRows(results: BenchResults): TargetRow[] {
             (peerErrors > 0 ? ` (peer: ${peerErrors.toLocaleString("en-US")} errors)` : "")
           : "–",
         limit,
-        met: comparable ? ahead && errorsOf(results, metric.scenario, "sovra") === 0 : undefined,
+        met: comparable ? ahead && errorsOf(results, metric, "sovra") === 0 : undefined,
       });
     }
   }
