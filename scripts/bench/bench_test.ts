@@ -225,7 +225,10 @@ Deno.test("peers — Sovra ÷ each peer per scenario, and the ahead-of-every-pee
     r.name === "instant: non-stream req/s ÷ bare proxy"
   )!;
   assert.equal(starved.met, undefined);
-  assert.match(starved.measured, /CPU\/req 50 µs \/ 50 µs\) \(starved: sovra had 50 % of its core\)$/);
+  assert.match(
+    starved.measured,
+    /CPU\/req 50 µs \/ 50 µs\) \(starved: sovra had 50 % of its core\)$/,
+  );
   results.peers = { litellm: { skipped: "install failed" } };
   assert.match(renderMarkdown(results), /litellm skipped \(install failed\)/);
   assert.equal(targetRows(results).filter((r) => r.name.startsWith("ahead of")).length, 0);
