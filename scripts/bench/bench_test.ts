@@ -264,6 +264,34 @@ Deno.test("summariseProfile — self and inclusive time per file", () => {
   assert.deepEqual(summary.inclusiveByFile[0], ["src/a.ts", 4]);
 });
 
+/**
+ * A server answering every request with 3 SSE events `gapMs` apart and `[DONE]` (the first event
+ * after the gap with `failEvery`, else at once), and every `failEvery`-th request with a 500.
+ */
+function sseServer(options: { gapMs: number; failEvery?: number }): Deno.HttpServer<Deno.NetAddr> {
+  let hits = 0;
+  return Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, async (req) => {
+    await req.text();
+    hits++;
+    if (options.failEvery !== undefined && hits % options.failEvery === 0) {
+      return new Response("no", { status: 500 });
+    }
+    const wait = () => new Promise((resolve) => setTimeout(resolve, options.gapMs));
+    const body = new ReadableStream<Uint8Array>({
+      async start(controller) {
+        for (let i = 0; i < 3; i++) {
+          if (options.failEvery !== undefined || i > 0) await wait();
+          controller.enqueue(new TextEncoder().encode(`data: {"i":${i}}\n\n`));
+        }
+        if (options.failEvery === undefined) await wait();
+        controller.enqueue(new TextEncoder().encode("data: [DONE]\n\n"));
+        controller.close();
+      },
+    });
+    return new Response(body, { headers: { "content-type": "text/event-stream" } });
+  });
+}
+
 async function withServer(fn: (url: string) => Promise<void>): Promise<void> {
   let hits = 0;
   const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, async (req) => {
@@ -318,20 +346,7 @@ Deno.test("countEvents — counts `data:` at line starts, across reads", () => {
 });
 
 Deno.test("runSpread — counts events and completed streams inside the window", async () => {
-  const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, async (req) => {
-    await req.text();
-    const body = new ReadableStream<Uint8Array>({
-      async start(controller) {
-        for (let i = 0; i < 3; i++) {
-          controller.enqueue(new TextEncoder().encode(`data: {"i":${i}}\n\n`));
-          await new Promise((resolve) => setTimeout(resolve, 20));
-        }
-        controller.enqueue(new TextEncoder().encode("data: [DONE]\n\n"));
-        controller.close();
-      },
-    });
-    return new Response(body, { headers: { "content-type": "text/event-stream" } });
-  });
+  const server = sseServer({ gapMs: 20 });
   try {
     const spec = chatRequest({
       base: `http://127.0.0.1:${server.addr.port}`,
@@ -485,23 +500,7 @@ Deno.test("nginxConfig — the simulator's answers with the scenario's timing", 
 });
 
 Deno.test("runProduction — paced requests over keep-alive sockets, events and first bytes counted", async () => {
-  let hits = 0;
-  const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, async (req) => {
-    await req.text();
-    hits++;
-    if (hits % 4 === 0) return new Response("no", { status: 500 });
-    const body = new ReadableStream<Uint8Array>({
-      async start(controller) {
-        for (let i = 0; i < 3; i++) {
-          await new Promise((resolve) => setTimeout(resolve, 15));
-          controller.enqueue(new TextEncoder().encode(`data: {"i":${i}}\n\n`));
-        }
-        controller.enqueue(new TextEncoder().encode("data: [DONE]\n\n"));
-        controller.close();
-      },
-    });
-    return new Response(body, { headers: { "content-type": "text/event-stream" } });
-  });
+  const server = sseServer({ gapMs: 15, failEvery: 4 });
   try {
     const spec = chatRequest({
       base: `http://127.0.0.1:${server.addr.port}`,

@@ -49,13 +49,7 @@ export async function spawnDeno(
     stdin: "null",
   }).spawn();
 
-  let stderr = "";
-  void (async () => {
-    const decoder = new TextDecoder();
-    for await (const chunk of child.stderr) {
-      stderr = (stderr + decoder.decode(chunk, { stream: true })).slice(-STDERR_KEEP);
-    }
-  })().catch(() => {});
+  const stderrTail = keepTail(child.stderr);
 
   const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = "";
@@ -90,16 +84,28 @@ export async function spawnDeno(
   };
   if (first === undefined) {
     await stop();
-    throw new Error(`${name} did not start: ${stderr.slice(-1500)}`);
+    throw new Error(`${name} did not start: ${stderrTail().slice(-1500)}`);
   }
   return {
     name,
     pid: child.pid,
     hello: first.startsWith("{") ? JSON.parse(first) : { line: first },
     nextLine,
-    stderrTail: () => stderr,
+    stderrTail,
     stop,
   };
+}
+
+/** Reads `stream` to its end in the background, keeping its last `keep` characters. */
+export function keepTail(stream: ReadableStream<Uint8Array>, keep = STDERR_KEEP): () => string {
+  let tail = "";
+  void (async () => {
+    const decoder = new TextDecoder();
+    for await (const chunk of stream) {
+      tail = (tail + decoder.decode(chunk, { stream: true })).slice(-keep);
+    }
+  })().catch(() => {});
+  return () => tail;
 }
 
 /** A child's exit, watched: whether it has exited, and a stop (SIGTERM, SIGKILL after 5 s). */

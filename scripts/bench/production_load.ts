@@ -25,6 +25,7 @@ import { type LatencySummary, summarise } from "./latency_stats.ts";
 import { countEvents } from "./spread_streams.ts";
 import type { RequestSpec } from "./workload.ts";
 import { encodeRequest, LeanConnection } from "./lean_http.ts";
+import { pace } from "./paced_load.ts";
 
 /** What the window saw: the figures the runner divides the proxy's CPU and memory by. */
 export interface ProductionWindow {
@@ -185,16 +186,7 @@ export async function runProduction(
   };
   const endTimer = setTimeout(reportWindow, windowEnd - performance.now());
 
-  let index = 0;
-  while (index < total) {
-    const now = performance.now();
-    while (index < total && start + index * interval <= now) {
-      fire(index, start + index * interval);
-      index++;
-    }
-    const wait = start + index * interval - performance.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-  }
+  await pace(start, interval, total, fire);
   // The window closes before the last requests are answered; wait for it, then for them.
   const untilEnd = windowEnd - performance.now();
   if (untilEnd > 0) await new Promise((resolve) => setTimeout(resolve, untilEnd));

@@ -22,7 +22,7 @@
  * answer). The request body is read and not looked at.
  */
 import { handleChat } from "../simulator/openai/chat_handler.ts";
-import { type BenchProcess, commandOutput, freePort, watchExit } from "./processes.ts";
+import { type BenchProcess, commandOutput, freePort, keepTail, watchExit } from "./processes.ts";
 
 export interface ProductionTiming {
   firstMs: number;
@@ -170,13 +170,7 @@ export async function startNginxUpstream(
     stderr: "piped",
     stdin: "null",
   }).spawn();
-  let stderr = "";
-  void (async () => {
-    const decoder = new TextDecoder();
-    for await (const chunk of child.stderr) {
-      stderr = (stderr + decoder.decode(chunk, { stream: true })).slice(-4000);
-    }
-  })().catch(() => {});
+  const stderr = keepTail(child.stderr);
   const { exited, stop } = watchExit(child);
   const deadline = Date.now() + 10_000;
   for (;;) {
@@ -186,7 +180,7 @@ export async function startNginxUpstream(
     } catch {
       if (exited() || Date.now() > deadline) {
         await stop();
-        throw new Error(`nginx did not start: ${stderr.trim().slice(-600) || "no output"}`);
+        throw new Error(`nginx did not start: ${stderr().trim().slice(-600) || "no output"}`);
       }
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
@@ -198,7 +192,7 @@ export async function startNginxUpstream(
       pid: child.pid,
       hello: {},
       nextLine: () => Promise.resolve(undefined),
-      stderrTail: () => stderr,
+      stderrTail: stderr,
       stop,
     },
     streamV1: `${origin}/stream/v1`,

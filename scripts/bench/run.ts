@@ -336,6 +336,27 @@ try {
   const probed = new Set<BenchProcess>([bare, sovra].filter((p) => p !== undefined));
   const probeOf = (proxy: BenchProcess | undefined) =>
     proxy && probed.has(proxy) ? proxy : undefined;
+  /**
+   * The smoke request of a target in a scenario: whether it serves it. A peer that cannot is
+   * reported (its answer kept), not fatal; ours must serve them all.
+   */
+  const serves = async (
+    spec: ReturnType<typeof chatRequest>,
+    scenario: string,
+    target: TargetName,
+    peer: boolean,
+  ): Promise<boolean> => {
+    try {
+      await smokeTest(spec, `${scenario} ${target}`);
+      return true;
+    } catch (error) {
+      if (!peer) throw error;
+      const reason = (error as Error).message;
+      log(`${target}: skipped in ${scenario}: ${reason}`);
+      (results.peers[target as keyof BenchResults["peers"]]!.failed ??= {})[scenario] = reason;
+      return false;
+    }
+  };
   /** Peers that started (`--peers`); measured after every row of ours, see below. */
   const peerTargets: TargetName[] = [];
   /** Measures one target in one scenario: closed loop (not for slow-upstream), then paced. */
@@ -350,16 +371,7 @@ try {
       router: scenario === "router",
     });
     const peer = peerTargets.includes(target);
-    try {
-      await smokeTest(spec, `${scenario} ${target}`);
-    } catch (error) {
-      // A peer that cannot serve a scenario is reported, not fatal; ours must serve them all.
-      if (!peer) throw error;
-      const reason = (error as Error).message;
-      log(`${target}: skipped in ${scenario}: ${reason}`);
-      (results.peers[target as keyof BenchResults["peers"]]!.failed ??= {})[scenario] = reason;
-      return;
-    }
+    if (!(await serves(spec, scenario, target, peer))) return;
     const proxy = processes[target];
     let closed: TargetResult["closed"] | undefined;
     let proxyCpuUsPerRequest: number | undefined;
@@ -496,15 +508,7 @@ try {
     const stream = scenario === "prod-stream";
     const spec = chatRequest(endpoint, { stream, model: "prod" });
     const peer = target === "portkey" || target === "litellm";
-    try {
-      await smokeTest(spec, `${scenario} ${target}`);
-    } catch (error) {
-      if (!peer) throw error;
-      const reason = (error as Error).message;
-      log(`${target}: skipped in ${scenario}: ${reason}`);
-      (results.peers[target]!.failed ??= {})[scenario] = reason;
-      return;
-    }
+    if (!(await serves(spec, scenario, target, peer))) return;
     const seconds = stream ? streamSeconds(PRODUCTION_TIMING) : PRODUCTION_TIMING.answerMs / 1000;
     // The probe: a twentieth of the arrivals (at least 20/s), the rest of the open ones wrk's.
     const probeRate = Math.max(20, prodOpen / seconds / 20);

@@ -18,12 +18,18 @@ export function luaString(text: string): string {
   return out + '"';
 }
 
-/** The wrk Lua script that replays `spec` and reports in JSON. */
-export function wrkScript(spec: RequestSpec): string {
+/** The Lua lines that make wrk send `spec`'s method, body and headers. */
+function requestLines(spec: RequestSpec): string[] {
   const lines = ['wrk.method = "POST"', `wrk.body = ${luaString(spec.body)}`];
   for (const [name, value] of Object.entries(spec.headers)) {
     lines.push(`wrk.headers[${luaString(name)}] = ${luaString(value)}`);
   }
+  return lines;
+}
+
+/** The wrk Lua script that replays `spec` and reports in JSON. */
+export function wrkScript(spec: RequestSpec): string {
+  const lines = requestLines(spec);
   lines.push(
     "done = function(summary, latency, requests)",
     "  local e = summary.errors",
@@ -64,6 +70,11 @@ export function parseWrkOutput(stdout: string): ClosedResult | undefined {
   };
 }
 
+/** `taskset`'s arguments for one wrk thread pinned to `cpu` with `connections` for `seconds`. */
+function wrkArgs(cpu: number, connections: number, seconds: number): string[] {
+  return ["-c", String(cpu), "wrk", "-t1", `-c${connections}`, `-d${seconds}s`];
+}
+
 /** Runs wrk pinned to `cpu` with `connections` connections for `durationSeconds`. */
 export async function runWrk(
   spec: RequestSpec,
@@ -74,12 +85,7 @@ export async function runWrk(
   try {
     const output = await new Deno.Command("taskset", {
       args: [
-        "-c",
-        String(options.cpu),
-        "wrk",
-        "-t1",
-        `-c${options.connections}`,
-        `-d${options.durationSeconds}s`,
+        ...wrkArgs(options.cpu, options.connections, options.durationSeconds),
         "--timeout",
         "10s",
         "-s",
@@ -129,10 +135,7 @@ export interface WrkProductionResult {
  * events.
  */
 export function wrkProductionScript(spec: RequestSpec): string {
-  const lines = ['wrk.method = "POST"', `wrk.body = ${luaString(spec.body)}`];
-  for (const [name, value] of Object.entries(spec.headers)) {
-    lines.push(`wrk.headers[${luaString(name)}] = ${luaString(value)}`);
-  }
+  const lines = requestLines(spec);
   lines.push(
     "local threads = {}",
     "setup = function(thread) table.insert(threads, thread) end",
@@ -221,12 +224,7 @@ export async function startWrkProduction(
   await Deno.writeTextFile(script, wrkProductionScript(spec));
   const child = new Deno.Command("taskset", {
     args: [
-      "-c",
-      String(options.cpu),
-      "wrk",
-      "-t1",
-      `-c${options.connections}`,
-      `-d${Math.ceil(options.durationSeconds)}s`,
+      ...wrkArgs(options.cpu, options.connections, Math.ceil(options.durationSeconds)),
       "--timeout",
       "30s",
       "-s",
