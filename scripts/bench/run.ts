@@ -9,7 +9,9 @@
  * services), one database per Sovra process; its tables go between their own markers.
  *
  * Options: --warmup 3 --duration 10 --paced-seconds 10 --rate 500 --connections 32
- *   --streams 1000 --state kv|postgres --kv <path|:memory:> --cpu-prof <dir>
+ *   --streams 1000 --state kv|postgres --kv <path|:memory:>
+ *   --cpu-prof <dir> (Sovra profiled: <dir>/instant for the instant scenarios, <dir>/prod-stream and
+ *     <dir>/prod-non-stream for the production-shaped ones)
  *   --scenarios non-stream,stream,router,slow-upstream,prod-stream,prod-non-stream,spread,
  *     workers,open-streams (any of them, all by default)
  *   --quick (short windows: 1 s warm-up, 3 s measured, production 3 s + 4 s)
