@@ -8,9 +8,10 @@ import type { AppDeps } from "./deps.ts";
 import { openStore } from "./state/open_store.ts";
 import { loadCatalog } from "./catalog/load.ts";
 import { CatalogHolder } from "./catalog/catalog_holder.ts";
-import { ApiKeyAuthenticator } from "./auth/api_key_cache.ts";
+import { ApiKeyAuthenticator } from "./auth/api_key_authenticator.ts";
 import { createAdapters, DIALECTS } from "./providers/registry.ts";
 import { Settler } from "./billing/settle.ts";
+import { RefusedRows } from "./billing/refused_rows.ts";
 import { RouteMetrics } from "./routing/route_metrics.ts";
 import { NO_ROUTING_HOOKS } from "./routing/route_plan.ts";
 import { PolicyCache } from "./policy/policy_cache.ts";
@@ -26,10 +27,12 @@ import { UnsentTally } from "./limits/unsent_tally.ts";
 import { CreditHolds } from "./limits/credit_holds.ts";
 import { Telemetry } from "./telemetry/telemetry.ts";
 import { Lifecycle } from "./lifecycle/lifecycle.ts";
-import { randomId } from "./ids.ts";
+import { randomId } from "./util/ids.ts";
 import { postUpstream } from "./providers/transport/post_upstream.ts";
 import { upstreamClient } from "./providers/transport/upstream_client.ts";
 import { failureFromResponse } from "./providers/openai/errors.ts";
+import { controlPlaneOf } from "./state/kv/control_plane.ts";
+import type { Store } from "./state/store.ts";
 
 export interface ComposeOptions {
   log?: Logger;
@@ -64,9 +67,16 @@ export async function composeDependencies(
     closeUpstream: () => client?.close(),
     store,
     catalog,
-    auth: new ApiKeyAuthenticator(store, config.keyCacheSeconds * 1000, now, config.staleServeMs),
+    auth: new ApiKeyAuthenticator(
+      store,
+      config.keyCacheSeconds * 1000,
+      now,
+      config.staleServeMs,
+      rpmCeilingOf(store),
+    ),
     adapters: createAdapters({ secret: config.secret, fetch: upstreamFetch }),
     settler,
+    refusedRows: new RefusedRows(settler, now),
     metrics: new RouteMetrics(),
     routing: {
       ...NO_ROUTING_HOOKS,
@@ -126,8 +136,18 @@ export async function composeDependencies(
   return deps;
 }
 
-/** After every server stopped: settles still in flight, then the store. */
+/**
+ * The operator's RPM ceiling of an organization, for the key lookup (its control-plane
+ * settings); a backend without those areas has none.
+ */
+function rpmCeilingOf(store: Store): ((orgId: string) => Promise<number | null>) | undefined {
+  const control = controlPlaneOf(store)?.control;
+  return control && (async (orgId) => (await control.getOrgSettings(orgId)).rpm_ceiling);
+}
+
+/** After every server stopped: merged refusal rows and settles still in flight, then the store. */
 export async function closeDependencies(deps: AppDeps): Promise<void> {
+  deps.refusedRows.flush(true);
   await deps.settler.idle();
   deps.settler.stopRetries();
   await deps.routerPins.idle();

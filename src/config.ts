@@ -2,6 +2,8 @@
  * Configuration from the environment: the only reader of `Deno.env` in the gateway.
  * Variables and defaults are the operator contract's; the rest are documented additions.
  */
+import { isIP } from "node:net";
+
 export type LogLevel = "debug" | "info" | "warn" | "error";
 
 export interface Config {
@@ -36,6 +38,11 @@ export interface Config {
   transcriptionWaitMs: number;
   /** Milliseconds a whole transcription upload may take. */
   uploadDeadlineMs: number;
+  /**
+   * Dashboard: peers (IPs, CIDRs) whose `X-Forwarded-For` names the client (sign-in
+   * throttling); empty = the connecting address is the client.
+   */
+  trustedProxies: readonly string[];
   /** Dashboard: public origin (links, CSRF origin check); unset = its own listening URL. */
   dashboardUrl: string | undefined;
   /** Dashboard: session cookie `Secure` + `__Host-` prefix (off only for plain-HTTP hosts). */
@@ -91,6 +98,24 @@ function integer(env: Record<string, string>, name: string, fallback: number, mi
   return value;
 }
 
+/** `SOVRA_TRUSTED_PROXIES`: comma-separated IP addresses or CIDR blocks (v4 or v6). */
+function trustedProxies(raw: string | undefined): string[] {
+  const entries = (raw ?? "").split(",").map((e) => e.trim()).filter((e) => e !== "");
+  for (const entry of entries) {
+    const [address = "", prefix, extra] = entry.split("/");
+    const version = isIP(address);
+    const bits = version === 4 ? 32 : 128;
+    const validPrefix = prefix === undefined ||
+      (/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits);
+    if (version === 0 || !validPrefix || extra !== undefined) {
+      throw new ConfigError(
+        `SOVRA_TRUSTED_PROXIES must list IP addresses or CIDR blocks (e.g. 10.0.0.0/8, ::1), got '${entry}'.`,
+      );
+    }
+  }
+  return entries;
+}
+
 function databaseUrl(raw: string | undefined): string | undefined {
   if (raw === undefined || raw === "") return undefined;
   if (!/^postgres(ql)?:\/\//.test(raw)) {
@@ -140,6 +165,7 @@ export function configFromEnv(env: Record<string, string>): Config {
     transcriptionWaitMs: integer(env, "SOVRA_TRANSCRIPTION_WAIT_MS", 10_000),
     uploadDeadlineMs: integer(env, "SOVRA_UPLOAD_DEADLINE_MS", 300_000, 1),
     dashboardUrl: env.SOVRA_DASHBOARD_URL?.replace(/\/+$/, "") || undefined,
+    trustedProxies: trustedProxies(env.SOVRA_TRUSTED_PROXIES),
     dashboardSecureCookie: env.SOVRA_DASHBOARD_SECURE_COOKIE !== "false",
     sessionIdleMinutes: integer(env, "SOVRA_SESSION_IDLE_MINUTES", 30, 1),
     sessionMaxHours: integer(env, "SOVRA_SESSION_MAX_HOURS", 12, 1),

@@ -2,9 +2,10 @@
 import type { Config } from "./config.ts";
 import type { Store } from "./state/store.ts";
 import type { CatalogHolder } from "./catalog/catalog_holder.ts";
-import type { ApiKeyAuthenticator } from "./auth/api_key_cache.ts";
+import type { ApiKeyAuthenticator } from "./auth/api_key_authenticator.ts";
 import type { AdapterRegistry } from "./providers/adapter.ts";
 import type { Settler } from "./billing/settle.ts";
+import type { RefusedRows } from "./billing/refused_rows.ts";
 import type { RouteMetrics } from "./routing/route_metrics.ts";
 import type { Logger } from "./log.ts";
 import type { GateState } from "./limits/gate_state.ts";
@@ -30,6 +31,8 @@ export interface AppDeps {
   auth: ApiKeyAuthenticator;
   adapters: AdapterRegistry;
   settler: Settler;
+  /** Rows of requests refused after authentication (coalescing the gate's 429/402 floods). */
+  refusedRows: RefusedRows;
   metrics: RouteMetrics;
   /** The routing plan's extension points (guardrail, router, organization policy). */
   routing: RoutingHooks;

@@ -42,7 +42,7 @@ export interface Gateway {
   serveBeside(
     handler: (request: Request) => Response | Promise<Response>,
     options: { port: number; portVariable: string },
-  ): Served;
+  ): ListeningServer;
   close(): Promise<void>;
 }
 
@@ -58,7 +58,7 @@ export interface GatewayOptions extends ComposeOptions {
 }
 
 /** One HTTP server for one app. */
-export interface Served {
+export interface ListeningServer {
   port: number;
   url: string;
   shutdown(): Promise<void>;
@@ -81,7 +81,7 @@ export function serve(
     /** Share the port with the other `SOVRA_WORKERS` isolates (`SO_REUSEPORT`, Linux). */
     reusePort?: boolean;
   },
-): Served {
+): ListeningServer {
   let server: { addr: Deno.NetAddr; shutdown(): Promise<void> };
   try {
     server = serveListener({
@@ -114,8 +114,8 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     }
   };
   warnCatalog();
-  let api: Served | undefined;
-  let metrics: Served | undefined;
+  let api: ListeningServer | undefined;
+  let metrics: ListeningServer | undefined;
   const worker = options.worker;
   const primary = worker === undefined || worker.index === 0;
   const app = createApp(deps);

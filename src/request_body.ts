@@ -5,7 +5,7 @@
  * `connection: close`.
  */
 import { GatewayError } from "./errors.ts";
-import { DeadlineSweep } from "./deadline_sweep.ts";
+import { DeadlineSweep } from "./util/deadline_sweep.ts";
 
 export const JSON_BODY_LIMIT = 2 * 1024 * 1024;
 export const JSON_BODY_DEADLINE_MS = 30_000;

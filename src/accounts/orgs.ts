@@ -2,7 +2,7 @@
  * Organizations and credits: the rules the admin CLI and the dashboard share (ids, names,
  * amounts). Amounts are integer micro-EUR, at most `Number.MAX_SAFE_INTEGER`.
  */
-import { randomId } from "../ids.ts";
+import { randomId } from "../util/ids.ts";
 import type { OrgStore } from "../state/store.ts";
 import type { OrgView } from "../state/records.ts";
 import { AccountError } from "./account_error.ts";

@@ -8,7 +8,7 @@ import type { Catalog } from "../catalog/catalog.ts";
 import { lifecycleNotices } from "../catalog/lifecycle.ts";
 import type { Store } from "../state/store.ts";
 import type { RoutingPolicyStore } from "../state/routing_policy_store.ts";
-import { policyView, toRecord } from "../smart_router/policy_record.ts";
+import { routingPolicyView, toRecord } from "../smart_router/policy_record.ts";
 import { PolicyError, validatePolicy } from "../smart_router/validate_policy.ts";
 
 export class RoutingCommandError extends Error {
@@ -101,15 +101,16 @@ export async function runRoutingCommand(
       const current = await catalog();
       const pool = current.models.filter((m) => policy.pool.includes(m.id));
       const warnings = lifecycleNotices(pool, current.today()).map((n) => n.message);
-      return warnings.length > 0 ? { ...policyView(record), warnings } : policyView(record);
+      const view = routingPolicyView(record);
+      return warnings.length > 0 ? { ...view, warnings } : view;
     }
     case "list":
-      return (await policies.listRoutingPolicies(org)).map(policyView);
+      return (await policies.listRoutingPolicies(org)).map(routingPolicyView);
     case "show": {
       const id = need(flags, "id");
       const record = await policies.getRoutingPolicy(org, id);
       if (!record) throw new RoutingCommandError(`Routing policy '${id}' does not exist.`);
-      return policyView(record);
+      return routingPolicyView(record);
     }
     case "delete": {
       const id = need(flags, "id");

@@ -1,12 +1,13 @@
 /**
- * The admin CLI's account commands: `user create`, `user list`, `user remove`. A new user gets
- * a one-time set-password link (24 h; the token is kept only as its hash).
+ * The admin CLI's account commands: `user create`, `user list`, `user remove`. A user this
+ * command creates gets a one-time set-password link (24 h; the token is kept only as its hash);
+ * an existing one gets no link, and with `--org` a pending invitation it accepts after signing in.
  */
 import type { Store } from "../state/store.ts";
 import type { AccountStore } from "../state/account_store.ts";
 import type { ControlStore } from "../state/control_store.ts";
 import type { SsoStore } from "../state/sso_store.ts";
-import { createOrInviteUser, publicUser } from "../dashboard/areas/accounts.ts";
+import { createUser, publicUser } from "../dashboard/areas/accounts.ts";
 import { parseRole } from "../dashboard/areas/members.ts";
 import { audit } from "../dashboard/audit.ts";
 import { GatewayError } from "../errors.ts";
@@ -63,7 +64,7 @@ export async function runUserCommand(
         if (existing && operator && !existing.operator) {
           throw new UserCommandError(`User '${existing.email}' exists and is not an operator.`);
         }
-        const result = await createOrInviteUser(deps, {
+        const result = await createUser(deps, {
           email,
           operator,
           ...(org ? { org } : {}),
@@ -75,6 +76,7 @@ export async function runUserCommand(
           ...(org ? { org, role } : {}),
           created_now: result.created,
           set_password_url: result.set_password_url,
+          invitation: result.invitation,
         };
       }
       case "list": {

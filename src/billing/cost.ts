@@ -9,7 +9,7 @@
  */
 import type { Pricing } from "../catalog/schema.ts";
 
-export interface Consumption {
+export interface PricedUsage {
   promptTokens?: number | undefined;
   completionTokens?: number | undefined;
   audioSeconds?: number | undefined;
@@ -31,7 +31,7 @@ function big(n: number | undefined): bigint {
   return n === undefined ? 0n : BigInt(Math.max(0, Math.trunc(n)));
 }
 
-export function costMicroEur(pricing: Pricing, used: Consumption): number {
+export function costMicroEur(pricing: Pricing, used: PricedUsage): number {
   // Terms are ≥ 0 and rounding is monotonic: a true product or sum above the limit cannot
   // come out at or below it, so a sum at or below it is exact.
   const numerator = whole(used.promptTokens) * whole(pricing.prompt_micro_eur_per_million) * 3_600 +
@@ -44,7 +44,7 @@ export function costMicroEur(pricing: Pricing, used: Consumption): number {
   return Math.ceil(numerator / DENOMINATOR_NUMBER);
 }
 
-function bigCost(pricing: Pricing, used: Consumption): number {
+function bigCost(pricing: Pricing, used: PricedUsage): number {
   const numerator = big(used.promptTokens) * big(pricing.prompt_micro_eur_per_million) * HOUR +
     big(used.completionTokens) * big(pricing.completion_micro_eur_per_million) * HOUR +
     big(used.audioSeconds) * big(pricing.audio_micro_eur_per_hour) * MILLION +

@@ -39,6 +39,12 @@ export interface SettleInput {
   guardrail?: RequestRecord["guardrail"];
   /** The organization policy's reasons for a 403 refusal (the request reached no provider). */
   policyRefusal?: string;
+  /** The error object's `code` the client got (rows with status ≥ 400). */
+  errorCode?: string;
+  /** When the request ended, if not now (a row written later than its refusal). */
+  endedAt?: number;
+  /** A row standing for several refusals (`refused_rows.ts`): how many. */
+  refusedCount?: number;
 }
 
 export function buildRequestRecord(input: SettleInput, now = Date.now()): RequestRecord {
@@ -58,7 +64,7 @@ export function buildRequestRecord(input: SettleInput, now = Date.now()): Reques
     served_model: input.servedModel ?? null,
     provider: input.provider ?? null,
     status: input.status,
-    latency_ms: Math.max(0, now - input.startedAt),
+    latency_ms: Math.max(0, (input.endedAt ?? now) - input.startedAt),
     prompt_tokens: input.promptTokens ?? null,
     completion_tokens: input.completionTokens ?? null,
     total_tokens: total ?? null,
@@ -74,6 +80,8 @@ export function buildRequestRecord(input: SettleInput, now = Date.now()): Reques
   if (input.guardrail && input.guardrail.verdict !== "pass") record.guardrail = input.guardrail;
   if (input.routingPolicy !== undefined) record.routing_policy = input.routingPolicy;
   if (input.policyRefusal !== undefined) record.policy_refusal = input.policyRefusal;
+  if (input.errorCode !== undefined) record.error_code = input.errorCode;
+  if (input.refusedCount !== undefined) record.refused_count = input.refusedCount;
   return record;
 }
 
@@ -114,9 +122,12 @@ export class Settler {
   settle(
     input: SettleInput | Promise<SettleInput>,
     trace?: RequestTrace,
+    /** `counted`: the request is in the metrics already (a row written after its end). */
+    options?: { counted: true },
   ): Promise<RequestRecord | undefined> {
     this.telemetry?.settling(trace);
-    const done = Promise.resolve(input).then((i) => this.#write(i, trace), (error) => {
+    const counted = options?.counted === true;
+    const done = Promise.resolve(input).then((i) => this.#write(i, trace, counted), (error) => {
       this.log.error("settle input failed", { reason: errorMessage(error) });
       return undefined;
     });
@@ -146,9 +157,13 @@ export class Settler {
     this.#retries.clear();
   }
 
-  #write(input: SettleInput, trace: RequestTrace | undefined): Promise<RequestRecord> {
+  #write(
+    input: SettleInput,
+    trace: RequestTrace | undefined,
+    counted: boolean,
+  ): Promise<RequestRecord> {
     const record = buildRequestRecord(input);
-    this.telemetry?.settled(record, trace);
+    if (!counted) this.telemetry?.settled(record, trace);
     const markSent = this.unsentDebits.queue(
       record.org,
       record.cost_micro_eur,

@@ -16,6 +16,14 @@ import { grantCredits, ledger, updateSettings } from "./areas/credits.ts";
 import { parseRange, recentRequests, toCsv, usageSeries } from "./areas/usage.ts";
 import { changeMember, inviteMember, listMembers, parseRole } from "./areas/members.ts";
 import { createOrg, listAllOrgs } from "./areas/operator.ts";
+import {
+  acceptInvitation,
+  createAccountFromInvitation,
+  declineInvitation,
+  orgInvitations,
+  pendingInvitations,
+  revokeInvitation,
+} from "./areas/invitations.ts";
 import { globalAudit, orgAudit } from "./areas/audit_log.ts";
 import { dryRun, policyView, updatePolicy } from "./areas/policies.ts";
 import { keyPolicyView, updateKeyPolicy } from "./areas/key_policies.ts";
@@ -28,7 +36,7 @@ import {
   listPolicies,
   previewPolicy,
   savePolicy,
-} from "./areas/routing.ts";
+} from "./areas/router_policies.ts";
 import { GuardrailRemoteChange } from "../policy/guardrail_remote_setting.ts";
 import { registerSsoApi } from "./sso_api.ts";
 import { providerSignOut } from "./sso/sign_out.ts";
@@ -112,7 +120,7 @@ export function createApi(deps: DashboardDeps): Hono<DashEnv> {
   // Public: sign in and set a password.
   api.post("/login", async (c) => {
     const input = await body(c, Login);
-    const user = await signIn(deps, { ...input, address: clientAddress(c) });
+    const user = await signIn(deps, { ...input, address: clientAddress(c, deps) });
     await startSession(deps, c, user.id);
     return c.json({ user: publicUser(user) });
   });
@@ -120,6 +128,11 @@ export function createApi(deps: DashboardDeps): Hono<DashEnv> {
     const input = await body(c, SetPassword);
     const user = await setPasswordWithToken(deps, input.token, input.password);
     return c.json({ user: publicUser(user) });
+  });
+  api.post("/invitations/create-account", async (c) => {
+    const input = await body(c, SetPassword);
+    const made = await createAccountFromInvitation(deps, input.token, input.password);
+    return c.json({ user: publicUser(made.user), org: made.org, role: made.role }, 201);
   });
 
   // Everything else needs a session.
@@ -145,6 +158,20 @@ export function createApi(deps: DashboardDeps): Hono<DashEnv> {
     }
     return c.json({ data: orgs });
   });
+
+  // The signed-in account's invitations.
+  api.get(
+    "/invitations",
+    async (c) => c.json({ data: await pendingInvitations(deps, c.var.viewer) }),
+  );
+  api.post(
+    "/invitations/:id/accept",
+    async (c) => c.json(await acceptInvitation(deps, c.var.viewer, c.req.param("id"))),
+  );
+  api.post(
+    "/invitations/:id/decline",
+    async (c) => c.json(await declineInvitation(deps, c.var.viewer, c.req.param("id"))),
+  );
 
   // Operator.
   api.get("/operator/orgs", async (c) => c.json({ data: await listAllOrgs(deps, c.var.viewer) }));
@@ -250,6 +277,15 @@ export function createApi(deps: DashboardDeps): Hono<DashEnv> {
     });
     return c.json(result, 201);
   });
+  org.get(
+    "/invitations",
+    async (c) => c.json({ data: await orgInvitations(deps, c.var.access) }),
+  );
+  org.delete(
+    "/invitations/:id",
+    async (c) =>
+      c.json(await revokeInvitation(deps, c.var.access, c.var.viewer, c.req.param("id"))),
+  );
   org.patch("/members/:user", async (c) => {
     const input = await body(c, RoleChange);
     const role = parseRole(input.role);

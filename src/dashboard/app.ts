@@ -1,7 +1,8 @@
 /**
  * createDashboardApp(deps): the control plane's Hono app — secure headers and CSRF guard on
  * everything, static assets, the JSON API under /api/, the public pages (sign in, set
- * password, single sign-on's redirect and callback), then the pages behind a session: the operator's and each organization's (from
+ * password, an invitation link, single sign-on's redirect and callback), then the pages behind
+ * a session: the invitee's invitations, the operator's and each organization's (from
  * `pages/nav.ts`). Served on its own port, beside or apart from the request API.
  */
 import { Hono } from "hono";
@@ -16,6 +17,8 @@ import { registerStaticAssets } from "./static_assets.ts";
 import { createApi } from "./api.ts";
 import { registerPublicPages } from "./pages/public_pages.tsx";
 import { registerOperatorPages } from "./pages/operator.tsx";
+import { registerInvitationPages } from "./pages/invitations.tsx";
+import { pendingInvitations } from "./areas/invitations.ts";
 import { registerSsoPages } from "./pages/sso_pages.tsx";
 import { registerSsoOperatorPages } from "./pages/sso_operator.tsx";
 import { isBuilt, ORG_PAGES } from "./pages/nav.ts";
@@ -31,6 +34,7 @@ export function createDashboardApp(deps: DashboardDeps): Hono<DashEnv> {
         raw.kind === "not_found" ? 404 : 400,
         raw.kind === "not_found" ? "not_found" : "invalid_request",
         raw.message,
+        raw.param === undefined ? {} : { param: raw.param },
       )
       : raw;
     const known = error instanceof GatewayError;
@@ -80,15 +84,21 @@ export function createDashboardApp(deps: DashboardDeps): Hono<DashEnv> {
   app.use("/operator", signedIn);
   app.use("/operator/*", signedIn);
   app.use("/orgs/*", signedIn);
-  app.get("/", (c) => {
+  app.use("/invitations", signedIn);
+  app.use("/invitations/*", signedIn);
+  app.get("/", async (c) => {
     const first = c.var.viewer.memberships[0];
     if (first) return c.redirect(`/orgs/${first.org}/overview`, 303);
     if (c.var.viewer.user.operator) return c.redirect("/operator", 303);
+    if ((await pendingInvitations(deps, c.var.viewer)).length > 0) {
+      return c.redirect("/invitations", 303);
+    }
     return c.html(
       ErrorPage({ status: 200, message: "You are not a member of any organization yet." }),
     );
   });
   registerOperatorPages(app, deps);
+  registerInvitationPages(app, deps);
   registerSsoOperatorPages(app, deps);
 
   const org = new Hono<DashEnv>();

@@ -1,5 +1,5 @@
 /** Writes one audit entry: who did what to which target. Never a secret. */
-import { sequentialId } from "../ids.ts";
+import { sequentialId } from "../util/ids.ts";
 import type { AuditAction, AuditEntry } from "../state/account_records.ts";
 import type { ControlStore } from "../state/control_store.ts";
 

@@ -5,7 +5,7 @@
 import type { AccountStore } from "../state/account_store.ts";
 import { hashPassword } from "./passwords.ts";
 import { newSecretToken } from "./secret_tokens.ts";
-import { randomId } from "../ids.ts";
+import { randomId } from "../util/ids.ts";
 
 export interface DemoLogin {
   email: string;

@@ -4,6 +4,7 @@ import type { DashboardDeps, DashEnv } from "./deps.ts";
 import { loadViewer } from "./sessions.ts";
 import { notAuthenticated } from "./errors.ts";
 import { resolveOrgAccess } from "./access.ts";
+import { clientAddressOf, trustedProxyList } from "./client_address.ts";
 
 /** The viewer or, without a valid session, 401 (JSON) or a redirect to the login page. */
 export function requireViewer(
@@ -30,8 +31,15 @@ export function withOrgAccess(deps: DashboardDeps): MiddlewareHandler<DashEnv> {
   };
 }
 
-/** The peer address (Deno.serve's info), for login throttling. */
-export function clientAddress(c: Context): string {
+/**
+ * The client's address, for sign-in throttling: the peer (Deno.serve's info), or what a trusted
+ * proxy recorded in `X-Forwarded-For` (`client_address.ts`).
+ */
+export function clientAddress(c: Context, deps: DashboardDeps): string {
   const info = c.env as { remoteAddr?: { hostname?: string } } | undefined;
-  return info?.remoteAddr?.hostname ?? "unknown";
+  return clientAddressOf(
+    info?.remoteAddr?.hostname,
+    c.req.header("x-forwarded-for"),
+    trustedProxyList(deps.config.trustedProxies),
+  );
 }

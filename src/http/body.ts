@@ -6,7 +6,7 @@
  * closed the connection before its body ended: 499 `client_closed`.
  */
 import { clientClosed, invalidRequest } from "../errors.ts";
-import { isJsonContentType } from "../content_type.ts";
+import { isJsonContentType } from "../util/content_type.ts";
 import { checkJsonDepth } from "./json_limits.ts";
 import { JSON_BODY_LIMIT, readLimitedBytes } from "../request_body.ts";
 

@@ -31,6 +31,8 @@ export interface RequestState extends RequestIdentity {
   notes?: RequestNotes;
   /** The credit hold before the first upstream call (and its release). */
   admission?: RequestAdmission;
+  /** What the body named, once read (`refused_request.ts`): a refused request's row. */
+  requested?: { model: string; user: string | undefined; stream: boolean };
 }
 
 export type AppEnv = { Variables: { request: RequestStart; state: RequestState } };

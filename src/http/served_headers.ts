@@ -3,7 +3,7 @@
  * and, when a routing policy chose the model, which model served and why.
  */
 import type { ResolvedRoute } from "../catalog/resolved_route.ts";
-import type { RoutingDecision } from "../routing/route_plan.ts";
+import type { RouterDecision } from "../routing/route_plan.ts";
 
 /** Added to `headers` (a fresh object when not given), which is returned. */
 export function servedHeaders(
@@ -55,7 +55,7 @@ function headerSafe(name: string): string {
  * `headers` (a fresh object when not given), which is returned.
  */
 export function routedHeaders(
-  served: { route: ResolvedRoute; fallbacks: number; routing?: RoutingDecision },
+  served: { route: ResolvedRoute; fallbacks: number; routing?: RouterDecision },
   headers: Record<string, string> = {},
 ): Record<string, string> {
   if (!served.routing) return headers;

@@ -1,6 +1,6 @@
 /** zod results → the spec's 400 with a message naming the field. */
 import type { z } from "zod";
-import { zodFailure } from "../zod_failure.ts";
+import { zodFailure } from "../api_formats/zod_failure.ts";
 import { invalidRequest } from "../errors.ts";
 
 /** A JSON object with a non-empty string `model`, or the spec's 400 `invalid_request`. */

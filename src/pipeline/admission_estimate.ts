@@ -7,7 +7,7 @@
  */
 import type { ChatRequest } from "../canonical/chat.ts";
 import type { Model } from "../catalog/schema.ts";
-import { type Consumption, costMicroEur } from "../billing/cost.ts";
+import { costMicroEur, type PricedUsage } from "../billing/cost.ts";
 import { buildRequestRecord, type SettleInput } from "../billing/settle.ts";
 import type { ResolvedRoute } from "../catalog/resolved_route.ts";
 import type { RequestRecord } from "../state/records.ts";
@@ -35,7 +35,7 @@ export function admitUpstream(
   planned: PlannedRequest,
   candidates: readonly RouteCandidate<unknown>[],
   admitted: AdmittedRequest,
-  held?: Consumption,
+  held?: PricedUsage,
   expectedAnswerMs?: number,
 ): void {
   if (!caller.admission) return;
@@ -78,7 +78,7 @@ function promptChars(planned: PlannedRequest): () => number {
 export function estimateOf(
   planned: PlannedRequest,
   models: readonly Model[],
-  held?: Consumption,
+  held?: PricedUsage,
   chars = promptChars(planned),
 ): AdmissionEstimate {
   let holdMicroEur = 0n;
@@ -100,7 +100,7 @@ function recoveryRecord(
   planned: PlannedRequest,
   route: ResolvedRoute,
   admitted: AdmittedRequest,
-  held: Consumption | undefined,
+  held: PricedUsage | undefined,
   chars: () => number,
 ): RequestRecord {
   const used = held ?? typicalConsumption(planned, chars);
@@ -133,7 +133,7 @@ function recoveryRecord(
   return record;
 }
 
-function typicalConsumption(planned: PlannedRequest, chars: () => number): Consumption {
+function typicalConsumption(planned: PlannedRequest, chars: () => number): PricedUsage {
   switch (planned.endpoint) {
     case "chat":
     case "responses": {
@@ -151,7 +151,7 @@ function consumptionOf(
   planned: PlannedRequest,
   model: Model | undefined,
   chars: () => number,
-): Consumption {
+): PricedUsage {
   switch (planned.endpoint) {
     case "chat":
     case "responses":
@@ -170,7 +170,7 @@ function chatConsumption(
   request: ChatRequest,
   model: Model | undefined,
   chars: number,
-): Consumption {
+): PricedUsage {
   let completion = request.maxTokens ?? model?.limits?.default_max_tokens ??
     DEFAULT_HELD_COMPLETION_TOKENS;
   if (model?.context_length !== undefined) completion = Math.min(completion, model.context_length);

@@ -12,7 +12,7 @@ import type { ResolvedRoute } from "../catalog/resolved_route.ts";
 import { loggableReason, UpstreamFailure } from "../providers/upstream_failure.ts";
 import { RouteMetrics } from "../routing/route_metrics.ts";
 import { planRoutes } from "../routing/plan_routes.ts";
-import type { Caller, RoutePlan, RoutingDecision } from "../routing/route_plan.ts";
+import type { Caller, RoutePlan, RouterDecision } from "../routing/route_plan.ts";
 import { type RouteSuccess, tryRoutes } from "../routing/try_routes.ts";
 import { IdleWatchdog } from "./idle_watchdog.ts";
 import { StreamAccounting } from "../canonical/stream_accounting.ts";
@@ -45,7 +45,7 @@ export interface Served {
   /** Values changed for the route that served (reasoning effort), for `x-sovra-adjusted-params`. */
   adjusted?: string[];
   /** The router's decision, when a routing policy chose the models. */
-  routing?: RoutingDecision;
+  routing?: RouterDecision;
 }
 
 function adapterFor(deps: PipelineDeps, route: ResolvedRoute): ProviderAdapter {
@@ -119,7 +119,7 @@ interface LastFailure {
 function routeOptions(
   ctx: ChatCallContext,
   last: LastFailure,
-  routing: RoutingDecision | undefined,
+  routing: RouterDecision | undefined,
 ) {
   return {
     signal: ctx.clientSignal,

@@ -6,7 +6,7 @@
  * pending timer op for as long as the stream was open), and a cut comes at most one tick
  * (a tenth of `ms`, at most 1 s) late.
  */
-import { type Deadline, DeadlineSweep } from "../deadline_sweep.ts";
+import { type Deadline, DeadlineSweep } from "../util/deadline_sweep.ts";
 
 const SWEEP = new DeadlineSweep();
 

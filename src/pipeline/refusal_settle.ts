@@ -21,6 +21,7 @@ export function settleRefusals(settler: Pick<Settler, "settle">): (refusal: Refu
       servedModel: undefined,
       provider: undefined,
       status: refusal.status,
+      errorCode: refusal.errorCode,
       stream: refusal.stream,
       fallbacks: 0,
       estimated: false,

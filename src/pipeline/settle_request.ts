@@ -10,7 +10,7 @@ import type { SettleInput } from "../billing/settle.ts";
 import type { ResolvedRoute } from "../catalog/resolved_route.ts";
 import type { FinishReason } from "../canonical/chat.ts";
 import { GatewayError } from "../errors.ts";
-import type { Caller, RoutingDecision } from "../routing/route_plan.ts";
+import type { Caller, RouterDecision } from "../routing/route_plan.ts";
 import type { PipelineDeps } from "./pipeline_deps.ts";
 
 /** The route that served, or the last one tried when none did. */
@@ -18,7 +18,7 @@ export interface SettledRoute {
   route: ResolvedRoute;
   fallbacks: number;
   /** The router's decision, when a routing policy chose the models. */
-  routing?: RoutingDecision;
+  routing?: RouterDecision;
 }
 
 /** What a request consumed, for its bill (an absent count is unknown, not zero). */
@@ -43,6 +43,8 @@ export interface RequestSettlement {
   consumed?: Consumption | Promise<Consumption>;
   /** How the generation ended (chat): a reason no mapper knows is logged with its raw value. */
   finish?: { reason: FinishReason | undefined; raw: string | undefined };
+  /** A failed request's error code, as the client got it. */
+  errorCode?: string;
 }
 
 /** The longest raw finish reason logged (an upstream token, never content). */
@@ -105,6 +107,7 @@ function settleInput(s: RequestSettlement, used: Consumption | undefined): Settl
   };
   if (served?.routing) settle.routingPolicy = served.routing.policy;
   if (caller.notes?.guardrail) settle.guardrail = caller.notes.guardrail;
+  if (s.errorCode !== undefined) settle.errorCode = s.errorCode;
   return settle;
 }
 
@@ -120,7 +123,14 @@ export function settleFailure(
   clientSignal?: AbortSignal,
 ): void {
   if (!reachedProvider(error, s.served)) return;
-  settleRequest(deps, { ...s, status: clientStatus(error, clientSignal) });
+  const status = clientStatus(error, clientSignal);
+  settleRequest(deps, { ...s, status, errorCode: clientErrorCode(error, status) });
+}
+
+/** The error code the client gets with `status` (the app's error handler's). */
+function clientErrorCode(error: unknown, status: number): string {
+  if (error instanceof GatewayError) return error.code;
+  return status === 499 ? "client_closed" : "internal_error";
 }
 
 /**

@@ -14,10 +14,10 @@ import type { EffectivePolicy } from "./effective_policy.ts";
 import { routeRefusal } from "./route_rules.ts";
 import { checkGuardrail, type GuardrailInput } from "./guardrail_check.ts";
 import type { RemoteTransport } from "./remote_guardrail.ts";
-import { refusalOf, type RefusalSink, type RefusedRequest } from "./refusal_record.ts";
+import { refusalOf, type RefusalPlanInput, type RefusalSink } from "./refusal_record.ts";
 
-interface PolicyPlanInput extends RefusedRequest {
-  caller: RefusedRequest["caller"] & { policy?: EffectivePolicy };
+interface PolicyPlanInput extends RefusalPlanInput {
+  caller: RefusalPlanInput["caller"] & { policy?: EffectivePolicy };
   catalog: Catalog;
   model: Model;
 }
@@ -75,10 +75,10 @@ export function guardrailRequestCheck(
   refused?: RefusalSink,
   remote?: RemoteTransport,
 ) {
-  const record = (input: GuardrailInput & RefusedRequest, error: unknown) => {
+  const record = (input: GuardrailInput & RefusalPlanInput, error: unknown) => {
     if (error instanceof GatewayError) refused?.(refusalOf(input, error));
   };
-  return (input: GuardrailInput & RefusedRequest): void => {
+  return (input: GuardrailInput & RefusalPlanInput): void => {
     try {
       checkGuardrail(guardrail, input, remote);
     } catch (error) {

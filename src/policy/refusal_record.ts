@@ -23,6 +23,8 @@ export interface Refusal {
   endpoint: RefusalEndpoint;
   requestedModel: string;
   status: number;
+  /** The error object's `code` the client got. */
+  errorCode: string;
   stream: boolean;
   /** The guardrail's note (block, or `error` when the scan failed in block mode). */
   guardrail?: GuardrailNote;
@@ -36,7 +38,7 @@ export interface Refusal {
 export type RefusalSink = (refusal: Refusal) => void;
 
 /** What a refusal reads of the plan's input (typed by its fields). */
-export interface RefusedRequest {
+export interface RefusalPlanInput {
   endpoint: RefusalEndpoint;
   request: unknown;
   caller: {
@@ -51,7 +53,7 @@ export interface RefusedRequest {
 }
 
 export function refusalOf(
-  input: RefusedRequest,
+  input: RefusalPlanInput,
   error: GatewayError,
   details: { requestedModel?: string; policyRefusal?: string } = {},
 ): Refusal {
@@ -66,6 +68,7 @@ export function refusalOf(
     endpoint: input.endpoint,
     requestedModel: details.requestedModel ?? input.model.id,
     status: error.status,
+    errorCode: error.code,
     stream: request.stream === true,
     ...(guardrail !== undefined && error.code !== "policy_forbids_model" ? { guardrail } : {}),
     ...(details.policyRefusal === undefined ? {} : { policyRefusal: details.policyRefusal }),

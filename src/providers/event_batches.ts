@@ -13,7 +13,7 @@
  * the answer has started, and the client gets its first byte when the upstream's arrives, not
  * with the first token (which a slow model sends much later).
  */
-import { ReadSizing } from "../read_sizing.ts";
+import { ReadSizing } from "../util/read_sizing.ts";
 import type { ChatStreamEvent } from "../canonical/chat.ts";
 import { UpstreamFailure } from "./upstream_failure.ts";
 

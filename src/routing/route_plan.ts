@@ -44,7 +44,7 @@ export type PlannedRequest =
   | { endpoint: "transcriptions"; request: TranscriptionRequest }
   | { endpoint: "speech"; request: SpeechRequest };
 
-export type Endpoint = PlannedRequest["endpoint"];
+export type EndpointName = PlannedRequest["endpoint"];
 
 /** Everything planning reads; nothing in it is mutated. */
 export type PlanInput<P extends PlannedRequest = PlannedRequest> = P & {
@@ -85,11 +85,11 @@ export interface RoutePlan<R> {
   /** One line per decision, for an explanation header or a debug log. */
   explanation: string[];
   /** Set when a router source chose the models (`router/<id>`). */
-  routing?: RoutingDecision;
+  routing?: RouterDecision;
 }
 
 /** A router's decision, for the answer's headers, the metadata and its pins. */
-export interface RoutingDecision {
+export interface RouterDecision {
   /** The routing policy id (the `<id>` of `router/<id>`). */
   policy: string;
   /** One line: why this model first (difficulty, dial, rule); ids and numbers only. */
@@ -101,7 +101,7 @@ export interface RoutingDecision {
 /** What a router source answers: the ordered models and its decision. */
 export interface SourcedModels {
   models: readonly Model[];
-  routing: RoutingDecision;
+  routing: RouterDecision;
 }
 
 /**

@@ -30,6 +30,6 @@ export function fromRecord(record: RoutingPolicyRecord): RoutingPolicy | undefin
 }
 
 /** The policy as the CLI and the dashboard show it. */
-export function policyView(record: RoutingPolicyRecord): Record<string, unknown> {
+export function routingPolicyView(record: RoutingPolicyRecord): Record<string, unknown> {
   return { ...record, model: `router/${record.id}` };
 }

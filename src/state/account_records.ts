@@ -49,6 +49,26 @@ export interface PasswordTokenRecord {
   expires: string;
 }
 
+/**
+ * An invitation to join an organization, addressed to an e-mail (not to an account): the
+ * account with that e-mail accepts or declines it after signing in; while no account has the
+ * e-mail, the link's holder may create that account (and so accepts). One pending invitation
+ * per organization and e-mail: inviting again replaces it and its link.
+ */
+export interface InvitationRecord {
+  id: string;
+  org: string;
+  /** Lower-cased. */
+  email: string;
+  role: Role;
+  /** SHA-256 (hex) of the token in the invitation link. */
+  token_hash: string;
+  /** The inviting user's e-mail, or `cli`. */
+  invited_by: string;
+  created: string;
+  expires: string;
+}
+
 /** A credit grant or top-up. Daily spend lines are derived from the usage aggregates. */
 export interface LedgerEntry {
   id: string;
@@ -65,6 +85,10 @@ export type AuditAction =
   | "key.revoked"
   | "credits.granted"
   | "member.invited"
+  | "member.added"
+  | "invitation.accepted"
+  | "invitation.declined"
+  | "invitation.revoked"
   | "member.role_changed"
   | "member.removed"
   | "org.created"

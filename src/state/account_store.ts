@@ -1,11 +1,12 @@
 /**
- * The accounts area of the state: users, organization memberships, dashboard sessions,
- * one-time set-password tokens and failed-login counters. Used by the dashboard and the admin
+ * The accounts area of the state: users, organization memberships, invitations (pending
+ * memberships), dashboard sessions, one-time set-password tokens and failed-login counters. Used by the dashboard and the admin
  * CLI, never by the request API's hot path. A backend (Deno KV today, PostgreSQL next) must
  * keep the semantics written on each method; times are ISO strings the caller supplies, so
  * the store never reads a clock except where a method says so.
  */
 import type {
+  InvitationRecord,
   MembershipRecord,
   PasswordTokenRecord,
   Role,
@@ -16,6 +17,9 @@ import type {
 /** The outcome of a membership change that must keep an owner in the organization. */
 export type MembershipChange = "changed" | "not_found" | "last_owner";
 
+/** The outcome of accepting an invitation. */
+export type InvitationOutcome = "accepted" | "not_found" | "already_member";
+
 export interface AccountStore {
   // Users. E-mails are compared lower-cased; the caller lower-cases them.
   /** Creates the user; false (and no write) when the e-mail or id is taken. */
@@ -25,8 +29,8 @@ export interface AccountStore {
   /** Every user, in no particular order. */
   listUsers(): Promise<UserRecord[]>;
   /**
-   * Sets the password hash and ends every session of the user, in one atomic step. False
-   * when the user does not exist.
+   * Sets the password hash, ends every session of the user and deletes every set-password
+   * token of the user, in one atomic step. False when the user does not exist.
    */
   setPassword(userId: string, passwordHash: string, at: string): Promise<boolean>;
   /**
@@ -49,6 +53,29 @@ export interface AccountStore {
    */
   changeMembership(orgId: string, userId: string, role: Role | null): Promise<MembershipChange>;
 
+  // Invitations: addressed to an e-mail (lower-cased by the caller), at most one pending per
+  // organization and e-mail. The caller checks `expires`; the store may forget one after it.
+  /**
+   * Records the invitation, atomically replacing a pending one for the same organization and
+   * e-mail (whose id and link then no longer work).
+   */
+  putInvitation(invitation: InvitationRecord): Promise<void>;
+  getInvitation(id: string): Promise<InvitationRecord | undefined>;
+  findInvitationByToken(tokenHash: string): Promise<InvitationRecord | undefined>;
+  /** The invitations addressed to the e-mail, by id. */
+  listInvitationsForEmail(email: string): Promise<InvitationRecord[]>;
+  /** The organization's pending invitations, by e-mail. */
+  listInvitationsOfOrg(orgId: string): Promise<InvitationRecord[]>;
+  /** Deletes the invitation (declined, revoked); false when it was not there. */
+  deleteInvitation(id: string): Promise<boolean>;
+  /**
+   * In one atomic step, deletes the invitation and makes `userId` a member of its organization
+   * with its role ("accepted"). "not_found" when the invitation is gone (accepted, declined,
+   * replaced); "already_member" when the user is a member already (the invitation is deleted,
+   * the membership kept as it was). The caller checks that the user has the invited e-mail.
+   */
+  acceptInvitation(id: string, userId: string, at: string): Promise<InvitationOutcome>;
+
   // Sessions, by the SHA-256 of their token.
   createSession(session: SessionRecord): Promise<void>;
   getSession(hash: string): Promise<SessionRecord | undefined>;
@@ -57,6 +84,10 @@ export interface AccountStore {
   deleteSession(hash: string): Promise<void>;
 
   // One-time set-password tokens, by the SHA-256 of their token.
+  /**
+   * Stores the token and deletes every other token of its user, in one atomic step: a new link
+   * revokes the older ones.
+   */
   createPasswordToken(token: PasswordTokenRecord): Promise<void>;
   /**
    * Returns and deletes the token in one atomic step (a token works once even under a race);
@@ -64,8 +95,21 @@ export interface AccountStore {
    */
   takePasswordToken(hash: string): Promise<PasswordTokenRecord | undefined>;
 
-  // Failed logins, counted in fixed windows (`window` is the window's start in ms).
+  // Sign-in counters, in fixed windows (`window` is the window's start in ms): failures, and
+  // attempts reserved before a password is checked.
   loginFailures(subject: string, window: number): Promise<number>;
-  /** Adds one failure; the counter may be forgotten `ttlMs` after the window started. */
+  /** Adds one; the counter may be forgotten `ttlMs` after the window started. */
   addLoginFailure(subject: string, window: number, ttlMs: number): Promise<void>;
+  /**
+   * Adds one when the counter is below `limit` and answers true; else false and nothing
+   * changes. Atomic: of many concurrent calls at most `limit` minus the count succeed.
+   */
+  reserveLoginAttempt(
+    subject: string,
+    window: number,
+    limit: number,
+    ttlMs: number,
+  ): Promise<boolean>;
+  /** Takes one back (never below zero): a reserved attempt that did not fail. */
+  releaseLoginAttempt(subject: string, window: number, ttlMs: number): Promise<void>;
 }

@@ -55,6 +55,16 @@ export interface RequestRecord {
   /** Only on `router/<id>` requests: the routing policy that chose `served_model`. */
   routing_policy?: string;
   /**
+   * On every row whose status is 400 or more: the `code` of the error object the client got
+   * (`rate_limit_exceeded`, `model_not_found` …). Never the body.
+   */
+  error_code?: string;
+  /**
+   * Only on a row that stands for several refusals of one key, error code and minute (a 429
+   * flood, `billing/refused_rows.ts`): how many; the first of them has a row of its own.
+   */
+  refused_count?: number;
+  /**
    * Only on a request settled from its admission record after its process ended without
    * settling it (kill -9): usage estimated before the upstream call, `status` 0 (unknown).
    */

@@ -195,7 +195,7 @@ export class SeriesCache<V> {
 }
 
 /** `SeriesCache` by two keys (maps nested, so no key string is composed per call). */
-export class SeriesCache2<V> {
+export class SeriesCacheByPair<V> {
   readonly #map = new Map<string, Map<string, V>>();
   #size = 0;
   constructor(readonly limit: number) {}

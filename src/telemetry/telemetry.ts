@@ -8,7 +8,7 @@
 import type { RequestRecord } from "../state/records.ts";
 import { AggregatorRegistry } from "prom-client";
 import { GatewayMetrics } from "./prometheus.ts";
-import { CounterSeries, HistogramSeries, SeriesCache, SeriesCache2 } from "./series.ts";
+import { CounterSeries, HistogramSeries, SeriesCache, SeriesCacheByPair } from "./series.ts";
 import { RecordSeriesCache, statusClass } from "./record_series.ts";
 import { type AttemptRoute, failureKind, type RequestSpan, Tracing } from "./tracing.ts";
 import { EventLoopProbe } from "./event_loop_probe.ts";
@@ -63,8 +63,8 @@ export class Telemetry {
   // The series the request path records into, each built once (`series.ts`): no label check,
   // key or closure per call. The caches are bounded; their keys are the labels' values.
   readonly #records = new RecordSeriesCache(this.metrics);
-  readonly #attempts = new SeriesCache2<AttemptSeries>(4096);
-  readonly #unsettled = new SeriesCache2<CounterSeries>(256);
+  readonly #attempts = new SeriesCacheByPair<AttemptSeries>(4096);
+  readonly #unsettled = new SeriesCacheByPair<CounterSeries>(256);
   readonly #refusals = new SeriesCache<CounterSeries>(16);
   readonly #commitBatchSize = new HistogramSeries(this.metrics.commitBatchSize);
   readonly #commitDuration = new HistogramSeries(this.metrics.commitDuration);

@@ -67,3 +67,36 @@ Deno.test("recentRequests / dailyUsage — limits checked, every aggregate prese
   });
   await assert.rejects(dailyUsage(store, org.id, "24.11.2026"), refused("invalid"));
 });
+
+Deno.test("keyName — trimmed, 1 to 64 characters, no control character (C0, DEL, C1, line separators, bidi overrides)", async () => {
+  await using store = await openTestStore();
+  const org = await createOrganization(store, { name: "Acme", creditsMicroEur: 0n });
+  const issue = (name: string | null) => issueApiKey(store, { org: org.id, name, rpm: 60 });
+  assert.equal((await issue(null)).record.name, null);
+  assert.equal((await issue("  ci  ")).record.name, "ci");
+  assert.equal((await issue("é".repeat(64))).record.name, "é".repeat(64));
+  assert.equal(
+    (await issue("🔑".repeat(64))).record.name,
+    "🔑".repeat(64),
+    "characters, not UTF-16 units",
+  );
+  const bad = [
+    "a\u0000b",
+    "a\u001fb",
+    "a\u007fb",
+    "a\u0085b",
+    "a\u2028b",
+    "a\u202eb",
+    "a\u2066b",
+    " ",
+    "x".repeat(65),
+  ];
+  for (const name of bad) {
+    await assert.rejects(
+      issue(name),
+      (e: unknown) => e instanceof AccountError && e.kind === "invalid" && e.param === "name",
+      JSON.stringify(name),
+    );
+  }
+  assert.equal((await listApiKeys(store, org.id)).length, 4, "nothing refused was stored");
+});

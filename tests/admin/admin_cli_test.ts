@@ -218,3 +218,19 @@ Deno.test("admin CLI — credits topup is the dashboard's grant: a ledger line a
     [["credits.granted", "cli", org, { amount_micro_eur: 1250, note: "credits topup" }]],
   );
 });
+
+Deno.test("admin CLI — key create trims the name and refuses control characters or more than 64 characters, naming the field", async () => {
+  await using tmp = await tempDir({ prefix: "sovra-cli-" });
+  const kv = `${tmp.path}/admin.kv`;
+  const org = one((await runAdminCli(kv, ["org", "create", "--name", "X"])).stdout);
+  const create = (name: string) =>
+    runAdminCli(kv, ["key", "create", "--org", String(org.id), "--name", name]);
+  for (const name of ["line\nbreak", "esc\u001b[31m", "x".repeat(65)]) {
+    const run = await create(name);
+    assert.equal(run.code, 1, JSON.stringify(name));
+    assert.match(JSON.parse(run.stderr).error, /key name/);
+  }
+  const ok = await create("  nightly batch  ");
+  assert.equal(ok.code, 0, ok.stderr);
+  assert.equal(one(ok.stdout).name, "nightly batch");
+});

@@ -71,7 +71,15 @@ Deno.test("credits — exact cost per request, balance = granted − Σ cost, 40
   );
   assert.equal(h.sim.requests.length, upstreamCalls, "a 402 request reached the upstream");
   await h.flushed();
-  assert.equal((await h.store.listRequests(h.org, 1000)).length, sent, "402s are not billed");
+  const listed = await h.store.listRequests(h.org, 1000);
+  assert.equal(listed.filter((r) => r.status === 200).length, sent);
+  // A 402 leaves a zero-cost row naming its code (the rest of that minute's are merged into one).
+  const refused = listed.filter((r) => r.status === 402);
+  assert.ok(refused.length >= 1);
+  for (const r of refused) {
+    assert.equal(r.cost_micro_eur, 0, "402s are not billed");
+    assert.equal(r.error_code, "insufficient_credits");
+  }
 
   const topped = await h.admin(["credits", "topup"], { org: h.org, "micro-eur": "1000" });
   assert.deepEqual(topped, { org: h.org, balance_micro_eur: 150 - total + 1000 });

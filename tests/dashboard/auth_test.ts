@@ -1,7 +1,7 @@
 /** Dashboard sign-in, sessions, set-password links, CSRF and the secure headers. */
 import assert from "node:assert/strict";
 import { ApiClient, PASSWORD, startDashboardHarness } from "./support.ts";
-import { createOrInviteUser, issueSetPasswordLink } from "../../src/dashboard/areas/accounts.ts";
+import { createUser, issueSetPasswordLink } from "../../src/dashboard/areas/accounts.ts";
 
 Deno.test("login — sets a __Host- session cookie (HttpOnly, Secure, SameSite=Strict) and /api/session answers", async () => {
   await using d = await startDashboardHarness();
@@ -52,33 +52,108 @@ Deno.test("login — unknown e-mail and wrong password get the same answer", asy
   assert.ok(!JSON.stringify(audit).includes("nope-nope"));
 });
 
-Deno.test("login — 10 failures per account in 15 minutes throttle that account, even with the right password", async () => {
+/** Moves the dashboard's clock to 1 s after the start of a 15-minute window (and a minute). */
+function atWindowStart(d: { clock: { offset: number } }) {
+  const window = 15 * 60_000;
+  const now = Date.now() + d.clock.offset;
+  d.clock.offset += Math.ceil(now / window) * window - now + 1000;
+}
+
+/** A sign-in as sent through a proxy that recorded `from` in X-Forwarded-For. */
+function loginFrom(d: { url: string }, from: string, email: string, password: string) {
+  return new ApiClient(d.url).request("POST", "/api/login", { email, password }, {
+    "x-forwarded-for": from,
+  }).then(async (r) => ({ status: r.status, body: await r.json(), headers: r.headers }));
+}
+
+Deno.test("login — of 14 parallel wrong passwords (limit 10) exactly 10 are tried: each attempt is reserved before hashing", async () => {
   await using d = await startDashboardHarness();
   await d.user("owner@example.eu", d.h.org, "owner");
+  atWindowStart(d);
   const c = new ApiClient(d.url);
+  const answers = await Promise.all(
+    Array.from(
+      { length: 14 },
+      (_, i) => c.post("/api/login", { email: "owner@example.eu", password: `bad-${i}` }),
+    ),
+  );
+  const statuses = answers.map((a) => a.status).sort();
+  assert.deepEqual(statuses, [...Array(10).fill(401), ...Array(4).fill(429)]);
+  const audit = await d.dash.deps.control.listAudit(d.h.org, 100);
+  assert.equal(audit.filter((e) => e.action === "login.failed").length, 10, "10 tried");
+});
+
+Deno.test("login — 10 failures per account and client address throttle that pair, even with the right password; the owner elsewhere still signs in", async () => {
+  await using d = await startDashboardHarness({ env: { SOVRA_TRUSTED_PROXIES: "127.0.0.1" } });
+  await d.user("owner@example.eu", d.h.org, "owner");
+  atWindowStart(d);
   for (let i = 0; i < 10; i++) {
-    const r = await c.post("/api/login", { email: "owner@example.eu", password: `bad-${i}` });
+    const r = await loginFrom(d, "203.0.113.9", "owner@example.eu", `bad-${i}`);
     assert.equal(r.status, 401);
   }
-  const blocked = await c.post("/api/login", { email: "owner@example.eu", password: PASSWORD });
+  const blocked = await loginFrom(d, "203.0.113.9", "owner@example.eu", PASSWORD);
   assert.equal(blocked.status, 429);
   assert.equal(blocked.body.error.code, "too_many_attempts");
   assert.ok(Number(blocked.headers.get("retry-after")) > 0);
+  const owner = await loginFrom(d, "198.51.100.7", "owner@example.eu", PASSWORD);
+  assert.equal(owner.status, 200, "the attacker's address does not lock the owner out");
+  const other = await loginFrom(d, "203.0.113.9", "colleague@example.eu", "whatever-it-is");
+  assert.equal(other.status, 401, "the pair is throttled, not the address for every account");
   d.clock.offset += 15 * 60_000;
-  const ok = await c.post("/api/login", { email: "owner@example.eu", password: PASSWORD });
-  assert.equal(ok.status, 200, "a new window lets the owner in again");
+  const later = await loginFrom(d, "203.0.113.9", "owner@example.eu", PASSWORD);
+  assert.equal(later.status, 200, "a new window lets that address in again");
 });
 
-Deno.test("login — 10 failures from one address throttle it for every account", async () => {
-  await using d = await startDashboardHarness();
-  await d.user("owner@example.eu", d.h.org, "owner");
-  const c = new ApiClient(d.url);
+Deno.test("login — X-Forwarded-For names the client only behind a trusted proxy, and only the entries that proxy wrote", async () => {
+  await using direct = await startDashboardHarness();
+  await direct.user("owner@example.eu", direct.h.org, "owner");
+  atWindowStart(direct);
   for (let i = 0; i < 10; i++) {
-    const r = await c.post("/api/login", { email: `ghost${i}@example.eu`, password: "x" });
+    const r = await loginFrom(direct, `192.0.2.${i}`, "owner@example.eu", "bad-password");
     assert.equal(r.status, 401);
   }
-  const blocked = await c.post("/api/login", { email: "owner@example.eu", password: PASSWORD });
-  assert.equal(blocked.status, 429);
+  const spoofed = await loginFrom(direct, "192.0.2.99", "owner@example.eu", "bad-password");
+  assert.equal(spoofed.status, 429, "no trusted proxy: the header is ignored");
+
+  await using proxied = await startDashboardHarness({
+    env: { SOVRA_TRUSTED_PROXIES: "10.0.0.0/8, 127.0.0.1" },
+  });
+  await proxied.user("owner@example.eu", proxied.h.org, "owner");
+  atWindowStart(proxied);
+  for (let i = 0; i < 10; i++) {
+    // What the client wrote, then what the proxies appended: its address, then an inner proxy.
+    const chain = `192.0.2.${i}, 203.0.113.9, 10.1.2.3`;
+    const r = await loginFrom(proxied, chain, "owner@example.eu", "bad-password");
+    assert.equal(r.status, 401);
+  }
+  const again = await loginFrom(proxied, "192.0.2.99, 203.0.113.9", "owner@example.eu", PASSWORD);
+  assert.equal(again.status, 429, "the client's own entries do not change its address");
+  const audit = await proxied.dash.deps.control.listAudit(proxied.h.org, 1);
+  assert.equal(audit[0]!.detail.address, "203.0.113.9");
+});
+
+Deno.test("login — an account tried from many addresses slows down to 2 tries a minute from new addresses, never locks out; the owner's usual address is not slowed", async () => {
+  await using d = await startDashboardHarness({ env: { SOVRA_TRUSTED_PROXIES: "127.0.0.1" } });
+  await d.user("owner@example.eu", d.h.org, "owner");
+  atWindowStart(d);
+  assert.equal((await loginFrom(d, "198.51.100.7", "owner@example.eu", PASSWORD)).status, 200);
+  for (let i = 0; i < 20; i++) {
+    const from = `203.0.113.${Math.floor(i / 7)}`;
+    const r = await loginFrom(d, from, "owner@example.eu", "bad-password");
+    assert.equal(r.status, 401, `failure ${i}`);
+  }
+  const fresh = ["192.0.2.1", "192.0.2.2", "192.0.2.3"];
+  assert.equal((await loginFrom(d, fresh[0]!, "owner@example.eu", "bad-1")).status, 401);
+  assert.equal((await loginFrom(d, fresh[1]!, "owner@example.eu", "bad-2")).status, 401);
+  const slowed = await loginFrom(d, fresh[2]!, "owner@example.eu", PASSWORD);
+  assert.equal(slowed.status, 429, "the third try this minute from a new address waits");
+  const wait = Number(slowed.headers.get("retry-after"));
+  assert.ok(wait > 0 && wait <= 60, `retry after ${wait} s`);
+  const owner = await loginFrom(d, "198.51.100.7", "owner@example.eu", PASSWORD);
+  assert.equal(owner.status, 200, "the owner's known address is not slowed");
+  d.clock.offset += 60_000;
+  const next = await loginFrom(d, fresh[2]!, "owner@example.eu", PASSWORD);
+  assert.equal(next.status, 200, "slowed down, never locked out");
 });
 
 Deno.test("sessions — idle expiry, absolute expiry and logout end the session", async () => {
@@ -111,9 +186,9 @@ Deno.test("sessions — idle expiry, absolute expiry and logout end the session"
   assert.equal((await out.get("/api/session")).status, 401);
 });
 
-Deno.test("set-password link — works once, within 24 h, and ends the user's other sessions", async () => {
+Deno.test("set-password link — works once, within 24 h, a newer one revokes it, and ends the user's other sessions", async () => {
   await using d = await startDashboardHarness();
-  const invited = await createOrInviteUser(d.dash.deps, {
+  const invited = await createUser(d.dash.deps, {
     email: "new@example.eu",
     org: d.h.org,
     role: "admin",
@@ -137,8 +212,16 @@ Deno.test("set-password link — works once, within 24 h, and ends the user's ot
   const session = await ApiClient.signedIn(d.url, "new@example.eu");
   assert.equal((await session.get("/api/session")).status, 200);
 
-  // A reset link used later ends that session; the new password works.
+  // A newer link revokes the older one.
+  const older = new URL(await issueSetPasswordLink(d.dash.deps, set.body.user.id));
   const reset = new URL(await issueSetPasswordLink(d.dash.deps, set.body.user.id));
+  const revoked = await c.post("/api/set-password", {
+    token: older.searchParams.get("token"),
+    password: "the older link's choice",
+  });
+  assert.equal(revoked.status, 400, "the older link was revoked by the newer");
+  assert.equal(revoked.body.error.param, "token");
+  // A reset link used later ends that session; the new password works.
   const newPassword = "another long passphrase";
   const token2 = reset.searchParams.get("token")!;
   assert.equal(
@@ -215,4 +298,43 @@ Deno.test("pages — strict CSP, no inline script, secure headers, assets served
   assert.equal(anonymous.status, 303);
   assert.match(anonymous.headers.get("location") ?? "", /^\/login\?next=/);
   await anonymous.body?.cancel();
+});
+
+Deno.test("secrets — every answer that carries a key, snippet or link is Cache-Control: no-store", async () => {
+  await using d = await startDashboardHarness();
+  await d.user("owner@example.eu", d.h.org, "owner");
+  const c = await ApiClient.signedIn(d.url, "owner@example.eu");
+  const form = (path: string, body: string) =>
+    fetch(`${d.url}${path}`, {
+      method: "POST",
+      headers: {
+        cookie: c.cookie,
+        origin: d.url,
+        "content-type": "application/x-www-form-urlencoded",
+      },
+      body,
+    });
+  const key = await c.post(`/api/orgs/${d.h.org}/keys`, { name: "k" });
+  assert.equal(key.status, 201);
+  assert.equal(key.headers.get("cache-control"), "no-store");
+  const keyPage = await form(`/orgs/${d.h.org}/keys`, "name=k2");
+  assert.match(await keyPage.text(), /id="new-key-panel" hx-history="false"/);
+  assert.equal(keyPage.headers.get("cache-control"), "no-store");
+  const invite = await c.post(`/api/orgs/${d.h.org}/members`, {
+    email: "a@example.eu",
+    role: "viewer",
+  });
+  assert.equal(invite.headers.get("cache-control"), "no-store");
+  const invitePage = await form(`/orgs/${d.h.org}/members`, "email=b%40example.eu&role=viewer");
+  const html = await invitePage.text();
+  assert.match(html, /<div class="notice"[^>]* hx-history="false"/);
+  assert.equal(invitePage.headers.get("cache-control"), "no-store");
+  const link = new URL(invite.body.invite_url);
+  const linkPage = await fetch(link);
+  await linkPage.body?.cancel();
+  assert.equal(linkPage.headers.get("cache-control"), "no-store");
+  const htmxConfig = JSON.parse(
+    html.match(/<meta name="htmx-config" content="([^"]+)"/)![1]!.replaceAll("&quot;", '"'),
+  );
+  assert.equal(htmxConfig.historyCacheSize, 0, "htmx keeps no history snapshot of any page");
 });

@@ -76,7 +76,7 @@ Deno.test("overview and usage — spend, requests, errors and per-day series fol
     [
       "id,created,org,key_id,user,endpoint,requested_model,served_model,provider,status",
       "latency_ms,prompt_tokens,completion_tokens,total_tokens,audio_seconds,characters",
-      "cost_micro_eur,estimated,stream,fallbacks",
+      "cost_micro_eur,estimated,stream,fallbacks,error_code,refused_count",
     ].join(","),
   );
   assert.equal(lines.length, 3);
@@ -157,6 +157,6 @@ Deno.test("credits — the owner's low-balance threshold puts a warning on every
   const ov = await owner.get(`/api/orgs/${d.h.org}/overview`);
   assert.equal(ov.body.low_balance, true);
   for (const p of ["overview", "keys", "usage", "credits", "members", "audit"]) {
-    assert.match(await page(`/orgs/${d.h.org}/${p}`), /Low balance: € 2\.00 is below/, p);
+    assert.match(await page(`/orgs/${d.h.org}/${p}`), /Low balance: €\s2\.00 is below/, p);
   }
 });

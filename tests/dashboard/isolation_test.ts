@@ -24,6 +24,8 @@ const ORG_ROUTES: Array<[string, string, unknown?]> = [
   ["POST", "/members", { email: "spy@example.eu", role: "owner" }],
   ["PATCH", "/members/USER", { role: "viewer" }],
   ["DELETE", "/members/USER"],
+  ["GET", "/invitations"],
+  ["DELETE", "/invitations/INV"],
   ["GET", "/audit"],
   ["GET", "/sso"],
   ["PUT", "/sso", { provider: "idp", domains: [{ match: "example.eu", role: "owner" }] }],
@@ -35,12 +37,17 @@ Deno.test("isolation — another organization's id is 404 on every route and pag
   await using d = await startDashboardHarness();
   const otherOwner = await d.user("owner-b@example.eu", d.otherOrg, "owner");
   const otherKey = await d.h.admin(["key", "create"], { org: d.otherOrg, name: "b-key" });
+  const otherInvite = await ApiClient.signedIn(d.url, "owner-b@example.eu").then((b) =>
+    b.post(`/api/orgs/${d.otherOrg}/members`, { email: "guest@example.eu", role: "viewer" })
+  );
+  assert.equal(otherInvite.status, 201);
   for (const role of ["owner", "admin", "viewer"] as const) {
     const email = `${role}-a@example.eu`;
     await d.user(email, d.h.org, role);
     const c = await ApiClient.signedIn(d.url, email);
     for (const [method, path, body] of ORG_ROUTES) {
-      const concrete = path.replace("KEY", String(otherKey.id)).replace("USER", otherOwner);
+      const concrete = path.replace("KEY", String(otherKey.id)).replace("USER", otherOwner)
+        .replace("INV", otherInvite.body.invitation);
       const res = await c.request(method, `/api/orgs/${d.otherOrg}${concrete}`, body);
       const text = await res.text();
       assert.equal(res.status, 404, `${role} ${method} ${concrete}: ${text}`);
@@ -59,6 +66,7 @@ Deno.test("isolation — another organization's id is 404 on every route and pag
   assert.equal(keys.length, 1);
   assert.equal(keys[0]!.revoked, false);
   assert.equal((await d.dash.deps.accounts.listMembersOfOrg(d.otherOrg)).length, 1);
+  assert.equal((await d.dash.deps.accounts.listInvitationsOfOrg(d.otherOrg)).length, 1);
   assert.equal((await d.h.store.getOrg(d.otherOrg))!.balance_micro_eur, 5_000_000);
 });
 
@@ -76,6 +84,17 @@ Deno.test("isolation — ids of another organization's keys and members inside o
   assert.equal(role.status, 404);
   const remove = await c.json("DELETE", `/api/orgs/${d.h.org}/members/${otherOwner}`);
   assert.equal(remove.status, 404);
+  const b = await ApiClient.signedIn(d.url, "owner-b@example.eu");
+  const inv = await b.post(`/api/orgs/${d.otherOrg}/members`, {
+    email: "g@example.eu",
+    role: "owner",
+  });
+  const revokeInv = await c.json(
+    "DELETE",
+    `/api/orgs/${d.h.org}/invitations/${inv.body.invitation}`,
+  );
+  assert.equal(revokeInv.status, 404, "another organization's invitation");
+  assert.equal((await d.dash.deps.accounts.listInvitationsOfOrg(d.otherOrg)).length, 1);
   const page = await fetch(`${d.url}/orgs/${d.h.org}/keys/${otherKey.id}/revoke`, {
     method: "POST",
     redirect: "manual",
@@ -110,6 +129,9 @@ Deno.test("isolation — without a session every API route is 401 and every page
     ["GET", "/api/operator/orgs"],
     ["POST", "/api/operator/orgs", { name: "x" }],
     ["GET", "/api/operator/audit"],
+    ["GET", "/api/invitations"],
+    ["POST", "/api/invitations/inv_x/accept", {}],
+    ["POST", "/api/invitations/inv_x/decline", {}],
     ["GET", "/api/sso/providers"],
     ["DELETE", "/api/sso/providers/idp"],
     ...ORG_ROUTES.map((
@@ -126,6 +148,7 @@ Deno.test("isolation — without a session every API route is 401 and every page
     const page of [
       "/",
       "/operator",
+      "/invitations",
       "/operator/sso",
       ...PAGES.map((p) => `/orgs/${d.h.org}/${p}`),
     ]

@@ -103,3 +103,51 @@ Deno.test("keys — viewers list but cannot create or revoke; RPM is capped by t
   });
   assert.equal(admins.status, 403, "only operators set the ceiling");
 });
+
+Deno.test("keys — a name with control characters is refused naming the field; names are trimmed and at most 64 characters", async () => {
+  await using d = await startDashboardHarness();
+  await d.user("owner@example.eu", d.h.org, "owner");
+  const c = await ApiClient.signedIn(d.url, "owner@example.eu");
+  const path = `/api/orgs/${d.h.org}/keys`;
+  for (
+    const name of [
+      "ci\u0000key",
+      "line\nbreak",
+      "tab\there",
+      "bell\u0007",
+      "del\u007f",
+      "\u202eevil",
+    ]
+  ) {
+    const res = await c.post(path, { name });
+    assert.equal(res.status, 400, JSON.stringify(name));
+    assert.equal(res.body.error.code, "invalid_request");
+    assert.equal(res.body.error.param, "name");
+    assert.match(res.body.error.message, /name/i);
+    assert.match(res.body.error.message, /control character/);
+  }
+  const long = await c.post(path, { name: "x".repeat(65) });
+  assert.equal(long.status, 400);
+  assert.equal(long.body.error.param, "name");
+  assert.match(long.body.error.message, /64/);
+  const blank = await c.post(path, { name: "   " });
+  assert.equal(blank.status, 400);
+  assert.equal(blank.body.error.param, "name");
+  const ok = await c.post(path, { name: "  👩‍💻 prod-eu  " });
+  assert.equal(ok.status, 201, JSON.stringify(ok.body));
+  assert.equal(ok.body.name, "👩‍💻 prod-eu");
+  const listed = (await c.get(path)).body.data.map((k: { name: string }) => k.name);
+  assert.ok(listed.includes("👩‍💻 prod-eu"));
+  assert.ok(!listed.some((n: string) => /\p{Cc}/u.test(n ?? "")), "nothing refused was stored");
+  const form = await fetch(`${d.url}/orgs/${d.h.org}/keys`, {
+    method: "POST",
+    headers: {
+      cookie: c.cookie,
+      origin: d.url,
+      "content-type": "application/x-www-form-urlencoded",
+    },
+    body: "name=a%00b",
+  });
+  assert.equal(form.status, 400);
+  assert.match(await form.text(), /control character/);
+});

@@ -1,8 +1,8 @@
-/** Members: owners invite (a one-time link), change roles, remove; the last owner stays. */
+/** Members: owners invite (an invitation link), change roles, remove; the last owner stays. */
 import assert from "node:assert/strict";
 import { ApiClient, PASSWORD, startDashboardHarness } from "./support.ts";
 
-Deno.test("members — invite link, sign in with the role, role change, removal, last owner kept", async () => {
+Deno.test("members — invitation link creates the account with the role; role change, removal, last owner kept", async () => {
   await using d = await startDashboardHarness();
   const ownerId = await d.user("owner@example.eu", d.h.org, "owner");
   const owner = await ApiClient.signedIn(d.url, "owner@example.eu");
@@ -12,19 +12,21 @@ Deno.test("members — invite link, sign in with the role, role change, removal,
   });
   assert.equal(invite.status, 201, JSON.stringify(invite.body));
   assert.equal(invite.body.email, "dev@example.eu");
-  const link = new URL(invite.body.set_password_url);
-  assert.equal(link.pathname, "/set-password");
+  assert.equal(invite.body.status, "pending");
+  const link = new URL(invite.body.invite_url);
+  assert.equal(link.pathname, "/invite");
+  const anon = new ApiClient(d.url);
+  const made = await anon.post("/api/invitations/create-account", {
+    token: link.searchParams.get("token"),
+    password: PASSWORD,
+  });
+  assert.equal(made.status, 201, JSON.stringify(made.body));
+  assert.equal(made.body.role, "admin");
   const again = await owner.post(`/api/orgs/${d.h.org}/members`, {
     email: "dev@example.eu",
     role: "viewer",
   });
   assert.equal(again.status, 400, "already a member");
-  const anon = new ApiClient(d.url);
-  const set = await anon.post("/api/set-password", {
-    token: link.searchParams.get("token"),
-    password: PASSWORD,
-  });
-  assert.equal(set.status, 200);
   const dev = await ApiClient.signedIn(d.url, "dev@example.eu");
   assert.equal((await dev.post(`/api/orgs/${d.h.org}/keys`, { name: "dev" })).status, 201);
   assert.equal(
@@ -33,7 +35,7 @@ Deno.test("members — invite link, sign in with the role, role change, removal,
     "admins do not manage members",
   );
 
-  const devId = invite.body.user;
+  const devId = made.body.user.id;
   const demote = await owner.json("PATCH", `/api/orgs/${d.h.org}/members/${devId}`, {
     role: "viewer",
   });
@@ -70,7 +72,9 @@ Deno.test("members — invite link, sign in with the role, role change, removal,
   );
   const audit = await dev.get(`/api/orgs/${d.h.org}/audit`);
   const actions = audit.body.data.map((e: { action: string }) => e.action);
-  for (const a of ["member.invited", "member.role_changed", "member.removed"]) {
+  for (
+    const a of ["member.invited", "invitation.accepted", "member.role_changed", "member.removed"]
+  ) {
     assert.ok(actions.includes(a), a);
   }
   assert.ok(!JSON.stringify(audit.body).includes(link.searchParams.get("token")!));

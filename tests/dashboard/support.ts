@@ -7,7 +7,7 @@ import { type Dashboard, startDashboard } from "../../src/dashboard/server.ts";
 import { silentLogger } from "../../src/log.ts";
 import type { Role } from "../../src/state/account_records.ts";
 import { hashPassword } from "../../src/dashboard/passwords.ts";
-import { randomId } from "../../src/ids.ts";
+import { randomId } from "../../src/util/ids.ts";
 import type { Store } from "../../src/state/store.ts";
 
 export const PASSWORD = "correct horse battery staple";

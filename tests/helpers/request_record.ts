@@ -3,7 +3,7 @@
  * builder): 1 EUR per million prompt tokens, so its cost is its prompt tokens in micro-EUR.
  */
 import { buildRequestRecord } from "../../src/billing/settle.ts";
-import { timeOrderedId } from "../../src/ids.ts";
+import { timeOrderedId } from "../../src/util/ids.ts";
 import type { RequestRecord } from "../../src/state/records.ts";
 
 export function chatRecord(org: string, at: number, promptTokens = 5): RequestRecord {

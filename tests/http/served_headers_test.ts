@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { routedHeaders, servedHeaders } from "../../src/http/served_headers.ts";
 import type { ResolvedRoute } from "../../src/catalog/resolved_route.ts";
-import type { RoutingDecision } from "../../src/routing/route_plan.ts";
+import type { RouterDecision } from "../../src/routing/route_plan.ts";
 
 /** Before: each returned a fresh object, spread into the route's own. */
 function servedBefore(requestId: string, route: ResolvedRoute, dropped: readonly string[] = []) {
@@ -33,7 +33,7 @@ function headerSafe(name: string): string {
 }
 
 function routedBefore(
-  served: { route: ResolvedRoute; fallbacks: number; routing?: RoutingDecision },
+  served: { route: ResolvedRoute; fallbacks: number; routing?: RouterDecision },
 ): Record<string, string> {
   if (!served.routing) return {};
   const fell = served.fallbacks > 0

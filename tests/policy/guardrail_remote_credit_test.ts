@@ -119,12 +119,17 @@ Deno.test("guardrail remote — a borderline request the credit check refuses ge
     await until("every hold released", () => holds.open === 0);
     assert.equal(holds.total, 0n);
     assert.deepEqual(paths(h), ["/v1/chat/completions"], "only A went upstream");
-    // Money exact: the balance is the credit less A's cost, and only A left a row.
+    // Money exact: the balance is the credit less A's cost; B left only its zero-cost refusal.
     const balance = await balanceOf(h);
     const rows = await h.store.listRequests(h.org, 10);
-    assert.deepEqual(rows.map((r) => [r.status, r.requested_model]), [[200, "acme/slow"]]);
-    assert.ok(rows[0]!.cost_micro_eur > 0);
-    assert.equal(balance, credits - rows[0]!.cost_micro_eur);
+    assert.deepEqual(
+      rows.map((r) => [r.status, r.requested_model, r.error_code]).sort(),
+      [[200, "acme/slow", undefined], [402, "acme/chat", "insufficient_credits"]],
+    );
+    const billed = rows.find((r) => r.status === 200)!;
+    assert.ok(billed.cost_micro_eur > 0);
+    assert.equal(rows.find((r) => r.status === 402)!.cost_micro_eur, 0);
+    assert.equal(balance, credits - billed.cost_micro_eur);
   } finally {
     await h.close();
   }

@@ -1,13 +1,13 @@
 /**
- * The control-plane areas (accounts: users, memberships, sessions, set-password tokens,
- * failed logins; control: ledger, audit, settings, usage ranges) against both backends, one
+ * The control-plane areas (accounts: users, memberships, invitations, sessions, set-password
+ * tokens, failed logins; control: ledger, audit, settings, usage ranges) against both backends, one
  * set of cases: the semantics each method's doc states, races included (one owner always
  * left, a set-password token taken once).
  */
 import assert from "node:assert/strict";
 import { kvBackend, type Opened, pgBackend } from "./control_plane_backends.ts";
 import { buildRequestRecord } from "../../src/billing/settle.ts";
-import { timeOrderedId } from "../../src/ids.ts";
+import { timeOrderedId } from "../../src/util/ids.ts";
 
 const T = "2026-11-21T10:00:00.000Z";
 const later = (ms: number) => new Date(Date.parse(T) + ms).toISOString();
@@ -134,6 +134,103 @@ const cases: Array<[string, (o: Opened) => Promise<void>]> = [
       assert.equal(await a.loginFailures("y@example.eu", window), 0);
     },
   ],
+  [
+    "sign-in reservations: at most the limit, even raced; a release gives one back",
+    async ({ areas }) => {
+      const a = areas.accounts;
+      const window = Date.parse(T);
+      const raced = await Promise.all(
+        Array.from({ length: 14 }, () => a.reserveLoginAttempt("pair:x", window, 10, 900_000)),
+      );
+      assert.equal(raced.filter((ok) => ok).length, 10);
+      assert.equal(await a.loginFailures("pair:x", window), 10);
+      await a.releaseLoginAttempt("pair:x", window, 900_000);
+      assert.equal(await a.loginFailures("pair:x", window), 9);
+      assert.equal(await a.reserveLoginAttempt("pair:x", window, 10, 900_000), true);
+      assert.equal(await a.reserveLoginAttempt("pair:x", window, 10, 900_000), false);
+      assert.equal(await a.reserveLoginAttempt("pair:x", window + 900_000, 10, 900_000), true);
+      await a.releaseLoginAttempt("pair:y", window, 900_000);
+      assert.equal(await a.loginFailures("pair:y", window), 0, "never below zero");
+      assert.equal(await a.reserveLoginAttempt("pair:z", window, 0, 900_000), false);
+    },
+  ],
+  [
+    "set-password tokens: a new one revokes the user's older ones; a password set revokes all",
+    async ({ areas }) => {
+      const a = areas.accounts;
+      await a.createUser(userRecord("u_1"));
+      await a.createUser(userRecord("u_2"));
+      const token = (c: string, user: string) => ({
+        hash: c.repeat(64),
+        user,
+        created: T,
+        expires: later(86_400_000),
+      });
+      await a.createPasswordToken(token("e", "u_1"));
+      await a.createPasswordToken(token("f", "u_2"));
+      await a.createPasswordToken(token("g", "u_1"));
+      assert.equal(await a.takePasswordToken("e".repeat(64)), undefined, "revoked by the newer");
+      assert.deepEqual(await a.takePasswordToken("g".repeat(64)), token("g", "u_1"));
+      await a.createPasswordToken(token("h", "u_1"));
+      assert.equal(await a.setPassword("u_1", "scrypt$y", later(1)), true);
+      assert.equal(await a.takePasswordToken("h".repeat(64)), undefined, "revoked by the set");
+      assert.deepEqual(await a.takePasswordToken("f".repeat(64)), token("f", "u_2"), "another's");
+    },
+  ],
+  [
+    "invitations: one per org and e-mail (a new one replaces it), accepted or declined once",
+    async ({ areas }) => {
+      const a = areas.accounts;
+      await a.createUser(userRecord("u_1", "bob@example.eu"));
+      const inv = (id: string, org: string, role: "owner" | "admin" | "viewer", c: string) => ({
+        id,
+        org,
+        email: "bob@example.eu",
+        role,
+        token_hash: c.repeat(64),
+        invited_by: "owner@example.eu",
+        created: T,
+        expires: later(7 * 86_400_000),
+      });
+      await a.putInvitation(inv("inv_1", "org_a", "viewer", "1"));
+      await a.putInvitation(inv("inv_2", "org_b", "admin", "2"));
+      await a.putInvitation(inv("inv_3", "org_a", "owner", "3"));
+      assert.equal(await a.getInvitation("inv_1"), undefined, "replaced");
+      assert.equal(await a.findInvitationByToken("1".repeat(64)), undefined, "its link too");
+      assert.deepEqual(
+        await a.findInvitationByToken("3".repeat(64)),
+        inv("inv_3", "org_a", "owner", "3"),
+      );
+      assert.deepEqual(
+        (await a.listInvitationsForEmail("bob@example.eu")).map((i) => i.id),
+        ["inv_2", "inv_3"],
+      );
+      assert.deepEqual((await a.listInvitationsOfOrg("org_a")).map((i) => i.id), ["inv_3"]);
+      assert.deepEqual(await a.listInvitationsForEmail("other@example.eu"), []);
+      const raced = await Promise.all([
+        a.acceptInvitation("inv_3", "u_1", later(5)),
+        a.acceptInvitation("inv_3", "u_1", later(5)),
+      ]);
+      assert.deepEqual(raced.sort(), ["accepted", "not_found"]);
+      assert.deepEqual(await a.getMembership("org_a", "u_1"), {
+        org: "org_a",
+        user: "u_1",
+        role: "owner",
+        created: later(5),
+      });
+      assert.deepEqual((await a.listMembershipsOfUser("u_1")).map((m) => m.org), ["org_a"]);
+      assert.equal(await a.getInvitation("inv_3"), undefined);
+      assert.deepEqual(await a.listInvitationsOfOrg("org_a"), []);
+      await a.putInvitation(inv("inv_4", "org_a", "viewer", "4"));
+      assert.equal(await a.acceptInvitation("inv_4", "u_1", later(6)), "already_member");
+      assert.equal((await a.getMembership("org_a", "u_1"))?.role, "owner", "kept as it was");
+      assert.equal(await a.deleteInvitation("inv_2"), true);
+      assert.equal(await a.deleteInvitation("inv_2"), false);
+      assert.equal(await a.acceptInvitation("inv_2", "u_1", later(7)), "not_found");
+      assert.equal(await a.getMembership("org_b", "u_1"), undefined);
+      assert.deepEqual(await a.listInvitationsForEmail("bob@example.eu"), []);
+    },
+  ],
   ["ledger: a grant adds to the balance and is listed newest first", async ({ store, areas }) => {
     const c = areas.control;
     await store.createOrg({ id: "org_a", name: "A", created: T }, 100n);
@@ -234,6 +331,46 @@ const cases: Array<[string, (o: Opened) => Promise<void>]> = [
         ],
       );
       assert.deepEqual(await c.usageDays("org_a", "2026-11-22", "2026-11-30"), []);
+    },
+  ],
+  [
+    "refused requests' rows: error_code kept; a merged row counts its refused_count in the day",
+    async ({ store, areas }) => {
+      await store.createOrg({ id: "org_a", name: "A", created: T }, 0n);
+      const t0 = Date.parse(T);
+      const refused = (ms: number, extra: { errorCode: string; refusedCount?: number }) =>
+        buildRequestRecord({
+          id: timeOrderedId("req_", ms),
+          startedAt: ms,
+          endedAt: ms + 3,
+          org: "org_a",
+          keyId: "key_a",
+          user: undefined,
+          endpoint: "chat",
+          requestedModel: "",
+          model: undefined,
+          servedModel: undefined,
+          provider: undefined,
+          status: 429,
+          stream: false,
+          fallbacks: 0,
+          estimated: false,
+          ...extra,
+        }, ms + 60_000);
+      const first = refused(t0, { errorCode: "rate_limit_exceeded" });
+      const merged = refused(t0 + 1, { errorCode: "rate_limit_exceeded", refusedCount: 5 });
+      assert.equal(merged.latency_ms, 3, "ended when refused, not when written");
+      for (const r of [first, merged]) await store.settle(r);
+      const rows = await areas.control.requestsBetween(
+        "org_a",
+        new Date(t0),
+        new Date(t0 + 1000),
+        10,
+      );
+      assert.deepEqual(rows, [merged, first]);
+      const [day] = await areas.control.usageDays("org_a", T.slice(0, 10), T.slice(0, 10));
+      assert.equal(day?.requests, 6);
+      assert.equal(day?.cost_micro_eur, 0);
     },
   ],
 ];

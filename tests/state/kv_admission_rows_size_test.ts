@@ -11,7 +11,7 @@ import { createKvStore } from "../../src/state/kv/kv_store.ts";
 import { buildRequestRecord } from "../../src/billing/settle.ts";
 import type { AdmissionRow, RequestRecord } from "../../src/state/records.ts";
 import { minuteOf } from "../../src/state/minute.ts";
-import { timeOrderedId } from "../../src/ids.ts";
+import { timeOrderedId } from "../../src/util/ids.ts";
 
 const REQUESTS = 1_000;
 const T0 = Date.UTC(2026, 10, 24, 12, 0, 0);

@@ -13,7 +13,7 @@ import { writeBatch } from "../../src/state/postgres/settle_sql.ts";
 import { SettleSpill } from "../../src/state/postgres/settle_spill.ts";
 import { MIGRATIONS } from "../../src/state/postgres/migrations.ts";
 import { buildRequestRecord } from "../../src/billing/settle.ts";
-import { timeOrderedId } from "../../src/ids.ts";
+import { timeOrderedId } from "../../src/util/ids.ts";
 import { silentLogger } from "../../src/log.ts";
 import { closing } from "../helpers/dispose.ts";
 

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { createKvStore } from "../../src/state/kv/kv_store.ts";
 import { runRetentionCleanup } from "../../src/state/retention.ts";
 import { buildRequestRecord } from "../../src/billing/settle.ts";
-import { timeOrderedId } from "../../src/ids.ts";
+import { timeOrderedId } from "../../src/util/ids.ts";
 import { kvKeys } from "../../src/state/kv/kv_keys.ts";
 import { minuteOf } from "../../src/state/minute.ts";
 

@@ -11,7 +11,7 @@ import { buildRequestRecord } from "../../src/billing/settle.ts";
 import { REQUEST_RECORD_FIELDS } from "../../src/state/records.ts";
 import { runRetentionCleanup } from "../../src/state/retention.ts";
 import { minuteOf } from "../../src/state/minute.ts";
-import { timeOrderedId } from "../../src/ids.ts";
+import { timeOrderedId } from "../../src/util/ids.ts";
 import { type PgCluster, startPostgres } from "../helpers/postgres.ts";
 import { closing } from "../helpers/dispose.ts";
 

@@ -9,7 +9,7 @@ import { openPgStore } from "../../src/state/postgres/pg_store.ts";
 import { runAdminCommand } from "../../src/admin/commands.ts";
 import { exportState, importState } from "../../src/admin/transfer_commands.ts";
 import { buildRequestRecord } from "../../src/billing/settle.ts";
-import { timeOrderedId } from "../../src/ids.ts";
+import { timeOrderedId } from "../../src/util/ids.ts";
 import type { StateTransfer } from "../../src/state/transfer.ts";
 import { kvControlPlane } from "../../src/state/kv/control_plane.ts";
 import { startPostgres } from "../helpers/postgres.ts";

@@ -11,7 +11,7 @@ import fc from "fast-check";
 import { GatewayMetrics } from "../../src/telemetry/prometheus.ts";
 import { type RequestTrace, Telemetry } from "../../src/telemetry/telemetry.ts";
 import { RecordSeriesCache } from "../../src/telemetry/record_series.ts";
-import { CounterSeries, HistogramSeries, SeriesCache2 } from "../../src/telemetry/series.ts";
+import { CounterSeries, HistogramSeries, SeriesCacheByPair } from "../../src/telemetry/series.ts";
 import { type AttemptRoute, failureKind } from "../../src/telemetry/tracing.ts";
 import type { RequestRecord } from "../../src/state/records.ts";
 
@@ -328,8 +328,8 @@ Deno.test("telemetry series — look-alike labels and a full cache still land in
   );
 });
 
-Deno.test("telemetry series — SeriesCache2 finds by both keys and stops at its limit", () => {
-  const cache = new SeriesCache2<number>(2);
+Deno.test("telemetry series — SeriesCacheByPair finds by both keys and stops at its limit", () => {
+  const cache = new SeriesCacheByPair<number>(2);
   assert.equal(cache.add("a", "b", 1), 1);
   assert.equal(cache.add("a b", "", 2), 2);
   assert.equal(cache.add("c", "d", 3), 3);

@@ -7,7 +7,7 @@ import { z } from "zod";
 import { EndUserId } from "../../canonical/end_user.ts";
 import { AudioFormat, type Model } from "../../catalog/schema.ts";
 import { refusedField } from "../../errors.ts";
-import { zodFailure } from "../../zod_failure.ts";
+import { zodFailure } from "../zod_failure.ts";
 
 export const SPEECH_RESPONSE_FORMATS = AudioFormat.options;
 export const DEFAULT_MAX_INPUT_CHARACTERS = 4096;

@@ -8,7 +8,7 @@
  */
 import type { PassthroughItem } from "../../canonical/forwarded_chunk.ts";
 import { loggableReason } from "../../providers/upstream_failure.ts";
-import type { ChatChunkEncoder } from "./encode_stream.ts";
+import type { ChatChunkEncoder } from "./chunk_encoder.ts";
 
 /** What the body reads from: the pipeline's open stream. */
 export interface ChatStreamSource {

@@ -6,7 +6,7 @@ import { z } from "zod";
 import { EndUserId } from "../../canonical/end_user.ts";
 import type { EmbeddingsRequest } from "../../providers/adapter.ts";
 import { refusedField } from "../../errors.ts";
-import { zodFailure } from "../../zod_failure.ts";
+import { zodFailure } from "../zod_failure.ts";
 
 const tokenArray = z.array(z.number().int().nonnegative()).min(1);
 

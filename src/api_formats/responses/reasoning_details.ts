@@ -1,5 +1,5 @@
 /**
- * Reasoning details as the Responses dialect shows them: merging streamed fragments, and
+ * Reasoning details as the Responses API format shows them: merging streamed fragments, and
  * splitting a turn's details into a `reasoning` output item's fields.
  */
 import type { ReasoningDetail } from "../../canonical/chat.ts";

@@ -44,7 +44,7 @@ export interface FunctionCallOutputItem {
 
 export type OutputItem = ReasoningOutputItem | MessageOutputItem | FunctionCallOutputItem;
 
-export interface WireUsage {
+export interface ResponsesUsage {
   input_tokens: number;
   input_tokens_details: { cached_tokens: number; cache_write_tokens: number };
   output_tokens: number;
@@ -101,7 +101,7 @@ export interface ResponseObject extends ResponseEcho {
   previous_response_id: null;
   store: false;
   /** Omitted when the provider reported no token counts (never invented). */
-  usage?: WireUsage;
+  usage?: ResponsesUsage;
 }
 
 /** What every encoder needs to know besides the canonical answer. */
@@ -152,7 +152,7 @@ export const DEFAULT_ECHO: ResponseEcho = {
  * make it optional); the detail counts the wire requires default to 0 when not reported,
  * which is the Responses API's own meaning of "none".
  */
-export function encodeUsage(usage: Usage | undefined): WireUsage | undefined {
+export function encodeUsage(usage: Usage | undefined): ResponsesUsage | undefined {
   if (usage?.promptTokens === undefined || usage.completionTokens === undefined) return undefined;
   return {
     input_tokens: usage.promptTokens,

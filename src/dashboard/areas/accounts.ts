@@ -1,42 +1,41 @@
 /**
- * Signing in, setting a password through a one-time link, and creating users (admin CLI,
- * invitations). Unknown e-mail and wrong password get the same answer after the same work.
+ * Signing in, setting a password through a one-time link, and creating users (the admin CLI).
+ * Unknown e-mail and wrong password get the same answer after the same work.
  */
 import type { DashboardDeps } from "../deps.ts";
 import type { Role, UserRecord } from "../../state/account_records.ts";
-import { randomId } from "../../ids.ts";
+import { randomId } from "../../util/ids.ts";
 import { burnPasswordCheck, hashPassword, passwordProblem, verifyPassword } from "../passwords.ts";
 import { hashToken, newSecretToken } from "../secret_tokens.ts";
-import { noteFailure, throttledFor } from "../login_throttle.ts";
+import { reserveAttempt } from "../login_throttle.ts";
 import { audit } from "../audit.ts";
-import { badInput, invalidCredentials, tooManyAttempts } from "../errors.ts";
+import { badInput, invalidCredentials } from "../errors.ts";
 import { checkPasswordSignIn } from "../sso/require_sso.ts";
+import { inviteToOrg, type SentInvitation } from "./invitations.ts";
+import { normaliseEmail, type UserDeps } from "./user_deps.ts";
 
 const LINK_TTL_MS = 24 * 3_600_000;
 
-export function normaliseEmail(raw: string): string {
-  const email = raw.trim().toLowerCase();
-  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 254) {
-    throw badInput("Give a valid e-mail address.", "email");
-  }
-  return email;
-}
-
-/** Checks the credentials; the user, or a refusal that does not tell which part was wrong. */
+/**
+ * Checks the credentials; the user, or a refusal that does not tell which part was wrong. The
+ * attempt is reserved with the throttle before the password is hashed.
+ */
 export async function signIn(
   deps: DashboardDeps,
   input: { email: string; password: string; address: string },
 ): Promise<UserRecord> {
   const email = input.email.trim().toLowerCase().slice(0, 254);
-  const subjects = { email, address: input.address };
-  const wait = await throttledFor(deps.accounts, subjects, deps.now());
-  if (wait > 0) throw tooManyAttempts(wait);
+  const attempt = await reserveAttempt(
+    deps.accounts,
+    { email, address: input.address },
+    deps.now(),
+  );
   const user = await deps.accounts.findUserByEmail(email);
   const ok = user?.password_hash
     ? await verifyPassword(input.password, user.password_hash)
     : await burnPasswordCheck(input.password, deps.config.passwordScryptLogN);
   if (!user || !ok) {
-    await noteFailure(deps.accounts, subjects, deps.now());
+    await attempt.failed();
     const orgs = user ? await deps.accounts.listMembershipsOfUser(user.id) : [];
     const targets = orgs.length > 0 ? orgs.map((m) => m.org) : [null];
     for (const org of targets) {
@@ -44,14 +43,17 @@ export async function signIn(
     }
     throw invalidCredentials();
   }
+  await attempt.succeeded();
+  // The password was right; an organization that requires single sign-on may still refuse it.
   await checkPasswordSignIn(deps, user);
   return user;
 }
 
-/** A one-time set-password link for the user (the token is kept only as its hash). */
-/** What creating users needs (the admin CLI has no dashboard running). */
-export type UserDeps = Pick<DashboardDeps, "accounts" | "control" | "now" | "publicUrl">;
-
+/**
+ * A one-time set-password link for the user (the token is kept only as its hash); the store
+ * revokes the user's older links in the same step. Only whoever created the user in the same
+ * act may be handed it (`createUser`).
+ */
 export async function issueSetPasswordLink(deps: UserDeps, userId: string): Promise<string> {
   const token = newSecretToken();
   const now = deps.now();
@@ -89,49 +91,53 @@ export async function setPasswordWithToken(
 export interface NewUserResult {
   user: UserRecord;
   created: boolean;
-  /** Set when the user has no password yet. */
+  /** Only when this call created the user: its first set-password link. */
   set_password_url: string | null;
+  /** With `org` for a user that existed already: the pending membership it accepts. */
+  invitation: SentInvitation | null;
 }
 
 /**
- * Finds or creates the user for `email` and, with `org`, makes them a member with `role`.
- * A user without a password gets a fresh one-time link.
+ * The operator's `user create`: a new e-mail becomes a user (with `org`, a member with `role`)
+ * and its set-password link goes to the operator, who created it in this act. An existing
+ * user gets no link and no change of password; with `org` it gets an invitation it accepts
+ * after signing in, as any invited account does.
  */
-export async function createOrInviteUser(
+export async function createUser(
   deps: UserDeps,
   input: { email: string; operator?: boolean; org?: string; role?: Role; actor: string },
 ): Promise<NewUserResult> {
   const email = normaliseEmail(input.email);
-  let user = await deps.accounts.findUserByEmail(email);
-  let created = false;
-  if (!user) {
-    const fresh: UserRecord = {
-      id: randomId("usr_", 12),
-      email,
-      password_hash: null,
-      operator: input.operator ?? false,
-      created: new Date(deps.now()).toISOString(),
-      password_changed_at: null,
-    };
-    if (!await deps.accounts.createUser(fresh)) throw badInput("The user already exists.");
-    user = fresh;
-    created = true;
-    await audit(deps, input.org ?? null, input.actor, "user.created", email, {
-      operator: fresh.operator,
-    });
+  const existing = await deps.accounts.findUserByEmail(email);
+  if (existing) {
+    const invitation = input.org && input.role
+      ? await inviteToOrg(deps, { org: input.org, email, role: input.role, actor: input.actor })
+      : null;
+    return { user: existing, created: false, set_password_url: null, invitation };
   }
+  const user: UserRecord = {
+    id: randomId("usr_", 12),
+    email,
+    password_hash: null,
+    operator: input.operator ?? false,
+    created: new Date(deps.now()).toISOString(),
+    password_changed_at: null,
+  };
+  if (!await deps.accounts.createUser(user)) throw badInput("The user already exists.", "email");
+  await audit(deps, input.org ?? null, input.actor, "user.created", email, {
+    operator: user.operator,
+  });
   if (input.org && input.role) {
-    const added = await deps.accounts.addMembership({
+    await deps.accounts.addMembership({
       org: input.org,
       user: user.id,
       role: input.role,
       created: new Date(deps.now()).toISOString(),
     });
-    if (!added) throw badInput(`'${email}' is already a member of this organization.`, "email");
-    await audit(deps, input.org, input.actor, "member.invited", email, { role: input.role });
+    await audit(deps, input.org, input.actor, "member.added", email, { role: input.role });
   }
-  const url = user.password_hash === null ? await issueSetPasswordLink(deps, user.id) : null;
-  return { user, created, set_password_url: url };
+  const url = await issueSetPasswordLink(deps, user.id);
+  return { user, created: true, set_password_url: url, invitation: null };
 }
 
 /** The public view of a user: never the password hash. */

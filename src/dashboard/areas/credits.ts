@@ -1,7 +1,7 @@
 /** Credits: the ledger (grants and daily spend), operator grants, the org's settings. */
 import type { DashboardDeps, OrgAccess, Viewer } from "../deps.ts";
 import { requirePermission } from "../access.ts";
-import { sequentialId } from "../../ids.ts";
+import { sequentialId } from "../../util/ids.ts";
 import { audit } from "../audit.ts";
 import { badInput } from "../errors.ts";
 import type { OrgSettings } from "../../state/account_records.ts";

@@ -1,7 +1,7 @@
 /** API keys of an organization: list, create (the key shown once), revoke. */
 import type { DashboardDeps, OrgAccess, Viewer } from "../deps.ts";
 import { requirePermission } from "../access.ts";
-import { issueApiKey } from "../../accounts/api_keys.ts";
+import { issueApiKey, keyName } from "../../accounts/api_keys.ts";
 import { audit } from "../audit.ts";
 import { badInput, notFound } from "../errors.ts";
 import { utcDay } from "./days.ts";
@@ -14,6 +14,8 @@ export interface KeyView {
   name: string | null;
   prefix: string;
   rpm: number;
+  /** What the gateway enforces: `rpm` capped by the organization's RPM ceiling. */
+  rpm_effective: number;
   created: string;
   /** The UTC day of the key's latest request within the kept metadata, or null. */
   last_used_day: string | null;
@@ -21,8 +23,14 @@ export interface KeyView {
   revoked_at: string | null;
 }
 
+/** The organization's RPM ceiling (Infinity: none), which caps every key's rpm. */
+async function rpmCeiling(deps: DashboardDeps, orgId: string): Promise<number> {
+  return (await deps.control.getOrgSettings(orgId)).rpm_ceiling ?? Infinity;
+}
+
 export async function listKeys(deps: DashboardDeps, access: OrgAccess): Promise<KeyView[]> {
   const keys = await deps.store.listApiKeys(access.org.id);
+  const ceiling = await rpmCeiling(deps, access.org.id);
   const lastUsed = new Map<string, string>();
   const now = deps.now();
   const since = new Date(now - deps.config.retentionDays * 86_400_000);
@@ -41,6 +49,7 @@ export async function listKeys(deps: DashboardDeps, access: OrgAccess): Promise<
       name: k.name,
       prefix: k.prefix,
       rpm: k.rpm,
+      rpm_effective: Math.min(k.rpm, ceiling),
       created: k.created,
       last_used_day: lastUsed.get(k.id) ?? null,
       state: k.revoked ? "revoked" as const : "active" as const,
@@ -66,10 +75,8 @@ export async function createKey(
   input: { name: string; rpm?: number | undefined },
 ): Promise<CreatedKey> {
   requirePermission(access, "manage_keys", "creating API keys");
-  const name = input.name.trim();
-  if (name.length < 1 || name.length > 64) {
-    throw badInput("The key name must be 1 to 64 characters.", "name");
-  }
+  // The name's rules are the CLI's too (accounts/api_keys.ts), checked before anything else.
+  const name = keyName(input.name)!;
   const settings = await deps.control.getOrgSettings(access.org.id);
   const ceiling = settings.rpm_ceiling;
   const rpm = input.rpm ?? Math.min(deps.config.defaultRpm, ceiling ?? Infinity);
@@ -105,6 +112,7 @@ export async function revokeKey(
     name: revoked.name,
     prefix: revoked.prefix,
     rpm: revoked.rpm,
+    rpm_effective: Math.min(revoked.rpm, await rpmCeiling(deps, access.org.id)),
     created: revoked.created,
     last_used_day: null,
     state: "revoked",

@@ -1,10 +1,10 @@
-/** Members of an organization (owners only): list, invite, change role, remove. */
+/** Members of an organization (owners only): list, invite (`invitations.ts`), change role, remove. */
 import type { DashboardDeps, OrgAccess, Viewer } from "../deps.ts";
 import { requirePermission } from "../access.ts";
 import { type Role, ROLES } from "../../state/account_records.ts";
 import { audit } from "../audit.ts";
 import { badInput, conflict, notFound } from "../errors.ts";
-import { createOrInviteUser } from "./accounts.ts";
+import { inviteToOrg, type SentInvitation } from "./invitations.ts";
 
 export interface MemberView {
   user: string;
@@ -38,26 +38,23 @@ export async function listMembers(deps: DashboardDeps, access: OrgAccess): Promi
   return out.sort((a, b) => a.email.localeCompare(b.email));
 }
 
-/** Invites by e-mail; the answer carries the set-password link to pass on (no e-mail is sent). */
+/**
+ * Invites by e-mail: a pending invitation and its link to pass on (no e-mail is sent), the same
+ * answer whether or not the e-mail has an account.
+ */
 export async function inviteMember(
   deps: DashboardDeps,
   access: OrgAccess,
   viewer: Viewer,
   input: { email: string; role: Role },
-) {
+): Promise<SentInvitation> {
   requirePermission(access, "manage_members", "inviting members");
-  const result = await createOrInviteUser(deps, {
-    email: input.email,
+  return await inviteToOrg(deps, {
     org: access.org.id,
+    email: input.email,
     role: input.role,
     actor: viewer.user.email,
   });
-  return {
-    user: result.user.id,
-    email: result.user.email,
-    role: input.role,
-    set_password_url: result.set_password_url,
-  };
 }
 
 export async function changeMember(

@@ -37,8 +37,11 @@ export async function overview(deps: DashboardDeps, access: OrgAccess): Promise<
     new Date(now + 60_000),
     ERROR_SCAN_LIMIT,
   );
-  const requestsToday = Math.max(byDay.get(today)?.requests ?? 0, todayRows.length);
-  const errorsToday = todayRows.filter((r) => r.status >= 400).length;
+  // A merged refusal row (a 429 flood) stands for `refused_count` requests.
+  const requestsIn = (rows: typeof todayRows) =>
+    rows.reduce((n, r) => n + (r.refused_count ?? 1), 0);
+  const requestsToday = Math.max(byDay.get(today)?.requests ?? 0, requestsIn(todayRows));
+  const errorsToday = requestsIn(todayRows.filter((r) => r.status >= 400));
   const settings = await deps.control.getOrgSettings(org.id);
   return {
     org: { id: org.id, name: org.name },

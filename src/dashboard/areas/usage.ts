@@ -81,7 +81,7 @@ export async function usageSeries(
     for (const [group, name] of groups) {
       const s = group[name] ??= emptySeries(days.length);
       s.cost_micro_eur[i]! += r.cost_micro_eur;
-      s.requests[i]! += 1;
+      s.requests[i]! += r.refused_count ?? 1;
       s.tokens[i]! += (r.prompt_tokens ?? 0) + (r.completion_tokens ?? 0);
       s.audio_seconds[i]! += r.audio_seconds ?? 0;
       s.characters[i]! += r.characters ?? 0;
@@ -130,8 +130,8 @@ export async function recentRequests(
   return out;
 }
 
-/** The contract's metadata fields, in its order. */
-export const CSV_FIELDS = REQUEST_RECORD_FIELDS;
+/** The contract's metadata fields, in its order, then the additions a refusal's row carries. */
+export const CSV_FIELDS = [...REQUEST_RECORD_FIELDS, "error_code", "refused_count"] as const;
 
 function csvCell(value: unknown): string {
   if (value === null || value === undefined) return "";

@@ -20,7 +20,12 @@ export async function formFields(c: Context): Promise<Record<string, string>> {
  */
 export function formError(error: unknown): GatewayError {
   if (error instanceof AccountError && error.kind === "invalid") {
-    return new GatewayError(400, "invalid_request", error.message);
+    return new GatewayError(
+      400,
+      "invalid_request",
+      error.message,
+      error.param === undefined ? {} : { param: error.param },
+    );
   }
   if (error instanceof GatewayError && [400, 401, 403, 409, 429].includes(error.status)) {
     return error;

@@ -1,42 +1,43 @@
-/** Members (owners): invite (a set-password link to pass on), change role, remove. */
+/**
+ * Members (owners): invite (an invitation link to pass on), pending invitations (revoke), change
+ * role, remove.
+ */
 import type { Context } from "hono";
 import type { OrgPage } from "./nav.ts";
 import type { DashboardDeps, DashEnv } from "../deps.ts";
 import { ErrorNote, frameFor, Layout } from "./layout.tsx";
 import { changeMember, inviteMember, listMembers, parseRole } from "../areas/members.ts";
+import { orgInvitations, revokeInvitation, type SentInvitation } from "../areas/invitations.ts";
 import { can } from "../access.ts";
 import { ROLES } from "../../state/account_records.ts";
 import { formError, formFields } from "./form.ts";
+import { ActionsHeader, ScrollRegion } from "./regions.tsx";
 
 async function render(
   c: Context<DashEnv>,
   deps: DashboardDeps,
-  extra: { error?: string; status?: number; invited?: { email: string; url: string | null } } = {},
+  extra: { error?: string; status?: number; invited?: SentInvitation } = {},
 ) {
   const access = c.var.access;
   const members = await listMembers(deps, access);
+  const invitations = await orgInvitations(deps, access);
   const frame = await frameFor(deps, c.var.viewer, access, "Members", "members");
   const base = `/orgs/${access.org.id}/members`;
   return c.html(
     <Layout {...frame}>
       <ErrorNote message={extra.error} />
       {extra.invited && (
-        <div class="notice">
-          {extra.invited.url
-            ? (
-              <>
-                <p>
-                  Invited{" "}
-                  {extra.invited.email}. Pass this one-time link on (valid 24 h; Sovra sends no
-                  e-mail):
-                </p>
-                <p>
-                  <code class="key" id="invite-link">{extra.invited.url}</code>{" "}
-                  <button type="button" data-copy="#invite-link">Copy</button>
-                </p>
-              </>
-            )
-            : <p>Added {extra.invited.email}; they sign in with their existing password.</p>}
+        <div class="notice" role="status" hx-history="false">
+          <p>
+            Invitation recorded for {extra.invited.email} as{" "}
+            {extra.invited.role}. Pass this link on (valid until{" "}
+            {extra.invited.expires.slice(0, 10)}; Sovra sends no e-mail). Someone who already has an
+            account signs in and accepts it; someone new creates their account with it.
+          </p>
+          <p>
+            <code class="key" id="invite-link">{extra.invited.invite_url}</code>{" "}
+            <button type="button" data-copy="#invite-link">Copy</button>
+          </p>
         </div>
       )}
       <div class="panel">
@@ -54,45 +55,99 @@ async function render(
         </form>
       </div>
       <div class="panel">
-        <table id="members">
-          <thead>
-            <tr>
-              <th>E-mail</th>
-              <th>Role</th>
-              <th>Since</th>
-              <th>Password</th>
-              <th></th>
-            </tr>
-          </thead>
-          <tbody>
-            {members.map((m) => (
+        <ScrollRegion label="Members">
+          <table id="members">
+            <thead>
               <tr>
-                <td>{m.email}</td>
-                <td>
-                  <form method="post" action={`${base}/${m.user}/role`} class="inline">
-                    <select name="role">
-                      {ROLES.map((r) => <option value={r} selected={r === m.role}>{r}</option>)}
-                    </select>{" "}
-                    <button type="submit" class="secondary">Change</button>
-                  </form>
-                </td>
-                <td>{m.since.slice(0, 10)}</td>
-                <td>{m.password_set ? "set" : <span class="muted">link not used yet</span>}</td>
-                <td>
-                  <form
-                    method="post"
-                    action={`${base}/${m.user}/remove`}
-                    class="inline"
-                    hx-confirm={`Remove ${m.email} from ${access.org.name}?`}
-                  >
-                    <button type="submit" class="danger">Remove</button>
-                  </form>
-                </td>
+                <th>E-mail</th>
+                <th>Role</th>
+                <th>Since</th>
+                <th>Password</th>
+                <ActionsHeader />
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {members.map((m) => (
+                <tr>
+                  <td>{m.email}</td>
+                  <td>
+                    <form method="post" action={`${base}/${m.user}/role`} class="inline">
+                      <select name="role" aria-label={`Role of ${m.email}`}>
+                        {ROLES.map((r) => <option value={r} selected={r === m.role}>{r}</option>)}
+                      </select>{" "}
+                      <button
+                        type="submit"
+                        class="secondary"
+                        aria-label={`Change the role of ${m.email}`}
+                      >
+                        Change
+                      </button>
+                    </form>
+                  </td>
+                  <td>{m.since.slice(0, 10)}</td>
+                  <td>{m.password_set ? "set" : <span class="muted">link not used yet</span>}</td>
+                  <td>
+                    <form
+                      method="post"
+                      action={`${base}/${m.user}/remove`}
+                      class="inline"
+                      hx-confirm={`Remove ${m.email} from ${access.org.name}?`}
+                    >
+                      <button type="submit" class="danger" aria-label={`Remove ${m.email}`}>
+                        Remove
+                      </button>
+                    </form>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </ScrollRegion>
       </div>
+      {invitations.length > 0 && (
+        <div class="panel">
+          <h2>Pending invitations</h2>
+          <ScrollRegion label="Pending invitations">
+            <table id="invitations">
+              <thead>
+                <tr>
+                  <th>E-mail</th>
+                  <th>Role</th>
+                  <th>Invited by</th>
+                  <th>Until</th>
+                  <ActionsHeader />
+                </tr>
+              </thead>
+              <tbody>
+                {invitations.map((inv) => (
+                  <tr>
+                    <td>{inv.email}</td>
+                    <td>{inv.role}</td>
+                    <td>{inv.invited_by}</td>
+                    <td>{inv.expires.slice(0, 10)}</td>
+                    <td>
+                      <form
+                        method="post"
+                        action={`${base}/invitations/${inv.id}/revoke`}
+                        class="inline"
+                        hx-confirm={`Revoke the invitation of ${inv.email}?`}
+                      >
+                        <button
+                          type="submit"
+                          class="danger"
+                          aria-label={`Revoke the invitation of ${inv.email}`}
+                        >
+                          Revoke
+                        </button>
+                      </form>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </ScrollRegion>
+        </div>
+      )}
     </Layout>,
     (extra.status ?? 200) as 200,
   );
@@ -111,13 +166,15 @@ export const membersPage: OrgPage = {
           email: form.email ?? "",
           role: parseRole(form.role),
         });
-        return await render(c, deps, {
-          invited: { email: result.email, url: result.set_password_url },
-        });
+        return await render(c, deps, { invited: result });
       } catch (error) {
         const e = formError(error);
         return await render(c, deps, { error: e.message, status: e.status });
       }
+    });
+    router.post("/members/invitations/:id/revoke", async (c) => {
+      await revokeInvitation(deps, c.var.access, c.var.viewer, c.req.param("id"));
+      return c.redirect(`/orgs/${c.var.access.org.id}/members`, 303);
     });
     for (const action of ["role", "remove"] as const) {
       router.post(`/members/:user/${action}`, async (c) => {

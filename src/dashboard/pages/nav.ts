@@ -14,7 +14,7 @@ import { usagePage } from "./usage.tsx";
 import { membersPage } from "./members.tsx";
 import { auditPage } from "./audit.tsx";
 import { policiesPage } from "./policies.tsx";
-import { routingPage } from "./routing.tsx";
+import { routerPoliciesPage } from "./router_policies.tsx";
 import { ssoPage } from "./sso_org.tsx";
 
 export interface OrgPage {
@@ -37,7 +37,7 @@ export const ORG_PAGES: ReadonlyArray<OrgPage | ComingSoon> = [
   usagePage,
   creditsPage,
   membersPage,
-  routingPage,
+  routerPoliciesPage,
   policiesPage,
   ssoPage,
   auditPage,

@@ -1,9 +1,12 @@
-/** The frame of the pages without a session (sign in, set password, SSO), and their helpers. */
+/**
+ * The frame of the pages without a session (sign in, set password, an invitation link, SSO),
+ * and their helpers. Each such page drops htmx's history entries from the tab (dashboard.js).
+ */
 import { Head } from "./layout.tsx";
 
 export function Page(props: { title: string; children?: unknown; wide?: boolean }) {
   return (
-    <html lang="en">
+    <html lang="en" data-forget-history="true">
       <Head title={props.title} />
       <body>
         <div class={props.wide ? "login wide" : "login"}>

@@ -74,7 +74,7 @@ export function registerPublicPages(app: Hono<DashEnv>, deps: DashboardDeps): vo
       const user = await signIn(deps, {
         email: form.email ?? "",
         password: form.password ?? "",
-        address: clientAddress(c),
+        address: clientAddress(c, deps),
       });
       await startSession(deps, c, user.id);
       return c.redirect(next, 303);

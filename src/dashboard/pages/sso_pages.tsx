@@ -20,10 +20,10 @@ import { providerSignOut } from "../sso/sign_out.ts";
 import { completeLink, describeTest, signInWithClaims } from "../sso/sign_in.ts";
 import { resolveOrgAccess } from "../access.ts";
 import { can } from "../access.ts";
-import { forbidden, invalidCredentials, notFound, tooManyAttempts } from "../errors.ts";
+import { forbidden, invalidCredentials, notFound } from "../errors.ts";
 import { hashToken } from "../secret_tokens.ts";
 import { burnPasswordCheck, verifyPassword } from "../passwords.ts";
-import { noteFailure, throttledFor } from "../login_throttle.ts";
+import { reserveAttempt } from "../login_throttle.ts";
 import { audit } from "../audit.ts";
 
 /** The providers shown on the sign-in page: those at least one organization signs in with. */
@@ -272,14 +272,14 @@ export function registerSsoPages(app: Hono<DashEnv>, deps: DashboardDeps): void 
       }
       const provider = await providerOr404(deps, flow.provider);
       const user = await deps.accounts.getUser(flow.user);
-      const subjects = { email: user?.email ?? "", address: clientAddress(c) };
-      const wait = await throttledFor(deps.accounts, subjects, deps.now());
-      if (wait > 0) throw tooManyAttempts(wait);
+      const subjects = { email: user?.email ?? "", address: clientAddress(c, deps) };
+      // Reserved before the hash, as a sign-in's (login_throttle.ts).
+      const attempt = await reserveAttempt(deps.accounts, subjects, deps.now());
       const ok = user?.password_hash
         ? await verifyPassword(form.password ?? "", user.password_hash)
         : await burnPasswordCheck(form.password ?? "", deps.config.passwordScryptLogN);
       if (!user || !ok) {
-        await noteFailure(deps.accounts, subjects, deps.now());
+        await attempt.failed();
         await audit(deps, null, subjects.email, "login.failed", null, {
           address: subjects.address,
           via: "sso_link",
@@ -295,6 +295,7 @@ export function registerSsoPages(app: Hono<DashEnv>, deps: DashboardDeps): void 
           e.status as 401,
         );
       }
+      await attempt.succeeded();
       if (!await deps.sso.takeFlow(hash)) {
         throw ssoRefused("This link request was used meanwhile; sign in again.");
       }

@@ -14,7 +14,7 @@ import type {
   SsoClaimsSummary,
   SsoProviderRecord,
 } from "../../state/sso_records.ts";
-import { randomId } from "../../ids.ts";
+import { randomId } from "../../util/ids.ts";
 import type { GatewayError } from "../../errors.ts";
 import { ssoForbidden } from "../errors.ts";
 import { audit } from "../audit.ts";

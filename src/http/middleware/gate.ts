@@ -4,6 +4,11 @@
  * debits). The rate bucket increment counts in memory at once; it is written to the store with
  * the request's admission record before its first upstream call (`limits/admission.ts`), or
  * when the request ends without one. Nothing here waits for a write.
+ *
+ * A request refused after authentication that no other path settles leaves a zero-cost
+ * metadata row with its error code (`billing/refused_rows.ts`): the gate's own 429 and 402
+ * merged per key and minute, any later refusal its own row. Before authentication (401) there
+ * is no organization, and nothing is written.
  */
 import type { MiddlewareHandler } from "hono";
 import type { AppDeps } from "../../deps.ts";
@@ -20,6 +25,8 @@ import { endpointOf, type RequestTrace } from "../../telemetry/telemetry.ts";
 import { RequestAdmission } from "../../limits/admission.ts";
 import { newRequestNotes } from "../../policy/request_notes.ts";
 import type { EffectivePolicy } from "../../policy/effective_policy.ts";
+import { isRefusal, refusedRequestOf, rowEndpointOf } from "../refused_request.ts";
+import type { RequestRecord } from "../../state/records.ts";
 
 /**
  * One gate per route: `routePath` is the Hono path it is mounted on, so the telemetry's endpoint
@@ -30,22 +37,34 @@ export function gate(
   deps: AppDeps,
   options: { billed: boolean; routePath: string },
 ): MiddlewareHandler<AppEnv> {
-  const admit = admission(deps, options);
   const endpoint = endpointOf(options.routePath);
+  const rowEndpoint = rowEndpointOf(endpoint);
+  const admit = admission(deps, { ...options, rowEndpoint });
   return async (c, next) => {
     const trace = deps.telemetry.beginRequest(endpoint);
     let status: number | undefined;
+    let thrown: unknown;
     try {
       // Without a span there is nothing to run inside: no closure for `within`.
       if (trace.span === undefined) await admit(c, next, trace);
       else await deps.telemetry.within(trace, () => admit(c, next, trace));
     } catch (error) {
       status = error instanceof GatewayError ? error.status : 500;
+      thrown = error;
       throw error;
     } finally {
+      // A refusal after the gate (thrown, or rendered by the app's error handler on the way
+      // back) that nothing settled leaves its row (counted in the metrics below, as before).
+      const state = c.get("state");
+      const refusal = thrown ?? c.error;
+      if (state && rowEndpoint && !trace.settling && isRefusal(refusal)) {
+        const who = { ...state, org: state.apiKey.org, keyId: state.apiKey.id };
+        const refused = refusedRequestOf(who, rowEndpoint, state.requested, refusal, deps.now());
+        deps.refusedRows.record(refused);
+      }
       // A request that settles is counted from its record (a stream: when it ends), and its
       // credit hold goes with its debit; one that does not, here.
-      const admission = c.get("state")?.admission;
+      const admission = state?.admission;
       // A request that never called out writes its rate increment now.
       admission?.countOnce();
       const start = c.get("request");
@@ -69,7 +88,10 @@ function isStream(response: Response | undefined): boolean {
  */
 const DEFER_AFTER_INTERVALS = 3;
 
-function admission(deps: AppDeps, options: { billed: boolean }) {
+function admission(
+  deps: AppDeps,
+  options: { billed: boolean; rowEndpoint: RequestRecord["endpoint"] | undefined },
+) {
   const deferAfterMs = DEFER_AFTER_INTERVALS * deps.config.commitIntervalMs;
   return async (
     c: Parameters<MiddlewareHandler<AppEnv>>[0],
@@ -113,16 +135,26 @@ function admission(deps: AppDeps, options: { billed: boolean }) {
       rateHeaders = rateLimitHeaders(apiKey.rpm, rate);
       if (!rate.allowed) {
         deps.telemetry.refused("rate_limit");
-        throw new GatewayError(
-          429,
-          "rate_limit_exceeded",
-          `Rate limit of ${apiKey.rpm} requests per minute exceeded for this API key.`,
-          { headers: { "retry-after": String(rate.retryAfterSeconds), ...rateHeaders } },
+        throw gateRefusal(
+          deps,
+          { requestId, startedAt, org: apiKey.org, keyId: apiKey.id },
+          options.rowEndpoint,
+          new GatewayError(
+            429,
+            "rate_limit_exceeded",
+            `Rate limit of ${apiKey.rpm} requests per minute exceeded for this API key.`,
+            { headers: { "retry-after": String(rate.retryAfterSeconds), ...rateHeaders } },
+          ),
         );
       }
       if (options.billed && view.balanceMicroEur <= 0n) {
         deps.telemetry.refused("insufficient_credits");
-        throw insufficientCredits(rateHeaders);
+        throw gateRefusal(
+          deps,
+          { requestId, startedAt, org: apiKey.org, keyId: apiKey.id },
+          options.rowEndpoint,
+          insufficientCredits(rateHeaders),
+        );
       }
     } else rateHeaders = rateLimitHeaders(apiKey.rpm, undefined);
     const markSent = deps.unsentRequests.queue(rateName(apiKey.id, minute), 1n, startedAt);
@@ -165,6 +197,23 @@ function admission(deps: AppDeps, options: { billed: boolean }) {
     // A route's answer carries them already (`http/answer.ts`); errors get them here.
     if (!isAnswer(start, c.res)) setHeaders(c, { ...rateHeaders, ...notes.headers });
   };
+}
+
+/**
+ * A refusal of the gate itself, before the request counts against the key's rate: its row is
+ * merged with the key's others of that minute (a flood writes at most two rows a minute).
+ */
+function gateRefusal(
+  deps: AppDeps,
+  who: { requestId: string; startedAt: number; org: string; keyId: string },
+  endpoint: RequestRecord["endpoint"] | undefined,
+  error: GatewayError,
+): GatewayError {
+  if (endpoint) {
+    const refused = refusedRequestOf(who, endpoint, undefined, error, deps.now());
+    deps.refusedRows.recordCoalesced(refused);
+  }
+  return error;
 }
 
 /** The spec's 402: the balance (less what requests in flight hold) is used up. */

@@ -5,7 +5,7 @@
  */
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../context.ts";
-import { timeOrderedId } from "../../ids.ts";
+import { timeOrderedId } from "../../util/ids.ts";
 import { isAnswer } from "../answer.ts";
 
 export function requestId(now: () => number): MiddlewareHandler<AppEnv> {

@@ -8,6 +8,7 @@ import type { AppDeps } from "../../deps.ts";
 import { type AppEnv, callerOf } from "../context.ts";
 import { servedHeaders } from "../served_headers.ts";
 import { readJsonBody } from "../body.ts";
+import { noteRequested } from "../refused_request.ts";
 import { respond } from "../answer.ts";
 import {
   parseSpeechRequest,
@@ -19,9 +20,9 @@ import { requireModelField } from "../validation.ts";
 export function speechHandler(deps: AppDeps) {
   return async (c: Context<AppEnv>) => {
     const state = c.get("state");
-    const raw = requireModelField(
-      await readJsonBody(c.req.raw, { deadlineMs: deps.config.bodyTimeoutMs }),
-    );
+    const read = await readJsonBody(c.req.raw, { deadlineMs: deps.config.bodyTimeoutMs });
+    noteRequested(state, read);
+    const raw = requireModelField(read);
     const body = parseSpeechRequest(raw);
     const model = deps.catalog.current.requireModel(body.model, "speech");
     const speech = validateSpeechRequest(body, model);

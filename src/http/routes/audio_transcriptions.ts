@@ -9,6 +9,7 @@ import { type AppEnv, callerOf } from "../context.ts";
 import { servedHeaders } from "../served_headers.ts";
 import { respond } from "../answer.ts";
 import { parseMultipartForm } from "../../api_formats/audio/multipart.ts";
+import { noteRequested } from "../refused_request.ts";
 import {
   toTranscriptionRequest,
   validateTranscriptionForm,
@@ -32,13 +33,13 @@ export function transcriptionsHandler(deps: AppDeps) {
       throw error;
     });
     try {
-      const form = validateTranscriptionForm(
-        await parseMultipartForm(request.body, request.headers.get("content-type"), {
-          contentLength: request.headers.get("content-length"),
-          signal: request.signal,
-          limits: { deadlineMs: deps.config.uploadDeadlineMs },
-        }),
-      );
+      const upload = await parseMultipartForm(request.body, request.headers.get("content-type"), {
+        contentLength: request.headers.get("content-length"),
+        signal: request.signal,
+        limits: { deadlineMs: deps.config.uploadDeadlineMs },
+      });
+      noteRequested(state, { model: upload.fields.get("model"), user: upload.fields.get("user") });
+      const form = validateTranscriptionForm(upload);
       const model = deps.catalog.current.requireModel(form.model, "transcription");
       const measured = await measureAudioSeconds(form.file.bytes, form.file.contentType);
       const seconds = billableSeconds(measured.seconds);

@@ -4,6 +4,7 @@ import type { AppDeps } from "../../deps.ts";
 import { type AppEnv, callerOf } from "../context.ts";
 import { servedHeaders } from "../served_headers.ts";
 import { readJsonBody } from "../body.ts";
+import { noteRequested } from "../refused_request.ts";
 import { respond } from "../answer.ts";
 import { parseEmbeddingsRequest } from "../../api_formats/embeddings/request_schema.ts";
 import { estimateEmbeddingTokens } from "../../api_formats/embeddings/estimate_embedding_tokens.ts";
@@ -13,9 +14,9 @@ import { requireModelField } from "../validation.ts";
 export function embeddingsHandler(deps: AppDeps) {
   return async (c: Context<AppEnv>) => {
     const state = c.get("state");
-    const raw = requireModelField(
-      await readJsonBody(c.req.raw, { deadlineMs: deps.config.bodyTimeoutMs }),
-    );
+    const read = await readJsonBody(c.req.raw, { deadlineMs: deps.config.bodyTimeoutMs });
+    noteRequested(state, read);
+    const raw = requireModelField(read);
     const parsed = parseEmbeddingsRequest(raw);
     const model = deps.catalog.current.requireModel(parsed.model, "embedding");
     const ctx = {

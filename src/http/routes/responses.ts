@@ -7,6 +7,7 @@ import type { Context } from "hono";
 import type { AppDeps } from "../../deps.ts";
 import { type AppEnv, callerOf } from "../context.ts";
 import { readJsonBody } from "../body.ts";
+import { noteRequested } from "../refused_request.ts";
 import { respond } from "../answer.ts";
 import { parseBody } from "../validation.ts";
 import { dialectOf } from "../../providers/registry.ts";
@@ -16,7 +17,7 @@ import {
   replaysReasoning,
 } from "../../api_formats/responses/decode_request.ts";
 import { encodeResponse } from "../../api_formats/responses/encode_response.ts";
-import { createResponsesEventStream } from "../../api_formats/responses/encode_stream.ts";
+import { createResponsesEventStream } from "../../api_formats/responses/event_stream.ts";
 import { newResponseId } from "../../api_formats/responses/response_object.ts";
 import { responseEcho } from "../../api_formats/responses/response_echo.ts";
 import { type ChatCallContext, completeChat, openChatStream } from "../../pipeline/chat_call.ts";
@@ -30,10 +31,9 @@ import { translateTextFormat } from "../../api_formats/responses/text_format.ts"
 export function responsesHandler(deps: AppDeps) {
   return async (c: Context<AppEnv>) => {
     const state = c.get("state");
-    const body = parseBody(
-      ResponsesRequestSchema,
-      await readJsonBody(c.req.raw, { deadlineMs: deps.config.bodyTimeoutMs }),
-    );
+    const raw = await readJsonBody(c.req.raw, { deadlineMs: deps.config.bodyTimeoutMs });
+    noteRequested(state, raw);
+    const body = parseBody(ResponsesRequestSchema, raw);
     const target = resolveChatTarget(deps, body.model, state.apiKey.org);
     const { model, requestedModel } = target instanceof Promise ? await target : target;
     const request = decodeResponsesRequest(body, model);

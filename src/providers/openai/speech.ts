@@ -6,7 +6,7 @@
  */
 import type { SpeechRequest, SpeechResult, UpstreamCall } from "../adapter.ts";
 import { UpstreamFailure } from "../upstream_failure.ts";
-import { isJsonContentType } from "../../content_type.ts";
+import { isJsonContentType } from "../../util/content_type.ts";
 import {
   authHeaders,
   endpointUrl,

@@ -6,7 +6,7 @@
  * has no `response_format`); a JSON answer to a `text` request is then reduced to its `text`.
  */
 import type { TranscriptionRequest, TranscriptionResult, UpstreamCall } from "../adapter.ts";
-import { isJsonContentType } from "../../content_type.ts";
+import { isJsonContentType } from "../../util/content_type.ts";
 import {
   authHeaders,
   endpointUrl,

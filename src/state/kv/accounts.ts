@@ -1,8 +1,9 @@
 /** The Deno KV implementation of `AccountStore`, on the gateway's KV handle. */
 import { kvKeys } from "./kv_keys.ts";
 import { withLockRetry } from "../lock_retry.ts";
-import type { AccountStore, MembershipChange } from "../account_store.ts";
+import type { AccountStore, InvitationOutcome, MembershipChange } from "../account_store.ts";
 import type {
+  InvitationRecord,
   MembershipRecord,
   PasswordTokenRecord,
   Role,
@@ -55,6 +56,7 @@ export class KvAccountStore implements AccountStore {
         for (const hash of await this.#sessionHashes(userId)) {
           op.delete(kvKeys.session(hash)).delete(kvKeys.userSession(userId, hash));
         }
+        await this.#deleteTokens(op, userId);
         if ((await op.commit()).ok) return true;
       }
     });
@@ -78,10 +80,7 @@ export class KvAccountStore implements AccountStore {
         for (const hash of await this.#sessionHashes(userId)) {
           op.delete(kvKeys.session(hash)).delete(kvKeys.userSession(userId, hash));
         }
-        for await (const e of this.kv.list({ prefix: kvKeys.userTokenPrefix(userId) })) {
-          const hash = e.key[2] as string;
-          op.delete(kvKeys.passwordToken(hash)).delete(e.key);
-        }
+        await this.#deleteTokens(op, userId);
         if ((await op.commit()).ok) return "changed";
       }
     });
@@ -172,12 +171,17 @@ export class KvAccountStore implements AccountStore {
 
   async createPasswordToken(token: PasswordTokenRecord): Promise<void> {
     const expireIn = Math.max(1, Date.parse(token.expires) - Date.now());
-    await withLockRetry(() =>
-      this.kv.atomic()
-        .set(kvKeys.passwordToken(token.hash), token, { expireIn })
-        .set(kvKeys.userToken(token.user, token.hash), true, { expireIn })
-        .commit()
-    );
+    await withLockRetry(async () => {
+      for (;;) {
+        // The user record's version orders this against a concurrent password change.
+        const user = await this.kv.get(kvKeys.user(token.user));
+        const op = this.kv.atomic().check(user);
+        await this.#deleteTokens(op, token.user);
+        op.set(kvKeys.passwordToken(token.hash), token, { expireIn })
+          .set(kvKeys.userToken(token.user, token.hash), true, { expireIn });
+        if ((await op.commit()).ok) return;
+      }
+    });
   }
 
   takePasswordToken(hash: string): Promise<PasswordTokenRecord | undefined> {
@@ -208,6 +212,128 @@ export class KvAccountStore implements AccountStore {
         const count = current.value instanceof Deno.KvU64 ? current.value.value : 0n;
         const result = await this.kv.atomic().check(current)
           .set(key, new Deno.KvU64(count + 1n), { expireIn: ttlMs })
+          .commit();
+        if (result.ok) return;
+      }
+    });
+  }
+
+  putInvitation(inv: InvitationRecord): Promise<void> {
+    const expireIn = Math.max(1, Date.parse(inv.expires) - Date.now());
+    return withLockRetry(async () => {
+      for (;;) {
+        const slot = await this.kv.get<string>(kvKeys.invitationSlot(inv.org, inv.email));
+        const op = this.kv.atomic().check(slot);
+        const old = slot.value === null ? undefined : await this.getInvitation(slot.value);
+        if (old) this.#deleteInvitationKeys(op, old);
+        op.set(kvKeys.invitation(inv.id), inv, { expireIn })
+          .set(kvKeys.invitationSlot(inv.org, inv.email), inv.id, { expireIn })
+          .set(kvKeys.invitationToken(inv.token_hash), inv.id, { expireIn })
+          .set(kvKeys.emailInvitation(inv.email, inv.id), true, { expireIn });
+        if ((await op.commit()).ok) return;
+      }
+    });
+  }
+
+  async getInvitation(id: string): Promise<InvitationRecord | undefined> {
+    return (await this.kv.get<InvitationRecord>(kvKeys.invitation(id))).value ?? undefined;
+  }
+
+  async findInvitationByToken(tokenHash: string): Promise<InvitationRecord | undefined> {
+    const id = await this.kv.get<string>(kvKeys.invitationToken(tokenHash));
+    return id.value === null ? undefined : await this.getInvitation(id.value);
+  }
+
+  async listInvitationsForEmail(email: string): Promise<InvitationRecord[]> {
+    const out: InvitationRecord[] = [];
+    for await (const e of this.kv.list({ prefix: kvKeys.emailInvitationPrefix(email) })) {
+      const inv = await this.getInvitation(e.key[2] as string);
+      if (inv) out.push(inv);
+    }
+    return out;
+  }
+
+  async listInvitationsOfOrg(orgId: string): Promise<InvitationRecord[]> {
+    const out: InvitationRecord[] = [];
+    for await (const e of this.kv.list<string>({ prefix: kvKeys.invitationSlotPrefix(orgId) })) {
+      const inv = await this.getInvitation(e.value);
+      if (inv) out.push(inv);
+    }
+    return out;
+  }
+
+  deleteInvitation(id: string): Promise<boolean> {
+    return withLockRetry(async () => {
+      for (;;) {
+        const current = await this.kv.get<InvitationRecord>(kvKeys.invitation(id));
+        if (!current.value) return false;
+        const op = this.kv.atomic().check(current);
+        this.#deleteInvitationKeys(op, current.value);
+        if ((await op.commit()).ok) return true;
+      }
+    });
+  }
+
+  acceptInvitation(id: string, userId: string, at: string): Promise<InvitationOutcome> {
+    return withLockRetry(async () => {
+      for (;;) {
+        const current = await this.kv.get<InvitationRecord>(kvKeys.invitation(id));
+        const inv = current.value;
+        if (!inv) return "not_found";
+        const member = await this.kv.get<MembershipRecord>(kvKeys.member(inv.org, userId));
+        const op = this.kv.atomic().check(current).check(member);
+        this.#deleteInvitationKeys(op, inv);
+        if (member.value === null) {
+          const m: MembershipRecord = { org: inv.org, user: userId, role: inv.role, created: at };
+          op.set(kvKeys.member(inv.org, userId), m).set(kvKeys.userOrg(userId, inv.org), inv.role);
+        }
+        if ((await op.commit()).ok) return member.value === null ? "accepted" : "already_member";
+      }
+    });
+  }
+
+  #deleteInvitationKeys(op: Deno.AtomicOperation, inv: InvitationRecord): void {
+    op.delete(kvKeys.invitation(inv.id))
+      .delete(kvKeys.invitationSlot(inv.org, inv.email))
+      .delete(kvKeys.invitationToken(inv.token_hash))
+      .delete(kvKeys.emailInvitation(inv.email, inv.id));
+  }
+
+  /** Adds the deletion of every set-password token of the user to `op`. */
+  async #deleteTokens(op: Deno.AtomicOperation, userId: string): Promise<void> {
+    for await (const e of this.kv.list({ prefix: kvKeys.userTokenPrefix(userId) })) {
+      op.delete(kvKeys.passwordToken(e.key[2] as string)).delete(e.key);
+    }
+  }
+
+  reserveLoginAttempt(
+    subject: string,
+    window: number,
+    limit: number,
+    ttlMs: number,
+  ): Promise<boolean> {
+    const key = kvKeys.loginFailure(subject, window);
+    return withLockRetry(async () => {
+      for (;;) {
+        const current = await this.kv.get<Deno.KvU64>(key);
+        const count = current.value instanceof Deno.KvU64 ? current.value.value : 0n;
+        if (count >= BigInt(limit)) return false;
+        const result = await this.kv.atomic().check(current)
+          .set(key, new Deno.KvU64(count + 1n), { expireIn: ttlMs })
+          .commit();
+        if (result.ok) return true;
+      }
+    });
+  }
+
+  releaseLoginAttempt(subject: string, window: number, ttlMs: number): Promise<void> {
+    const key = kvKeys.loginFailure(subject, window);
+    return withLockRetry(async () => {
+      for (;;) {
+        const current = await this.kv.get<Deno.KvU64>(key);
+        if (!(current.value instanceof Deno.KvU64) || current.value.value === 0n) return;
+        const result = await this.kv.atomic().check(current)
+          .set(key, new Deno.KvU64(current.value.value - 1n), { expireIn: ttlMs })
           .commit();
         if (result.ok) return;
       }

@@ -10,7 +10,7 @@ import {
   type UsageDay,
 } from "../account_records.ts";
 import type { RequestRecord } from "../records.ts";
-import { timeOrderedIdFloor } from "../../ids.ts";
+import { timeOrderedIdFloor } from "../../util/ids.ts";
 
 function u64(value: unknown): bigint {
   return value instanceof Deno.KvU64 ? value.value : 0n;

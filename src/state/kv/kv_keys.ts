@@ -29,6 +29,10 @@
  *   ["pw_token", sha256hex]                     → PasswordTokenRecord
  *   ["user_token", userId, sha256hex]           → true (index: a user's tokens)
  *   ["login_fail", subject, windowStartMs]      → KvU64 failed logins in that window
+ *   ["invitation", invitationId]                → InvitationRecord (expires with it)
+ *   ["invitation_slot", orgId, email]           → invitationId (one pending per org and e-mail)
+ *   ["invitation_token", sha256hex]             → invitationId (the link's token)
+ *   ["email_invitation", email, invitationId]   → true (index: an e-mail's invitations)
  *   ["ledger", orgId, entryId]                  → LedgerEntry (ids sort by time)
  *   ["audit", orgId | "-", entryId]             → AuditEntry (ids sort by time)
  *   ["org_settings", orgId]                     → OrgSettings
@@ -80,6 +84,12 @@ export const kvKeys = {
   userToken: (userId: string, hash: string) => ["user_token", userId, hash] as const,
   userTokenPrefix: (userId: string) => ["user_token", userId] as const,
   loginFailure: (subject: string, window: number) => ["login_fail", subject, window] as const,
+  invitation: (id: string) => ["invitation", id] as const,
+  invitationSlot: (orgId: string, email: string) => ["invitation_slot", orgId, email] as const,
+  invitationSlotPrefix: (orgId: string) => ["invitation_slot", orgId] as const,
+  invitationToken: (hash: string) => ["invitation_token", hash] as const,
+  emailInvitation: (email: string, id: string) => ["email_invitation", email, id] as const,
+  emailInvitationPrefix: (email: string) => ["email_invitation", email] as const,
   ledger: (orgId: string, entryId: string) => ["ledger", orgId, entryId] as const,
   ledgerPrefix: (orgId: string) => ["ledger", orgId] as const,
   ledgerAllPrefix: () => ["ledger"] as const,

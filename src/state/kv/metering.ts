@@ -49,7 +49,12 @@ export function settleMutations(record: RequestRecord): Mutation[] {
   const day = record.created.slice(0, 10);
   const mutations: Mutation[] = [
     { type: "set", key: kvKeys.request(record.org, record.id), value: record },
-    { type: "sum", key: kvKeys.usageDay(record.org, day, "requests"), value: 1n },
+    // A row standing for several refused requests counts each of them.
+    {
+      type: "sum",
+      key: kvKeys.usageDay(record.org, day, "requests"),
+      value: BigInt(record.refused_count ?? 1),
+    },
   ];
   if (record.cost_micro_eur > 0) {
     const cost = BigInt(record.cost_micro_eur);

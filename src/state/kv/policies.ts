@@ -1,7 +1,7 @@
 /** Organization and key policies on Deno KV, each change committed with its audit entry. */
 import { kvKeys } from "./kv_keys.ts";
 import { withLockRetry } from "../lock_retry.ts";
-import { sequentialId } from "../../ids.ts";
+import { sequentialId } from "../../util/ids.ts";
 import type { KeyPolicy, OrgPolicy, PolicyAuditEntry, PolicyStore } from "../policy_store.ts";
 
 export function kvPolicyStore(kv: Deno.Kv): PolicyStore {

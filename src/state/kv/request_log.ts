@@ -4,7 +4,7 @@ import { withLockRetry } from "../lock_retry.ts";
 import { u64 } from "./kv_values.ts";
 import type { RequestLogStore } from "../store.ts";
 import type { AdmissionRecord, AdmissionRow, OrgRecord, RequestRecord } from "../records.ts";
-import { timeOrderedIdFloor } from "../../ids.ts";
+import { timeOrderedIdFloor } from "../../util/ids.ts";
 import { recordsOf } from "./admissions.ts";
 
 /**

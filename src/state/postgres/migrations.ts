@@ -273,4 +273,26 @@ create index sovra_sso_flows_expires on sovra_sso_flows (expires);
 alter table sovra_sessions add column sso_provider text;
 `,
   },
+  {
+    version: 8,
+    name: "invitations",
+    sql: `
+-- Pending memberships: an invitation to an e-mail, accepted by the account with that e-mail
+-- after it signs in (or by creating that account through the link). One per organization and
+-- e-mail; the link's token as SHA-256 only.
+create table sovra_invitations (
+  id text collate "C" primary key,
+  org_id text collate "C" not null,
+  email text not null,
+  role text not null check (role in ('owner', 'admin', 'viewer')),
+  token_hash text not null unique,
+  invited_by text not null,
+  created timestamptz not null,
+  expires timestamptz not null,
+  unique (org_id, email)
+);
+create index sovra_invitations_email on sovra_invitations (email, id);
+create index sovra_invitations_expires on sovra_invitations (expires);
+`,
+  },
 ];

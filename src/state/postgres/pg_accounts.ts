@@ -1,12 +1,14 @@
 /**
- * The accounts area (users, memberships, sessions, set-password tokens, failed logins) on
+ * The accounts area (users, memberships, invitations, sessions, set-password tokens, failed
+ * logins) on
  * PostgreSQL. The invariants the KV backend keeps with version checks are transactions here:
  * an organization's membership rows are locked (`for update`) before a change that must leave
  * it an owner, so two concurrent demotions cannot both pass.
  */
 import type { Db } from "./connect.ts";
-import type { AccountStore, MembershipChange } from "../account_store.ts";
+import type { AccountStore, InvitationOutcome, MembershipChange } from "../account_store.ts";
 import type {
+  InvitationRecord,
   MembershipRecord,
   PasswordTokenRecord,
   Role,
@@ -46,7 +48,29 @@ interface TokenRow {
   expires: Date;
 }
 
+interface InvitationRow {
+  id: string;
+  org_id: string;
+  email: string;
+  role: Role;
+  token_hash: string;
+  invited_by: string;
+  created: Date;
+  expires: Date;
+}
+
 const iso = (d: Date) => d.toISOString();
+
+const invitation = (r: InvitationRow): InvitationRecord => ({
+  id: r.id,
+  org: r.org_id,
+  email: r.email,
+  role: r.role,
+  token_hash: r.token_hash,
+  invited_by: r.invited_by,
+  created: iso(r.created),
+  expires: iso(r.expires),
+});
 
 const user = (r: UserRow): UserRecord => ({
   id: r.id,
@@ -108,6 +132,7 @@ export function pgAccountStore(sql: Db): AccountStore {
           where id = ${userId} returning id`;
         if (rows.length === 0) return false;
         await tx`delete from sovra_sessions where user_id = ${userId}`;
+        await tx`delete from sovra_password_tokens where user_id = ${userId}`;
         return true;
       });
     },
@@ -171,6 +196,50 @@ export function pgAccountStore(sql: Db): AccountStore {
         return "changed";
       });
     },
+    async putInvitation(i) {
+      // Replacing the row replaces its id and token: the old link no longer finds it.
+      await sql`
+        insert into sovra_invitations
+          (id, org_id, email, role, token_hash, invited_by, created, expires)
+        values (${i.id}, ${i.org}, ${i.email}, ${i.role}, ${i.token_hash}, ${i.invited_by},
+          ${i.created}, ${i.expires})
+        on conflict (org_id, email) do update set id = excluded.id, role = excluded.role,
+          token_hash = excluded.token_hash, invited_by = excluded.invited_by,
+          created = excluded.created, expires = excluded.expires`;
+    },
+    async getInvitation(id) {
+      const [row] = await sql<InvitationRow[]>`select * from sovra_invitations where id = ${id}`;
+      return row ? invitation(row) : undefined;
+    },
+    async findInvitationByToken(hash) {
+      const [row] = await sql<InvitationRow[]>`
+        select * from sovra_invitations where token_hash = ${hash}`;
+      return row ? invitation(row) : undefined;
+    },
+    async listInvitationsForEmail(email) {
+      return (await sql<InvitationRow[]>`
+        select * from sovra_invitations where email = ${email} order by id`).map(invitation);
+    },
+    async listInvitationsOfOrg(orgId) {
+      return (await sql<InvitationRow[]>`
+        select * from sovra_invitations where org_id = ${orgId} order by email`).map(invitation);
+    },
+    async deleteInvitation(id) {
+      const rows = await sql`delete from sovra_invitations where id = ${id} returning id`;
+      return rows.length > 0;
+    },
+    async acceptInvitation(id, userId, at): Promise<InvitationOutcome> {
+      return await sql.begin(async (tx) => {
+        const [row] = await tx<InvitationRow[]>`
+          delete from sovra_invitations where id = ${id} returning *`;
+        if (!row) return "not_found";
+        const added = await tx`
+          insert into sovra_memberships (org_id, user_id, role, created)
+          values (${row.org_id}, ${userId}, ${row.role}, ${at})
+          on conflict do nothing returning org_id`;
+        return added.length > 0 ? "accepted" : "already_member";
+      });
+    },
     async createSession(s) {
       await sql`
         insert into sovra_sessions (hash, user_id, created, last_seen, expires, sso_provider)
@@ -192,11 +261,14 @@ export function pgAccountStore(sql: Db): AccountStore {
       await sql`delete from sovra_sessions where hash = ${hash}`;
     },
     async createPasswordToken(t) {
-      await sql`
-        insert into sovra_password_tokens (hash, user_id, created, expires)
-        values (${t.hash}, ${t.user}, ${t.created}, ${t.expires})
-        on conflict (hash) do update set user_id = excluded.user_id, created = excluded.created,
-          expires = excluded.expires`;
+      await sql.begin(async (tx) => {
+        await tx`delete from sovra_password_tokens where user_id = ${t.user}`;
+        await tx`
+          insert into sovra_password_tokens (hash, user_id, created, expires)
+          values (${t.hash}, ${t.user}, ${t.created}, ${t.expires})
+          on conflict (hash) do update set user_id = excluded.user_id,
+            created = excluded.created, expires = excluded.expires`;
+      });
     },
     async takePasswordToken(hash) {
       // One statement: under a race exactly one caller gets the row.
@@ -209,6 +281,24 @@ export function pgAccountStore(sql: Db): AccountStore {
         select failures from sovra_login_failures
         where subject = ${subject} and window_start = ${window}`;
       return row ? Number(row.failures) : 0;
+    },
+    async reserveLoginAttempt(subject, window, limit, ttlMs) {
+      const forgetAfter = new Date(window + ttlMs).toISOString();
+      // One statement: the row's lock orders concurrent reservations; a full counter updates
+      // no row and returns none.
+      const rows = await sql`
+        insert into sovra_login_failures (subject, window_start, failures, forget_after)
+        select ${subject}, ${window}, 1, ${forgetAfter} where ${limit} > 0
+        on conflict (subject, window_start) do update
+          set failures = sovra_login_failures.failures + 1
+          where sovra_login_failures.failures < ${limit}
+        returning failures`;
+      return rows.length > 0;
+    },
+    async releaseLoginAttempt(subject, window) {
+      await sql`
+        update sovra_login_failures set failures = failures - 1
+        where subject = ${subject} and window_start = ${window} and failures > 0`;
     },
     async addLoginFailure(subject, window, ttlMs) {
       const forgetAfter = new Date(window + ttlMs).toISOString();

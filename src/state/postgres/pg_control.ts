@@ -12,7 +12,7 @@ import {
   type UsageDay,
 } from "../account_records.ts";
 import type { RequestRecord } from "../records.ts";
-import { timeOrderedIdFloor } from "../../ids.ts";
+import { timeOrderedIdFloor } from "../../util/ids.ts";
 import { inContractOrder } from "./record_order.ts";
 
 interface LedgerRow {

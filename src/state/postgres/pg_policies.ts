@@ -1,7 +1,7 @@
 /** Organization and key policies on PostgreSQL (JSON documents), each change with its audit row. */
 import type { TransactionSql } from "postgres";
 import type { Db } from "./connect.ts";
-import { sequentialId } from "../../ids.ts";
+import { sequentialId } from "../../util/ids.ts";
 import type { KeyPolicy, OrgPolicy, PolicyAuditEntry, PolicyStore } from "../policy_store.ts";
 
 export function pgPolicyStore(sql: Db): PolicyStore {

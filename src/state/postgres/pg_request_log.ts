@@ -36,9 +36,11 @@ export function pgRequestLogStore(sql: Db): RequestLogStore {
         if (!lock?.ok) return { requests: 0, rateBuckets: 0 };
         const requests = await tx`delete from sovra_requests where created < ${before}`;
         const buckets = await tx`delete from sovra_rate_buckets where minute < ${beforeMinute}`;
-        // Expired dashboard sessions, set-password tokens and failed-login windows go too.
+        // Expired dashboard sessions, set-password tokens, invitations and failed-login windows
+        // go too.
         await tx`delete from sovra_sessions where expires < now()`;
         await tx`delete from sovra_password_tokens where expires < now()`;
+        await tx`delete from sovra_invitations where expires < now()`;
         await tx`delete from sovra_login_failures where forget_after < now()`;
         return { requests: requests.count, rateBuckets: buckets.count };
       });

@@ -61,7 +61,8 @@ export async function writeBatch(
     ), usage as (
       insert into sovra_usage_daily (org_id, day, requests, cost_micro_eur, prompt_tokens,
         completion_tokens, audio_seconds, characters)
-      select org_id, substr(record->>'created', 1, 10)::date, count(*), sum(cost_micro_eur),
+      select org_id, substr(record->>'created', 1, 10)::date,
+        sum(coalesce((record->>'refused_count')::bigint, 1)), sum(cost_micro_eur),
         coalesce(sum((record->>'prompt_tokens')::numeric), 0),
         coalesce(sum((record->>'completion_tokens')::numeric), 0),
         coalesce(sum((record->>'audio_seconds')::numeric), 0),

@@ -23,7 +23,7 @@ import { KEPT_CHUNK_CHARS, StreamAccounting } from "../../../src/canonical/strea
 import { eventBatches, type StreamDecoder } from "../../../src/providers/event_batches.ts";
 import { openaiSseDecoder } from "../../../src/providers/openai/convert_stream.ts";
 import { openaiPassthroughDecoder } from "../../../src/providers/openai/passthrough_decoder.ts";
-import { ChatChunkEncoder } from "../../../src/api_formats/chat/encode_stream.ts";
+import { ChatChunkEncoder } from "../../../src/api_formats/chat/chunk_encoder.ts";
 import { chatStreamBody } from "../../../src/api_formats/chat/stream_body.ts";
 import { billableUsage } from "../../../src/pipeline/billable_usage.ts";
 import { costMicroEur } from "../../../src/billing/cost.ts";

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import OpenAI from "openai";
 import type { ChatResult, ChatStreamEvent } from "../../../src/canonical/chat.ts";
 import { encodeResponse } from "../../../src/api_formats/responses/encode_response.ts";
-import { createResponsesEventStream } from "../../../src/api_formats/responses/encode_stream.ts";
+import { createResponsesEventStream } from "../../../src/api_formats/responses/event_stream.ts";
 import { UpstreamFailure } from "../../../src/providers/upstream_failure.ts";
 
 const ctx = {

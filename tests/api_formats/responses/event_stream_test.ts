@@ -5,7 +5,7 @@ import {
   createResponsesEventStream,
   type ResponsesStreamOptions,
   type ResponsesStreamOutcome,
-} from "../../../src/api_formats/responses/encode_stream.ts";
+} from "../../../src/api_formats/responses/event_stream.ts";
 import { UpstreamFailure } from "../../../src/providers/upstream_failure.ts";
 import { assertUsage, parseSse, validateResponsesStream } from "../../helpers/responses_stream.ts";
 

@@ -4,11 +4,12 @@
  * the key's next request reads again and is refused, not served for the cache's lifetime.
  */
 import assert from "node:assert/strict";
-import { ApiKeyAuthenticator } from "../../src/auth/api_key_cache.ts";
+import { ApiKeyAuthenticator } from "../../src/auth/api_key_authenticator.ts";
 import { generateApiKey, hashApiKey } from "../../src/auth/api_key_format.ts";
 import { openKvStore } from "../../src/state/kv/kv_store.ts";
 import type { ApiKeyRecord } from "../../src/state/records.ts";
 import { closing } from "../helpers/dispose.ts";
+import { kvControlPlane } from "../../src/state/kv/control_plane.ts";
 
 Deno.test("key cache — a revocation told during an in-flight lookup is not undone by caching the stale read", async () => {
   await using store = closing(await openKvStore(":memory:"));
@@ -147,4 +148,41 @@ Deno.test("key cache — a client cannot grow the cache with ever more spellings
   auth.forget("key_a");
   assert.equal(await auth.authenticate(`Bearer   ${key}`), undefined);
   assert.equal(await auth.authenticate(`Bearer ${key}`), undefined);
+});
+
+Deno.test("key cache — the organization's RPM ceiling caps the key's rpm from its next lookup (within the cache time)", async () => {
+  await using store = closing(await openKvStore(":memory:"));
+  const { control } = kvControlPlane(store.kv);
+  const key = generateApiKey();
+  await store.createOrg({ id: "org_a", name: "A", created: new Date().toISOString() }, 1_000n);
+  await store.createApiKey({
+    id: "key_a",
+    org: "org_a",
+    name: null,
+    rpm: 100,
+    hash: hashApiKey(key),
+    prefix: key.slice(0, 10),
+  });
+  let now = 1_000_000;
+  const auth = new ApiKeyAuthenticator(
+    store,
+    30_000,
+    () => now,
+    0,
+    async (org) => (await control.getOrgSettings(org)).rpm_ceiling,
+  );
+  assert.equal((await auth.authenticate(`Bearer ${key}`))?.rpm, 100, "no ceiling");
+  await control.setOrgSettings("org_a", { low_balance_micro_eur: null, rpm_ceiling: 5 });
+  now += 29_000;
+  assert.equal((await auth.authenticate(`Bearer ${key}`))?.rpm, 100, "cached until its time");
+  now += 1_001;
+  assert.equal((await auth.authenticate(`Bearer ${key}`))?.rpm, 5, "then capped");
+  assert.equal((await store.findApiKeyByHash(hashApiKey(key)))?.rpm, 100, "the key keeps its own");
+  await control.setOrgSettings("org_a", { low_balance_micro_eur: null, rpm_ceiling: 500 });
+  now += 30_001;
+  assert.equal(
+    (await auth.authenticate(`Bearer ${key}`))?.rpm,
+    100,
+    "a higher ceiling raises nothing",
+  );
 });

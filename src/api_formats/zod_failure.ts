@@ -4,7 +4,7 @@
  * the field, never echo the value.
  */
 import type { z } from "zod";
-import { GatewayError, invalidRequest, refusedField } from "./errors.ts";
+import { GatewayError, invalidRequest, refusedField } from "../errors.ts";
 
 export function zodFailure(
   error: z.ZodError,

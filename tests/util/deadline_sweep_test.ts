@@ -1,11 +1,11 @@
 /**
- * One timer for many deadlines (src/deadline_sweep.ts) and the JSON body deadline built
+ * One timer for many deadlines (src/util/deadline_sweep.ts) and the JSON body deadline built
  * on it (src/http/body.ts): a deadline fires once, a deleted one never, the timer stops when
  * nothing is pending (the test sanitizers would report a leaked interval), and a body that
  * does not arrive in time is still the 400 `upload_timeout`.
  */
 import assert from "node:assert/strict";
-import { DeadlineSweep, tickFor } from "../../src/deadline_sweep.ts";
+import { DeadlineSweep, tickFor } from "../../src/util/deadline_sweep.ts";
 import { readJsonBody } from "../../src/http/body.ts";
 import { GatewayError } from "../../src/errors.ts";
 

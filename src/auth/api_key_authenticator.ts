@@ -5,6 +5,11 @@
  * `forget`). Unknown keys are not cached, so a key created
  * by the admin CLI works at once. While the store fails, a key seen within `staleMs` past its
  * cache expiry still answers (the gateway keeps serving through a database restart).
+ *
+ * The record it answers carries the key's effective rpm: the key's own, capped by the
+ * organization's RPM ceiling (`rpmCeiling`, the operator's setting), read with the key on each
+ * lookup — so a ceiling set later caps existing keys within the same cache time, at no cost to
+ * a cached request.
  */
 import { hashApiKey, isWellFormedApiKey } from "./api_key_format.ts";
 import type { ApiKeyRecord } from "../state/records.ts";
@@ -34,6 +39,8 @@ export class ApiKeyAuthenticator {
     private readonly now: () => number = Date.now,
     /** How long past its expiry an entry may still answer while the store fails. */
     private readonly staleMs = 0,
+    /** The organization's RPM ceiling (null: none); absent: keys keep their own rpm. */
+    private readonly rpmCeiling?: (orgId: string) => Promise<number | null>,
   ) {}
 
   /** Drops a key from the cache (told of its revocation): its next request looks it up. */
@@ -68,6 +75,7 @@ export class ApiKeyAuthenticator {
     const forgets = this.#forgets;
     try {
       record = await this.store.findApiKeyByHash(hashApiKey(key));
+      if (record && this.rpmCeiling) record = capped(record, await this.rpmCeiling(record.org));
     } catch (error) {
       // The store is away: a key seen recently keeps working for a bounded time.
       if (cached && now - cached.expires < this.staleMs) {
@@ -85,4 +93,9 @@ export class ApiKeyAuthenticator {
     else this.#cache.delete(entry);
     return record.revoked ? undefined : record;
   }
+}
+
+/** The record with its effective rpm: min(the key's, the ceiling). */
+function capped(record: ApiKeyRecord, ceiling: number | null): ApiKeyRecord {
+  return ceiling !== null && ceiling < record.rpm ? { ...record, rpm: ceiling } : record;
 }

@@ -7,7 +7,7 @@
  */
 import type { ChatResult, ChatStreamEvent } from "../../canonical/chat.ts";
 import type { ResponseContext } from "./response_object.ts";
-import { ResponsesStreamEncoder } from "./stream_encoder.ts";
+import { ResponsesEventEncoder } from "./event_encoder.ts";
 
 /** How the stream ended, with the answer so far (what billing settles). */
 export interface ResponsesStreamOutcome {
@@ -36,7 +36,7 @@ export function createResponsesEventStream(
   events: ReadableStream<ChatStreamEvent>,
   options: ResponsesStreamOptions,
 ): ResponsesEventStream {
-  const encoder = new ResponsesStreamEncoder(options);
+  const encoder = new ResponsesEventEncoder(options);
   const bytes = new TextEncoder();
   const reader = events.getReader();
   let started = false;

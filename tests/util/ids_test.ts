@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { sequentialId, timeOrderedId } from "../src/ids.ts";
+import { sequentialId, timeOrderedId } from "../../src/util/ids.ts";
 
 Deno.test("sequentialId — ids of one millisecond sort in creation order and stay unique", () => {
   const now = Date.now() + 60_000;

@@ -48,7 +48,7 @@ interface CallItem {
   open: boolean;
 }
 
-export class ResponsesStreamEncoder {
+export class ResponsesEventEncoder {
   readonly #ctx: ResponseContext;
   readonly #answer: StreamAnswer;
   #seq = 0;
