@@ -13,7 +13,7 @@
  *   --cpu-prof <dir> (Sovra profiled: <dir>/instant for the instant scenarios, <dir>/prod-stream and
  *     <dir>/prod-non-stream for the production-shaped ones)
  *   --scenarios non-stream,stream,router,slow-upstream,prod-stream,prod-non-stream,spread,
- *     workers,open-streams (any of them, all by default)
+ *     workers,open-streams,shared-limits (any of them, all by default)
  *   --quick (short windows: 1 s warm-up, 3 s measured, production 3 s + 4 s)
  *   --prod-open 1000 --prod-warmup 5 --prod-seconds 10 (the production-shaped scenarios:
  *     requests open at once, fill time, window)
@@ -607,6 +607,30 @@ try {
       results.workers[count] = { ...closed, seconds, cpuSeconds, threadCpuSeconds };
       await proxy.stop();
     }
+  }
+
+  // The instance-wide limits' cost on the gate's hot path, on the proxy core: the gate's steps
+  // per request with and without the process-wide table, and the authority design not taken.
+  if (parts.includes("shared-limits")) {
+    const file = `${layout.tempDir}/shared_limits.json`;
+    const out = await new Deno.Command("taskset", {
+      args: [
+        "-c",
+        String(layout.proxyCpu),
+        Deno.execPath(),
+        "run",
+        "-A",
+        `${root}/scripts/bench/shared_limits_cost.ts`,
+        "--json",
+        file,
+      ],
+      stdout: "piped",
+      stderr: "inherit",
+    }).output();
+    if (out.success) {
+      log(new TextDecoder().decode(out.stdout).trim());
+      results.sharedLimits = JSON.parse(await Deno.readTextFile(file));
+    } else log("shared limits cost: measurement failed");
   }
 
   // Memory per open stream is measured on fresh processes: what a long run leaves in the

@@ -38,9 +38,17 @@ export const PRODUCTION_SCENARIOS: readonly ProductionScenario[] = [
   "prod-stream",
   "prod-non-stream",
 ];
-/** Measurements of their own beside the scenarios: spread-out streams, isolates, open streams. */
-export type ExtraPart = "spread" | "workers" | "open-streams";
-export const EXTRA_PARTS: readonly ExtraPart[] = ["spread", "workers", "open-streams"];
+/**
+ * Measurements of their own beside the scenarios: spread-out streams, isolates, open streams,
+ * the instance-wide limits' cost on the gate's steps.
+ */
+export type ExtraPart = "spread" | "workers" | "open-streams" | "shared-limits";
+export const EXTRA_PARTS: readonly ExtraPart[] = [
+  "spread",
+  "workers",
+  "open-streams",
+  "shared-limits",
+];
 /** What `--scenarios` can name (every one by default). */
 export type RunPart = ScenarioName | ProductionScenario | ExtraPart;
 export const RUN_PARTS: readonly RunPart[] = [

@@ -21,6 +21,7 @@ import { settleFailure, settleRequest } from "./settle_request.ts";
 import type { PipelineDeps } from "./pipeline_deps.ts";
 import { admitUpstream, holdUpstream } from "./admission_estimate.ts";
 import { untilAdmitted } from "./admission_wait.ts";
+import { streamCheckpoints } from "./stream_checkpoint.ts";
 import { collectToolCallIds } from "../smart_router/stream_tool_calls.ts";
 
 export interface ChatCallContext {
@@ -392,6 +393,13 @@ export async function openChatStream(
   const routing = plan.routing;
   const messages = request.messages;
   const settlement = settlementOf(ctx, request, served);
+  // A long stream's completion so far rides the group commits (its admission record).
+  const checkpoints = streamCheckpoints(
+    deps.config.streamCheckpointMs,
+    admission,
+    { route, fallbacks: success.fallbacks, routed: routing !== undefined },
+    estimateText(accounting),
+  );
   deps.telemetry?.streamOpened(ctx.caller.trace);
   const untrack = deps.lifecycle?.trackStream(() =>
     upstream.abort(new UpstreamFailure("unavailable", "The gateway is shutting down."))
@@ -439,6 +447,7 @@ export async function openChatStream(
           accounting.observe(item);
           if (routing) collectToolCallIds(item, toolCallIds);
         }
+        checkpoints?.observed();
       }
       return result;
     },
@@ -449,6 +458,7 @@ export async function openChatStream(
     finish(reported) {
       if (finished) return;
       finished = true;
+      checkpoints?.stop();
       deps.telemetry?.streamClosed();
       untrack?.();
       // A read that failed because the client left is a cancel, not a provider failure.

@@ -13,7 +13,8 @@ import type { Telemetry } from "../telemetry/telemetry.ts";
 import type { Lifecycle } from "../lifecycle/lifecycle.ts";
 
 export interface PipelineDeps {
-  config: { streamIdleMs: number };
+  /** `streamCheckpointMs` absent: streams leave no checkpoints (tools outside the app). */
+  config: { streamIdleMs: number; streamCheckpointMs?: number };
   catalog: CatalogHolder;
   adapters: AdapterRegistry;
   routing: RoutingHooks;

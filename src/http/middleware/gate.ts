@@ -1,13 +1,13 @@
 /**
- * Auth → rate limit → credit gate, in that order. Rate buckets and the balance come from
- * `GateState` (a store read at most a second old plus this instance's own increments and
- * debits). The rate bucket increment counts in memory at once; it is written to the store with
+ * Auth → suspended organization → rate limit → credit gate, in that order. Rate buckets and the
+ * balance come from `GateState` (a store read at most a second old plus this instance's own
+ * increments and debits). The rate bucket increment counts in memory at once; it is written to the store with
  * the request's admission record before its first upstream call (`limits/admission.ts`), or
  * when the request ends without one. Nothing here waits for a write.
  *
  * A request refused after authentication that no other path settles leaves a zero-cost
- * metadata row with its error code (`billing/refused_rows.ts`): the gate's own 429 and 402
- * merged per key and minute, any later refusal its own row. Before authentication (401) there
+ * metadata row with its error code (`billing/refused_rows.ts`): the gate's own 403, 429 and
+ * 402 merged per key and minute, any later refusal its own row. Before authentication (401) there
  * is no organization, and nothing is written.
  */
 import type { MiddlewareHandler } from "hono";
@@ -15,6 +15,7 @@ import type { AppDeps } from "../../deps.ts";
 import type { AppEnv } from "../context.ts";
 import { GatewayError, missingApiKey, unauthorized } from "../../errors.ts";
 import { decideRate, type RateDecision } from "../../limits/rate_limiter.ts";
+import { suspendedOrganization } from "../../auth/organization_suspended.ts";
 import { minuteOf } from "../../state/minute.ts";
 import { errorMessage } from "../../log.ts";
 import { rateName, type Snapshot } from "../../limits/gate_state.ts";
@@ -104,6 +105,17 @@ function admission(
     if (authorization === undefined || authorization.trim() === "") throw missingApiKey();
     const apiKey = await deps.auth.authenticate(authorization);
     if (!apiKey) throw unauthorized();
+    const suspended = suspendedOrganization(apiKey);
+    if (suspended) {
+      // Not bounded by the key's rate count (refused before it): its rows are merged per minute.
+      deps.telemetry.refused("organization_suspended");
+      throw gateRefusal(
+        deps,
+        { requestId, startedAt, org: apiKey.org, keyId: apiKey.id },
+        options.rowEndpoint,
+        suspended,
+      );
+    }
 
     // The key's effective policy; a store failure with nothing cached refuses (fail closed).
     // Awaited here, not in a helper of its own: no further async frame and promise a request.
@@ -157,7 +169,12 @@ function admission(
         );
       }
     } else rateHeaders = rateLimitHeaders(apiKey.rpm, undefined);
-    const markSent = deps.unsentRequests.queue(rateName(apiKey.id, minute), 1n, startedAt);
+    const markSent = deps.unsentRequests.queue(
+      rateName(apiKey.id, minute),
+      1,
+      startedAt,
+      apiKey.id,
+    );
     // The increment is written with the admission record before the first upstream call, or
     // when the request ends without one (admission.ts); it counts in memory from now on.
     const admission = new RequestAdmission({
@@ -170,6 +187,7 @@ function admission(
       minute,
       billed: options.billed,
       markSent,
+      markSettled: markSent.settled,
       deferAfterMs,
       refusal: () => {
         deps.telemetry.refused("insufficient_credits");
