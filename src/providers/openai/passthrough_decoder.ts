@@ -27,7 +27,7 @@ import { validReasoningDetails } from "../../canonical/reasoning_detail_schema.t
 import type { StreamDecoder } from "../event_batches.ts";
 import { convertChunk, isObject, openaiSseEvents, parseChunk } from "./convert_stream.ts";
 import { mapOpenAIFinishReason } from "./map_finish_reason.ts";
-import { ownText } from "../own_text.ts";
+import { ownSlice, ownText } from "../own_text.ts";
 import { type ChunkShape, fitsShape, learnShape, shapeDelta } from "./chunk_shape.ts";
 import { needsParse } from "./needs_parse.ts";
 
@@ -112,7 +112,7 @@ export function openaiPassthroughDecoder(): StreamDecoder<PassthroughItem> {
       out.push(
         delta === undefined ? new UpstreamChunk(data, rest) : new ShapedChunk(
           rest,
-          ownText(data.slice(shape.prefix.length, data.length - shape.suffix.length)),
+          ownSlice(data, shape.prefix.length, data.length - shape.suffix.length),
           delta,
         ),
       );
