@@ -24,6 +24,7 @@ import { setHeaders } from "./request_id.ts";
 import { isAnswer } from "../answer.ts";
 import { endpointOf, type RequestTrace } from "../../telemetry/telemetry.ts";
 import { RequestAdmission } from "../../limits/admission.ts";
+import type { QueueMark } from "../../limits/unsent_tally.ts";
 import { newRequestNotes } from "../../policy/request_notes.ts";
 import type { EffectivePolicy } from "../../policy/effective_policy.ts";
 import { isRefusal, refusedRequestOf, rowEndpointOf } from "../refused_request.ts";
@@ -140,41 +141,51 @@ function admission(
     }
     // From here to the increment nothing awaits: concurrent requests see each other's counts.
     let rate: RateDecision | undefined;
-    let rateHeaders: Record<string, string>;
-    if (snapshot) {
-      const view = deps.gate.view(snapshot, apiKey.id, apiKey.org);
-      rate = decideRate(apiKey.rpm, view.rateCurrent, view.ratePrevious, startedAt);
-      rateHeaders = rateLimitHeaders(apiKey.rpm, rate);
-      if (!rate.allowed) {
-        deps.telemetry.refused("rate_limit");
-        throw gateRefusal(
-          deps,
-          { requestId, startedAt, org: apiKey.org, keyId: apiKey.id },
-          options.rowEndpoint,
-          new GatewayError(
-            429,
-            "rate_limit_exceeded",
-            `Rate limit of ${apiKey.rpm} requests per minute exceeded for this API key.`,
-            { headers: { "retry-after": String(rate.retryAfterSeconds), ...rateHeaders } },
-          ),
+    let rateHeaders: Record<string, string> = {};
+    let markSent: QueueMark | undefined;
+    const bucket = rateName(apiKey.id, minute);
+    // Decided and counted again when another isolate counted this key in between (the
+    // increment is one compare-and-swap against every isolate's count: no two admit on one).
+    while (markSent === undefined) {
+      if (snapshot) {
+        const view = deps.gate.view(snapshot, apiKey.id, apiKey.org);
+        rate = decideRate(apiKey.rpm, view.rateCurrent, view.ratePrevious, startedAt);
+        rateHeaders = rateLimitHeaders(apiKey.rpm, rate);
+        if (!rate.allowed) {
+          deps.telemetry.refused("rate_limit");
+          throw gateRefusal(
+            deps,
+            { requestId, startedAt, org: apiKey.org, keyId: apiKey.id },
+            options.rowEndpoint,
+            new GatewayError(
+              429,
+              "rate_limit_exceeded",
+              `Rate limit of ${apiKey.rpm} requests per minute exceeded for this API key.`,
+              { headers: { "retry-after": String(rate.retryAfterSeconds), ...rateHeaders } },
+            ),
+          );
+        }
+        if (options.billed && view.balanceMicroEur <= 0n) {
+          deps.telemetry.refused("insufficient_credits");
+          throw gateRefusal(
+            deps,
+            { requestId, startedAt, org: apiKey.org, keyId: apiKey.id },
+            options.rowEndpoint,
+            insufficientCredits(rateHeaders),
+          );
+        }
+        markSent = deps.unsentRequests.queueIfUnchanged(
+          bucket,
+          1,
+          startedAt,
+          apiKey.id,
+          view.rateSeen,
         );
+      } else {
+        rateHeaders = rateLimitHeaders(apiKey.rpm, undefined);
+        markSent = deps.unsentRequests.queue(bucket, 1, startedAt, apiKey.id);
       }
-      if (options.billed && view.balanceMicroEur <= 0n) {
-        deps.telemetry.refused("insufficient_credits");
-        throw gateRefusal(
-          deps,
-          { requestId, startedAt, org: apiKey.org, keyId: apiKey.id },
-          options.rowEndpoint,
-          insufficientCredits(rateHeaders),
-        );
-      }
-    } else rateHeaders = rateLimitHeaders(apiKey.rpm, undefined);
-    const markSent = deps.unsentRequests.queue(
-      rateName(apiKey.id, minute),
-      1,
-      startedAt,
-      apiKey.id,
-    );
+    }
     // The increment is written with the admission record before the first upstream call, or
     // when the request ends without one (admission.ts); it counts in memory from now on.
     const admission = new RequestAdmission({
