@@ -172,15 +172,18 @@ function candidateArb(learnt: string) {
   );
 }
 
+/** A first chunk's rest that may teach a shape, and later chunks' rests to try on it. */
+const learntWithCandidates = learntArb.chain((first) =>
+  fc.tuple(fc.constant(first), fc.array(candidateArb(first), { minLength: 1, maxLength: 8 }))
+);
+
 Deno.test("a chunk that fits a learnt shape never needs the parse (generated and hostile chunks)", () => {
   let learnt = 0;
   let fits = 0;
   let runs = 0;
   fc.assert(
     fc.property(
-      learntArb.chain((first) =>
-        fc.tuple(fc.constant(first), fc.array(candidateArb(first), { minLength: 1, maxLength: 8 }))
-      ),
+      learntWithCandidates,
       fc.constantFrom("", HEAD),
       ([first, rests], head) => {
         runs++;
@@ -251,9 +254,7 @@ Deno.test("a chunk that fits a shape with a delta decodes to that one delta, its
   let runs = 0;
   fc.assert(
     fc.property(
-      learntArb.chain((first) =>
-        fc.tuple(fc.constant(first), fc.array(candidateArb(first), { minLength: 1, maxLength: 8 }))
-      ),
+      learntWithCandidates,
       ([first, rests]) => {
         runs++;
         if (needsParse(first)) return;
