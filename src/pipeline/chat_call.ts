@@ -23,6 +23,7 @@ import { admitUpstream, holdUpstream } from "./admission_estimate.ts";
 import { untilAdmitted } from "./admission_wait.ts";
 import { streamCheckpoints } from "./stream_checkpoint.ts";
 import { collectToolCallIds } from "../smart_router/stream_tool_calls.ts";
+import { type CacheUse, cacheUseOf } from "../routing/cache_affinity.ts";
 
 export interface ChatCallContext {
   deps: PipelineDeps;
@@ -203,6 +204,9 @@ export async function completeChat(
     },
   );
   const result = success.value;
+  if (ctx.deps.routing.cacheAffinity) {
+    noteCacheHolder(ctx, cacheUseOf(request, ctx.caller.keyId), success.route);
+  }
   plan.routing?.onServed?.(
     success.route.model,
     [result, ...(result.moreChoices ?? [])].flatMap((c) => c.toolCalls?.map((t) => t.id) ?? []),
@@ -393,6 +397,7 @@ export async function openChatStream(
   const routing = plan.routing;
   const messages = request.messages;
   const settlement = settlementOf(ctx, request, served);
+  const cacheUse = deps.routing.cacheAffinity ? cacheUseOf(request, ctx.caller.keyId) : undefined;
   // A long stream's completion so far rides the group commits (its admission record).
   const checkpoints = streamCheckpoints(
     deps.config.streamCheckpointMs,
@@ -466,6 +471,7 @@ export async function openChatStream(
       watchdog.stop();
       unlink();
       if (outcome === "completed") {
+        noteCacheHolder(ctx, cacheUse, route);
         routing?.onServed?.(route.model, toolCallIds);
         deps.metrics.recordSuccess(metricsKey, {
           latencyMs: performance.now() - started,
@@ -491,6 +497,15 @@ export async function openChatStream(
       releaseWhenSettled(consumed, accounting);
     },
   };
+}
+
+/** A caching request served: its session's prompt cache now lives on this route. */
+function noteCacheHolder(ctx: ChatCallContext, use: CacheUse | undefined, route: ResolvedRoute) {
+  if (use === undefined) return;
+  ctx.deps.routing.cacheAffinity?.served(ctx.caller.org, use, {
+    model: route.model.id,
+    provider: route.providerId,
+  });
 }
 
 /** Holds the request's credit and writes its admission record (admission_estimate.ts). */

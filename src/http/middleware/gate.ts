@@ -10,10 +10,11 @@
  * 402 merged per key and minute, any later refusal its own row. Before authentication (401) there
  * is no organization, and nothing is written.
  */
+import { budgetWindow } from "../../util/budget_period.ts";
 import type { MiddlewareHandler } from "hono";
 import type { AppDeps } from "../../deps.ts";
 import type { AppEnv } from "../context.ts";
-import { GatewayError, missingApiKey, unauthorized } from "../../errors.ts";
+import { expiredApiKey, GatewayError, missingApiKey, unauthorized } from "../../errors.ts";
 import { decideRate, type RateDecision } from "../../limits/rate_limiter.ts";
 import { suspendedOrganization } from "../../auth/organization_suspended.ts";
 import { minuteOf } from "../../state/minute.ts";
@@ -106,6 +107,9 @@ function admission(
     if (authorization === undefined || authorization.trim() === "") throw missingApiKey();
     const apiKey = await deps.auth.authenticate(authorization);
     if (!apiKey) throw unauthorized();
+    if (apiKey.expires_at && Date.parse(apiKey.expires_at) <= startedAt) {
+      throw expiredApiKey(apiKey.expires_at);
+    }
     const suspended = suspendedOrganization(apiKey);
     if (suspended) {
       // Not bounded by the key's rate count (refused before it): its rows are merged per minute.
@@ -129,9 +133,25 @@ function admission(
     const notes = newRequestNotes();
 
     const minute = minuteOf(startedAt);
+    // The key's budget in the period this request starts in (UTC boundaries).
+    const budget = apiKey.budget_micro_eur && apiKey.budget_period
+      ? {
+        window: budgetWindow(apiKey.budget_period, startedAt),
+        limitMicroEur: BigInt(apiKey.budget_micro_eur),
+      }
+      : undefined;
+    const keyBudget = budget
+      ? { limitMicroEur: budget.limitMicroEur, periodId: budget.window.id }
+      : undefined;
     let snapshot: Snapshot | undefined;
     try {
-      snapshot = await deps.gate.snapshot(apiKey.id, apiKey.org, minute, startedAt);
+      snapshot = await deps.gate.snapshot(
+        apiKey.id,
+        apiKey.org,
+        minute,
+        startedAt,
+        budget?.window.id,
+      );
     } catch (error) {
       deps.counters.gateStoreFailures++;
       deps.log.warn("gate store read failed; letting the request pass (fail-open)", {
@@ -148,7 +168,7 @@ function admission(
     // increment is one compare-and-swap against every isolate's count: no two admit on one).
     while (markSent === undefined) {
       if (snapshot) {
-        const view = deps.gate.view(snapshot, apiKey.id, apiKey.org);
+        const view = deps.gate.view(snapshot, apiKey.id, apiKey.org, keyBudget);
         rate = decideRate(apiKey.rpm, view.rateCurrent, view.ratePrevious, startedAt);
         rateHeaders = rateLimitHeaders(apiKey.rpm, rate);
         if (!rate.allowed) {
@@ -172,6 +192,15 @@ function admission(
             { requestId, startedAt, org: apiKey.org, keyId: apiKey.id },
             options.rowEndpoint,
             insufficientCredits(rateHeaders),
+          );
+        }
+        if (options.billed && budget && (view.budgetLeftMicroEur ?? 1n) <= 0n) {
+          deps.telemetry.refused("key_budget_exceeded");
+          throw gateRefusal(
+            deps,
+            { requestId, startedAt, org: apiKey.org, keyId: apiKey.id },
+            options.rowEndpoint,
+            keyBudgetExceeded(budget.window.resetsAt, rateHeaders),
           );
         }
         markSent = deps.unsentRequests.queueIfUnchanged(
@@ -200,7 +229,12 @@ function admission(
       markSent,
       markSettled: markSent.settled,
       deferAfterMs,
-      refusal: () => {
+      budget: keyBudget,
+      refusal: (refused) => {
+        if (refused === "budget" && budget) {
+          deps.telemetry.refused("key_budget_exceeded");
+          return keyBudgetExceeded(budget.window.resetsAt, rateHeaders);
+        }
         deps.telemetry.refused("insufficient_credits");
         return insufficientCredits(rateHeaders);
       },
@@ -251,6 +285,22 @@ function insufficientCredits(headers: Record<string, string>): GatewayError {
     402,
     "insufficient_credits",
     "The organization's credit balance is used up; top up to continue.",
+    { headers },
+  );
+}
+
+/**
+ * 402 `key_budget_exceeded`: the key's spend in its budget period (with what its requests in
+ * flight hold) reached its budget; the message names when the period ends (UTC).
+ */
+function keyBudgetExceeded(resetsAt: number | null, headers: Record<string, string>): GatewayError {
+  const when = resetsAt === null
+    ? "Its budget has no period (total): raise the budget to continue."
+    : `It resets at ${new Date(resetsAt).toISOString()}.`;
+  return new GatewayError(
+    402,
+    "key_budget_exceeded",
+    `This API key's budget is used up. ${when}`,
     { headers },
   );
 }
