@@ -1,5 +1,6 @@
 /**
- * `deno task screenshots`: regenerates the README's dashboard screenshots (docs/screenshots/).
+ * `deno task screenshots`: regenerates the dashboard's screenshots (docs/screenshots/, referenced
+ * from docs/dashboard.md), each page at 1280 px and at a phone's 390 px (`<page>-phone.png`).
  * Starts the gateway over the openai simulator with the shipped catalog and the dashboard on
  * a temporary KV file, fills it with a month of example traffic (past days through the
  * store's own settle, today's through the request API), then drives Debian's Chromium
@@ -16,6 +17,7 @@ import { inviteToOrg } from "../src/dashboard/areas/invitations.ts";
 import { grantCredits } from "../src/dashboard/areas/credits.ts";
 import { randomId, timeOrderedId } from "../src/util/ids.ts";
 import type { RequestRecord } from "../src/state/records.ts";
+import type { OrgPolicy } from "../src/state/policy_store.ts";
 import { startOpenAISimulator } from "./simulator/openai/mod.ts";
 import { writeSimulatedCatalog } from "./simulated_catalog.ts";
 import { launchChromium } from "../tests/helpers/chromium.ts";
@@ -145,52 +147,85 @@ for (let i = 0; i < 6; i++) {
 await gateway.deps.settler.idle();
 await store.flushed();
 
-// The pages.
+// Policies: strict sovereignty with the guardrail flagging, and one key narrowed further.
+const strict: OrgPolicy = {
+  sovereignty: "strict_only",
+  blocked_providers: [],
+  zdr_only: false,
+  allowed_models: null,
+  guardrail: "flag",
+  guardrail_remote: null,
+};
+await store.putOrgPolicy(org.id, { ...strict, guardrail: "off" }, "dashboard:lena@acme.example");
+await store.putOrgPolicy(org.id, strict, "dashboard:lena@acme.example");
+await store.putKeyPolicy(org.id, keys[2]!.id, { guardrail: "block", zdr_only: true }, "cli");
+
+// The pages, at a desktop width and a phone's (`<name>-phone.png`).
 await Deno.mkdir(OUT, { recursive: true });
 const browser = await launchChromium();
+const WIDTHS = [
+  { suffix: "", viewport: { width: 1280, height: 860 }, newKey: "mobile-app" },
+  { suffix: "-phone", viewport: { width: 390, height: 844 }, newKey: "ios-app" },
+];
 try {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
-  const page = await context.newPage();
-  const shot = async (name: string) => {
-    await page.waitForLoadState("networkidle");
-    await page.screenshot({ path: `${OUT}${name}.png`, fullPage: false });
-    console.log(`docs/screenshots/${name}.png`);
-  };
-  const signIn = async (email: string) => {
+  for (const { suffix, viewport, newKey } of WIDTHS) {
+    const context = await browser.newContext({ viewport, deviceScaleFactor: 1 });
+    const page = await context.newPage();
+    const shot = async (name: string) => {
+      await page.waitForLoadState("networkidle");
+      await page.screenshot({ path: `${OUT}${name}${suffix}.png`, fullPage: false });
+      console.log(`docs/screenshots/${name}${suffix}.png`);
+    };
+    const signIn = async (email: string) => {
+      await page.goto(`${dashboard.url}/login`);
+      await page.fill('input[name="email"]', email);
+      await page.fill('input[name="password"]', PASSWORD);
+      await page.click('button[type="submit"]');
+      await page.waitForLoadState("networkidle");
+    };
     await page.goto(`${dashboard.url}/login`);
-    await page.fill('input[name="email"]', email);
-    await page.fill('input[name="password"]', PASSWORD);
-    await page.click('button[type="submit"]');
-    await page.waitForLoadState("networkidle");
-  };
-  await page.goto(`${dashboard.url}/login`);
-  await shot("login");
-  await signIn("lena@acme.example");
-  await page.goto(`${dashboard.url}/orgs/${org.id}/overview`);
-  await page.locator(".uplot").first().waitFor();
-  await shot("overview");
-  await page.goto(`${dashboard.url}/orgs/${org.id}/keys`);
-  await page.fill('input[name="name"]', "mobile-app");
-  await page.fill('input[name="rpm"]', "300");
-  await page.click('button:has-text("Create key")');
-  await page.locator("#new-key").waitFor();
-  await shot("keys");
-  await page.goto(`${dashboard.url}/orgs/${org.id}/usage?days=30&group=model`);
-  await page.locator(".uplot").first().waitFor();
-  await shot("usage");
-  await page.evaluate("document.querySelector('#requests').closest('.panel').scrollIntoView()");
-  await shot("requests");
-  await page.goto(`${dashboard.url}/orgs/${org.id}/credits`);
-  await shot("credits");
-  await page.goto(`${dashboard.url}/orgs/${org.id}/members`);
-  await shot("members");
-  await page.goto(`${dashboard.url}/orgs/${org.id}/audit`);
-  await shot("audit");
-  await page.click('button:has-text("Sign out")');
-  await signIn("ops@sovra.example");
-  await page.goto(`${dashboard.url}/operator`);
-  await shot("operator");
-  await context.close();
+    await shot("login");
+    await signIn("lena@acme.example");
+    await page.goto(`${dashboard.url}/orgs/${org.id}/overview`);
+    await page.locator(".uplot").first().waitFor();
+    await shot("overview");
+    if (suffix) {
+      await page.click("button.menu-toggle");
+      await shot("menu");
+    }
+    await page.goto(`${dashboard.url}/orgs/${org.id}/keys`);
+    await page.fill('input[name="name"]', newKey);
+    await page.fill('input[name="rpm"]', "300");
+    await page.click('button:has-text("Create key")');
+    await page.locator("#new-key").waitFor();
+    await shot("keys");
+    await page.goto(`${dashboard.url}/orgs/${org.id}/usage?days=30&group=model`);
+    await page.locator(".uplot").first().waitFor();
+    await shot("usage");
+    await page.evaluate("document.querySelector('#requests').closest('.panel').scrollIntoView()");
+    await shot("requests");
+    await page.goto(`${dashboard.url}/orgs/${org.id}/credits`);
+    await shot("credits");
+    await page.goto(`${dashboard.url}/orgs/${org.id}/members`);
+    await shot("members");
+    await page.goto(`${dashboard.url}/orgs/${org.id}/policies`);
+    await page.locator('#dry-run-form select[name="model"]').selectOption(models[0]!.id);
+    await page.click('#dry-run-form button:has-text("Check")');
+    await page.locator("#dry-run").waitFor();
+    await shot("policies");
+    await page.evaluate(
+      "document.querySelector('#key-policies').closest('.panel').scrollIntoView()",
+    );
+    await shot("policy-keys");
+    await page.goto(`${dashboard.url}/orgs/${org.id}/audit`);
+    await shot("audit");
+    await page.goto(`${dashboard.url}/orgs/${org.id}/overview`);
+    await page.click('button:has-text("Sign out")');
+    await signIn("ops@sovra.example");
+    await page.goto(`${dashboard.url}/operator`);
+    await shot("operator");
+    await context.close();
+  }
 } finally {
   await browser.close();
   await dashboard.close();

@@ -1,4 +1,10 @@
-/** Exact conversions between integer micro-EUR and decimal euro strings (no floating point). */
+/**
+ * Money on the dashboard, exact between integer micro-EUR and decimal euro text (no floating
+ * point). How an amount is written lives in `assets/money_format.js`, the one formatter the pages
+ * and the browser's charts share; this module adds what only the server needs: reading an amount
+ * typed into a form and writing one back into a form field.
+ */
+export { axisDecimals, formatEur, moneyTicks } from "./assets/money_format.js";
 
 /** "1234.5" or "0.000001" → micro-EUR; undefined when not a non-negative amount with ≤ 6 decimals. */
 export function parseEur(text: string): number | undefined {
@@ -8,12 +14,9 @@ export function parseEur(text: string): number | undefined {
   return micro > BigInt(Number.MAX_SAFE_INTEGER) ? undefined : Number(micro);
 }
 
-/** micro-EUR → "12.34" (at least two decimals, up to six, never rounded). */
-export function formatEur(micro: number | bigint): string {
-  const value = BigInt(micro);
-  const sign = value < 0n ? "-" : "";
-  const abs = value < 0n ? -value : value;
-  const whole = (abs / 1_000_000n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-  const fraction = (abs % 1_000_000n).toString().padStart(6, "0").replace(/0{1,4}$/, "");
-  return `${sign}${whole}.${fraction}`;
+/** micro-EUR → the text a form field is filled with, which `parseEur` reads back: "1234.50". */
+export function eurFieldValue(micro: number): string {
+  const whole = Math.trunc(micro / 1_000_000);
+  const fraction = String(micro % 1_000_000).padStart(6, "0").replace(/0{1,4}$/, "");
+  return `${whole}.${fraction}`;
 }

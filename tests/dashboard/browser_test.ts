@@ -107,7 +107,7 @@ Deno.test("browser — the operator grants credits from the dashboard", async ()
     await page.fill('input[name="amount_eur"]', "12.50");
     await page.fill('input[name="note"]', "welcome credit");
     await page.click('button:has-text("Grant")');
-    await page.locator(".notice", { hasText: "Granted € 12.50" }).waitFor();
+    await page.locator(".notice", { hasText: /Granted €\s12\.50/ }).waitFor();
     const after = euros(await page.locator("#balance").textContent());
     assert.equal(Math.round((after - before) * 100), 1250);
     assert.match((await page.locator("#ledger").textContent())!, /welcome credit/);

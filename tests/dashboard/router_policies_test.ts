@@ -68,7 +68,7 @@ Deno.test("dashboard — routing policies: preview, save, use, split and spend, 
     assert.equal(preview.status, 200);
     const previewHtml = await preview.text();
     assert.match(previewHtml, /id="prediction"/);
-    assert.match(previewHtml, /Cost per 1,000 requests: EUR [\d.,]+/);
+    assert.match(previewHtml, /Cost per 1,000 requests: €\s[\d.,]+/);
     assert.equal(await h.store.routingPolicies!.getRoutingPolicy(h.org, "support"), undefined);
     // The preview follows the dial: T = 1 sends the whole sample to the cheap model.
     const cheap = await (await form(owner, page, [

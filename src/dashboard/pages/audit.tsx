@@ -3,35 +3,47 @@ import type { OrgPage } from "./nav.ts";
 import { frameFor, Layout } from "./layout.tsx";
 import { orgAudit } from "../areas/audit_log.ts";
 import type { AuditEntry } from "../../state/account_records.ts";
+import { formatEur } from "../money.ts";
+import { ScrollRegion } from "./regions.tsx";
+
+/** A detail's value as the pages write it: amounts in micro-EUR as money. */
+function detailText(name: string, value: unknown): string {
+  if (name.endsWith("micro_eur") && typeof value === "number") {
+    return `${name.replace(/_?micro_eur$/, "") || "amount"}: ${formatEur(value)}`;
+  }
+  return `${name}: ${value}`;
+}
 
 export function AuditTable(props: { entries: AuditEntry[] }) {
   return (
-    <table id="audit">
-      <thead>
-        <tr>
-          <th>When (UTC)</th>
-          <th>Actor</th>
-          <th>Action</th>
-          <th>Target</th>
-          <th>Details</th>
-        </tr>
-      </thead>
-      <tbody>
-        {props.entries.map((e) => (
+    <ScrollRegion label="Audit log">
+      <table id="audit">
+        <thead>
           <tr>
-            <td>{e.created.slice(0, 19).replace("T", " ")}</td>
-            <td>{e.actor}</td>
-            <td>
-              <span class={`pill ${e.action === "login.failed" ? "error" : ""}`}>{e.action}</span>
-            </td>
-            <td>{e.target ?? ""}</td>
-            <td class="muted">
-              {Object.entries(e.detail).map(([k, v]) => `${k}: ${v}`).join(", ")}
-            </td>
+            <th>When (UTC)</th>
+            <th>Actor</th>
+            <th>Action</th>
+            <th>Target</th>
+            <th>Details</th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {props.entries.map((e) => (
+            <tr>
+              <td>{e.created.slice(0, 19).replace("T", " ")}</td>
+              <td>{e.actor}</td>
+              <td>
+                <span class={`pill ${e.action === "login.failed" ? "error" : ""}`}>{e.action}</span>
+              </td>
+              <td>{e.target ?? ""}</td>
+              <td class="muted">
+                {Object.entries(e.detail).map(([k, v]) => detailText(k, v)).join(", ")}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </ScrollRegion>
   );
 }
 

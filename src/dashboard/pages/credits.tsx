@@ -5,9 +5,10 @@ import type { DashboardDeps, DashEnv } from "../deps.ts";
 import { ErrorNote, frameFor, Layout } from "./layout.tsx";
 import { grantCredits, ledger, updateSettings } from "../areas/credits.ts";
 import { can } from "../access.ts";
-import { formatEur, parseEur } from "../money.ts";
+import { eurFieldValue, formatEur, parseEur } from "../money.ts";
 import { formError, formFields, optionalInt } from "./form.ts";
 import { badInput } from "../errors.ts";
+import { Notice, ScrollRegion } from "./regions.tsx";
 
 async function render(
   c: Context<DashEnv>,
@@ -22,15 +23,15 @@ async function render(
   return c.html(
     <Layout {...frame}>
       <ErrorNote message={extra.error} />
-      {extra.notice && <div class="notice">{extra.notice}</div>}
+      {extra.notice && <Notice>{extra.notice}</Notice>}
       <div class="cards">
         <div class="card">
           <div class="label">Balance</div>
-          <div class="value" id="balance">€ {formatEur(data.balance_micro_eur)}</div>
+          <div class="value" id="balance">{formatEur(data.balance_micro_eur)}</div>
         </div>
         <div class="card">
           <div class="label">Low-balance warning below</div>
-          <div class="value">{threshold === null ? "off" : `€ ${formatEur(threshold)}`}</div>
+          <div class="value">{threshold === null ? "off" : formatEur(threshold)}</div>
         </div>
         <div class="card">
           <div class="label">Key RPM ceiling</div>
@@ -76,7 +77,7 @@ async function render(
                 Warn below (EUR; empty = off)<input
                   name="low_balance_eur"
                   inputmode="decimal"
-                  value={threshold === null ? "" : formatEur(threshold).replaceAll(",", "")}
+                  value={threshold === null ? "" : eurFieldValue(threshold)}
                 />
               </label>
               <button type="submit" class="secondary">Save</button>
@@ -86,34 +87,38 @@ async function render(
       </div>
       <div class="panel">
         <h2>Ledger</h2>
-        <table id="ledger">
-          <thead>
-            <tr>
-              <th>When</th>
-              <th>Kind</th>
-              <th class="num">Amount (EUR)</th>
-              <th>By</th>
-              <th>Note</th>
-            </tr>
-          </thead>
-          <tbody>
-            {data.lines.map((l) => (
+        <ScrollRegion label="Ledger">
+          <table id="ledger">
+            <thead>
               <tr>
-                <td>
-                  {l.kind === "spend" ? l.time.slice(0, 10) : l.time.slice(0, 16).replace("T", " ")}
-                </td>
-                <td>
-                  <span class={`pill ${l.kind === "grant" ? "ok" : ""}`}>
-                    {l.kind === "grant" ? "grant" : "daily spend"}
-                  </span>
-                </td>
-                <td class="num">{formatEur(l.amount_micro_eur)}</td>
-                <td>{l.actor ?? <span class="muted">usage</span>}</td>
-                <td>{l.note ?? ""}</td>
+                <th>When</th>
+                <th>Kind</th>
+                <th class="num">Amount</th>
+                <th>By</th>
+                <th>Note</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {data.lines.map((l) => (
+                <tr>
+                  <td>
+                    {l.kind === "spend"
+                      ? l.time.slice(0, 10)
+                      : l.time.slice(0, 16).replace("T", " ")}
+                  </td>
+                  <td>
+                    <span class={`pill ${l.kind === "grant" ? "ok" : ""}`}>
+                      {l.kind === "grant" ? "grant" : "daily spend"}
+                    </span>
+                  </td>
+                  <td class="num">{formatEur(l.amount_micro_eur)}</td>
+                  <td>{l.actor ?? <span class="muted">usage</span>}</td>
+                  <td>{l.note ?? ""}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </ScrollRegion>
         {data.lines.length === 0 && <p class="muted">No grants or spend yet.</p>}
       </div>
     </Layout>,
@@ -139,9 +144,7 @@ export const creditsPage: OrgPage = {
           note: form.note,
         });
         return await render(c, deps, {
-          notice: `Granted € ${formatEur(amount)}; balance € ${
-            formatEur(result.balance_micro_eur)
-          }.`,
+          notice: `Granted ${formatEur(amount)}; balance ${formatEur(result.balance_micro_eur)}.`,
         });
       } catch (error) {
         const e = formError(error);

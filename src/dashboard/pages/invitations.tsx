@@ -16,15 +16,24 @@ import {
 } from "../areas/invitations.ts";
 import { loadViewer } from "../sessions.ts";
 import { formError, formFields } from "./form.ts";
+import { ActionsHeader, ScrollRegion } from "./regions.tsx";
 
 function Answer(props: { inv: InvitationView }) {
   return (
     <>
       <form method="post" action={`/invitations/${props.inv.id}/accept`} class="inline">
-        <button type="submit">Accept</button>
+        <button type="submit" aria-label={`Accept the invitation to ${props.inv.org_name}`}>
+          Accept
+        </button>
       </form>{" "}
       <form method="post" action={`/invitations/${props.inv.id}/decline`} class="inline">
-        <button type="submit" class="secondary">Decline</button>
+        <button
+          type="submit"
+          class="secondary"
+          aria-label={`Decline the invitation to ${props.inv.org_name}`}
+        >
+          Decline
+        </button>
       </form>
     </>
   );
@@ -91,30 +100,32 @@ async function renderList(c: Context<DashEnv>, deps: DashboardDeps, error?: stri
         {invitations.length === 0
           ? <p class="muted">No pending invitations.</p>
           : (
-            <table id="invitations">
-              <thead>
-                <tr>
-                  <th>Organization</th>
-                  <th>Role</th>
-                  <th>Invited by</th>
-                  <th>Until</th>
-                  <th></th>
-                </tr>
-              </thead>
-              <tbody>
-                {invitations.map((inv) => (
+            <ScrollRegion label="Invitations">
+              <table id="invitations">
+                <thead>
                   <tr>
-                    <td>{inv.org_name}</td>
-                    <td>{inv.role}</td>
-                    <td>{inv.invited_by}</td>
-                    <td>{inv.expires.slice(0, 10)}</td>
-                    <td>
-                      <Answer inv={inv} />
-                    </td>
+                    <th>Organization</th>
+                    <th>Role</th>
+                    <th>Invited by</th>
+                    <th>Until</th>
+                    <ActionsHeader />
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {invitations.map((inv) => (
+                    <tr>
+                      <td>{inv.org_name}</td>
+                      <td>{inv.role}</td>
+                      <td>{inv.invited_by}</td>
+                      <td>{inv.expires.slice(0, 10)}</td>
+                      <td>
+                        <Answer inv={inv} />
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </ScrollRegion>
           )}
       </div>
     </Layout>,

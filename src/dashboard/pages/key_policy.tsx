@@ -10,6 +10,8 @@ import { ErrorNote, frameFor, Layout } from "./layout.tsx";
 import { keyPolicyView, updateKeyPolicy } from "../areas/key_policies.ts";
 import { can } from "../access.ts";
 import { formError, formFields, policyFormEdit } from "./form.ts";
+import { PolicyFields, policyFields } from "./policy_fields.tsx";
+import { Notice } from "./regions.tsx";
 
 async function render(
   c: Context<DashEnv>,
@@ -24,7 +26,7 @@ async function render(
   return c.html(
     <Layout {...frame}>
       <ErrorNote message={extra.error} />
-      {extra.notice && <div class="notice">{extra.notice}</div>}
+      {extra.notice && <Notice>{extra.notice}</Notice>}
       {view.warnings.map((w) => <div class="banner" id="key-policy-warning">{w}</div>)}
       <div class="panel">
         <h2>Key {keyId}: what it narrows</h2>
@@ -34,9 +36,11 @@ async function render(
           allow-list, a stronger guardrail). The text of a borderline request goes to the remote
           guardrail classifier only by a route these rules allow too.
         </p>
-        <p>
-          <code id="key-policy">{JSON.stringify(p)}</code>
-        </p>
+        <PolicyFields
+          id="key-policy"
+          fields={policyFields(p)}
+          empty="It narrows nothing: the organization's policy applies as it is."
+        />
         <p class="muted">
           Models this key may use: {view.models_allowed.join(", ") || "none"}.
         </p>

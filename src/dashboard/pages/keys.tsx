@@ -7,6 +7,7 @@ import { type CreatedKey, createKey, keySnippets, listKeys, revokeKey } from "..
 import { can } from "../access.ts";
 import { exampleModel } from "../example_model.ts";
 import { formError, formFields, optionalInt } from "./form.ts";
+import { ActionsHeader, ScrollRegion } from "./regions.tsx";
 
 async function render(
   c: Context<DashEnv>,
@@ -24,7 +25,7 @@ async function render(
     <Layout {...frame}>
       <ErrorNote message={extra.error} />
       {extra.created && snippets && (
-        <div class="notice" id="new-key-panel" hx-history="false">
+        <div class="notice" role="status" id="new-key-panel" hx-history="false">
           <p>
             <strong>Your new key “{extra.created.name}”.</strong>{" "}
             Copy it now: it is shown only once and cannot be recovered.
@@ -61,53 +62,55 @@ async function render(
       )}
       <div class="panel">
         <h2>Keys</h2>
-        <table id="keys">
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Key</th>
-              <th class="num">RPM</th>
-              <th>Created</th>
-              <th>Last used</th>
-              <th>State</th>
-              <th></th>
-            </tr>
-          </thead>
-          <tbody>
-            {keys.map((k) => (
-              <tr data-key-id={k.id}>
-                <td>{k.name ?? <span class="muted">—</span>}</td>
-                <td>
-                  <code>{k.prefix}…</code>
-                </td>
-                <td class="num">
-                  {k.rpm_effective < k.rpm
-                    ? <span title={`${k.rpm} set on the key`}>{k.rpm_effective} (ceiling)</span>
-                    : k.rpm}
-                </td>
-                <td>{k.created.slice(0, 10)}</td>
-                <td>{k.last_used_day ?? <span class="muted">never</span>}</td>
-                <td>
-                  <span class={`pill ${k.state}`}>{k.state}</span>
-                </td>
-                <td>
-                  {manage && k.state === "active" && (
-                    <form
-                      method="post"
-                      action={`${base}/${k.id}/revoke`}
-                      class="inline"
-                      hx-confirm={`Revoke the key “${
-                        k.name ?? k.prefix
-                      }”? Requests with it fail within 30 s.`}
-                    >
-                      <button type="submit" class="danger">Revoke</button>
-                    </form>
-                  )}
-                </td>
+        <ScrollRegion label="Keys">
+          <table id="keys">
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Key</th>
+                <th class="num">RPM</th>
+                <th>Created</th>
+                <th>Last used</th>
+                <th>State</th>
+                <ActionsHeader />
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {keys.map((k) => (
+                <tr data-key-id={k.id}>
+                  <td>{k.name ?? <span class="muted">—</span>}</td>
+                  <td>
+                    <code>{k.prefix}…</code>
+                  </td>
+                  <td class="num">
+                    {k.rpm_effective < k.rpm
+                      ? <span title={`${k.rpm} set on the key`}>{k.rpm_effective} (ceiling)</span>
+                      : k.rpm}
+                  </td>
+                  <td>{k.created.slice(0, 10)}</td>
+                  <td>{k.last_used_day ?? <span class="muted">never</span>}</td>
+                  <td>
+                    <span class={`pill ${k.state}`}>{k.state}</span>
+                  </td>
+                  <td>
+                    {manage && k.state === "active" && (
+                      <form
+                        method="post"
+                        action={`${base}/${k.id}/revoke`}
+                        class="inline"
+                        hx-confirm={`Revoke the key “${
+                          k.name ?? k.prefix
+                        }”? Requests with it fail within 30 s.`}
+                      >
+                        <button type="submit" class="danger">Revoke</button>
+                      </form>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </ScrollRegion>
         {keys.length === 0 && <p class="muted">No keys yet.</p>}
       </div>
     </Layout>,

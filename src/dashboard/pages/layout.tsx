@@ -41,7 +41,7 @@ export function Head(props: { title: string }) {
       <link rel="stylesheet" href="/static/dashboard.css" />
       <script src="/static/htmx.min.js" defer></script>
       <script src="/static/uPlot.iife.min.js" defer></script>
-      <script src="/static/dashboard.js" defer></script>
+      <script src="/static/dashboard.js" type="module"></script>
     </head>
   );
 }
@@ -53,69 +53,81 @@ export function Layout(props: Frame & { children?: Child }) {
     <html lang="en">
       <Head title={props.title} />
       <body hx-boost="true">
+        <a class="skip-link" href="#main">Skip to content</a>
         <div class="shell">
           <aside class="side">
             <div class="brand">
               Sovra<span>.</span>
             </div>
-            {org && (
-              <nav aria-label="Organization">
-                <div class="section">{org.name}</div>
-                {ORG_PAGES.map((p) =>
-                  isBuilt(p)
-                    ? (access && p.visible(access) && (
-                      <a
-                        href={`/orgs/${org.id}/${p.path}`}
-                        aria-current={props.current === p.path ? "page" : undefined}
-                      >
-                        {p.title}
-                      </a>
-                    ))
-                    : (
-                      <span class="soon">
-                        {p.title}
-                        <small>soon</small>
-                      </span>
-                    )
-                )}
-              </nav>
-            )}
-            {(props.orgs.length > 1 || (props.orgs.length > 0 && !org)) && (
-              <nav aria-label="Organizations">
-                <div class="section">Organizations</div>
-                {props.orgs.map((o) => <a href={`/orgs/${o.id}/overview`}>{o.name}</a>)}
-              </nav>
-            )}
-            {(props.invitations > 0 || props.current === "invitations") && (
-              <nav aria-label="Invitations">
-                <div class="section">You</div>
-                <a
-                  href="/invitations"
-                  aria-current={props.current === "invitations" ? "page" : undefined}
-                >
-                  Invitations ({props.invitations})
-                </a>
-              </nav>
-            )}
-            {viewer.user.operator && (
-              <nav aria-label="Operator">
-                <div class="section">Operator</div>
-                <a
-                  href="/operator"
-                  aria-current={props.current === "operator" ? "page" : undefined}
-                >
-                  All organizations
-                </a>
-                <a
-                  href="/operator/sso"
-                  aria-current={props.current === "sso" && !org ? "page" : undefined}
-                >
-                  Identity providers
-                </a>
-              </nav>
-            )}
+            <button
+              type="button"
+              class="menu-toggle"
+              data-menu
+              aria-expanded="false"
+              aria-controls="side-nav"
+            >
+              Menu
+            </button>
+            <div class="side-nav" id="side-nav">
+              {org && (
+                <nav aria-label="Organization">
+                  <div class="section">{org.name}</div>
+                  {ORG_PAGES.map((p) =>
+                    isBuilt(p)
+                      ? (access && p.visible(access) && (
+                        <a
+                          href={`/orgs/${org.id}/${p.path}`}
+                          aria-current={props.current === p.path ? "page" : undefined}
+                        >
+                          {p.title}
+                        </a>
+                      ))
+                      : (
+                        <span class="soon">
+                          {p.title}
+                          <small>soon</small>
+                        </span>
+                      )
+                  )}
+                </nav>
+              )}
+              {(props.orgs.length > 1 || (props.orgs.length > 0 && !org)) && (
+                <nav aria-label="Organizations">
+                  <div class="section">Organizations</div>
+                  {props.orgs.map((o) => <a href={`/orgs/${o.id}/overview`}>{o.name}</a>)}
+                </nav>
+              )}
+              {(props.invitations > 0 || props.current === "invitations") && (
+                <nav aria-label="Invitations">
+                  <div class="section">You</div>
+                  <a
+                    href="/invitations"
+                    aria-current={props.current === "invitations" ? "page" : undefined}
+                  >
+                    Invitations ({props.invitations})
+                  </a>
+                </nav>
+              )}
+              {viewer.user.operator && (
+                <nav aria-label="Operator">
+                  <div class="section">Operator</div>
+                  <a
+                    href="/operator"
+                    aria-current={props.current === "operator" ? "page" : undefined}
+                  >
+                    All organizations
+                  </a>
+                  <a
+                    href="/operator/sso"
+                    aria-current={props.current === "sso" && !org ? "page" : undefined}
+                  >
+                    Identity providers
+                  </a>
+                </nav>
+              )}
+            </div>
           </aside>
-          <main class="main">
+          <main class="main" id="main" tabindex={-1}>
             <div class="top">
               <h1>{props.title}</h1>
               <div class="who">
@@ -128,8 +140,8 @@ export function Layout(props: Frame & { children?: Child }) {
             </div>
             {props.lowBalance && (
               <div class="banner" role="alert">
-                Low balance: € {formatEur(props.lowBalance.balance)}{" "}
-                is below the warning threshold of €{" "}
+                Low balance: {formatEur(props.lowBalance.balance)} is below the warning threshold of
+                {" "}
                 {formatEur(props.lowBalance.threshold)}. Requests stop at zero (402).
               </div>
             )}

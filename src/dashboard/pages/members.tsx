@@ -11,6 +11,7 @@ import { orgInvitations, revokeInvitation, type SentInvitation } from "../areas/
 import { can } from "../access.ts";
 import { ROLES } from "../../state/account_records.ts";
 import { formError, formFields } from "./form.ts";
+import { ActionsHeader, ScrollRegion } from "./regions.tsx";
 
 async function render(
   c: Context<DashEnv>,
@@ -26,7 +27,7 @@ async function render(
     <Layout {...frame}>
       <ErrorNote message={extra.error} />
       {extra.invited && (
-        <div class="notice" hx-history="false">
+        <div class="notice" role="status" hx-history="false">
           <p>
             Invitation recorded for {extra.invited.email} as{" "}
             {extra.invited.role}. Pass this link on (valid until{" "}
@@ -54,79 +55,97 @@ async function render(
         </form>
       </div>
       <div class="panel">
-        <table id="members">
-          <thead>
-            <tr>
-              <th>E-mail</th>
-              <th>Role</th>
-              <th>Since</th>
-              <th>Password</th>
-              <th></th>
-            </tr>
-          </thead>
-          <tbody>
-            {members.map((m) => (
-              <tr>
-                <td>{m.email}</td>
-                <td>
-                  <form method="post" action={`${base}/${m.user}/role`} class="inline">
-                    <select name="role">
-                      {ROLES.map((r) => <option value={r} selected={r === m.role}>{r}</option>)}
-                    </select>{" "}
-                    <button type="submit" class="secondary">Change</button>
-                  </form>
-                </td>
-                <td>{m.since.slice(0, 10)}</td>
-                <td>{m.password_set ? "set" : <span class="muted">link not used yet</span>}</td>
-                <td>
-                  <form
-                    method="post"
-                    action={`${base}/${m.user}/remove`}
-                    class="inline"
-                    hx-confirm={`Remove ${m.email} from ${access.org.name}?`}
-                  >
-                    <button type="submit" class="danger">Remove</button>
-                  </form>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      {invitations.length > 0 && (
-        <div class="panel">
-          <h2>Pending invitations</h2>
-          <table id="invitations">
+        <ScrollRegion label="Members">
+          <table id="members">
             <thead>
               <tr>
                 <th>E-mail</th>
                 <th>Role</th>
-                <th>Invited by</th>
-                <th>Until</th>
-                <th></th>
+                <th>Since</th>
+                <th>Password</th>
+                <ActionsHeader />
               </tr>
             </thead>
             <tbody>
-              {invitations.map((inv) => (
+              {members.map((m) => (
                 <tr>
-                  <td>{inv.email}</td>
-                  <td>{inv.role}</td>
-                  <td>{inv.invited_by}</td>
-                  <td>{inv.expires.slice(0, 10)}</td>
+                  <td>{m.email}</td>
+                  <td>
+                    <form method="post" action={`${base}/${m.user}/role`} class="inline">
+                      <select name="role" aria-label={`Role of ${m.email}`}>
+                        {ROLES.map((r) => <option value={r} selected={r === m.role}>{r}</option>)}
+                      </select>{" "}
+                      <button
+                        type="submit"
+                        class="secondary"
+                        aria-label={`Change the role of ${m.email}`}
+                      >
+                        Change
+                      </button>
+                    </form>
+                  </td>
+                  <td>{m.since.slice(0, 10)}</td>
+                  <td>{m.password_set ? "set" : <span class="muted">link not used yet</span>}</td>
                   <td>
                     <form
                       method="post"
-                      action={`${base}/invitations/${inv.id}/revoke`}
+                      action={`${base}/${m.user}/remove`}
                       class="inline"
-                      hx-confirm={`Revoke the invitation of ${inv.email}?`}
+                      hx-confirm={`Remove ${m.email} from ${access.org.name}?`}
                     >
-                      <button type="submit" class="danger">Revoke</button>
+                      <button type="submit" class="danger" aria-label={`Remove ${m.email}`}>
+                        Remove
+                      </button>
                     </form>
                   </td>
                 </tr>
               ))}
             </tbody>
           </table>
+        </ScrollRegion>
+      </div>
+      {invitations.length > 0 && (
+        <div class="panel">
+          <h2>Pending invitations</h2>
+          <ScrollRegion label="Pending invitations">
+            <table id="invitations">
+              <thead>
+                <tr>
+                  <th>E-mail</th>
+                  <th>Role</th>
+                  <th>Invited by</th>
+                  <th>Until</th>
+                  <ActionsHeader />
+                </tr>
+              </thead>
+              <tbody>
+                {invitations.map((inv) => (
+                  <tr>
+                    <td>{inv.email}</td>
+                    <td>{inv.role}</td>
+                    <td>{inv.invited_by}</td>
+                    <td>{inv.expires.slice(0, 10)}</td>
+                    <td>
+                      <form
+                        method="post"
+                        action={`${base}/invitations/${inv.id}/revoke`}
+                        class="inline"
+                        hx-confirm={`Revoke the invitation of ${inv.email}?`}
+                      >
+                        <button
+                          type="submit"
+                          class="danger"
+                          aria-label={`Revoke the invitation of ${inv.email}`}
+                        >
+                          Revoke
+                        </button>
+                      </form>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </ScrollRegion>
         </div>
       )}
     </Layout>,

@@ -8,6 +8,7 @@ import { formatEur, parseEur } from "../money.ts";
 import { formError, formFields } from "./form.ts";
 import { badInput } from "../errors.ts";
 import { AuditTable } from "./audit.tsx";
+import { ScrollRegion } from "./regions.tsx";
 
 async function render(
   c: Context<DashEnv>,
@@ -33,34 +34,37 @@ async function render(
         </form>
       </div>
       <div class="panel">
-        <table id="orgs">
-          <thead>
-            <tr>
-              <th>Organization</th>
-              <th>Id</th>
-              <th class="num">Balance (EUR)</th>
-              <th class="num">Granted</th>
-              <th class="num">Spent</th>
-              <th>Created</th>
-            </tr>
-          </thead>
-          <tbody>
-            {orgs.map((o) => (
+        <h2>Organizations</h2>
+        <ScrollRegion label="Organizations">
+          <table id="orgs">
+            <thead>
               <tr>
-                <td>
-                  <a href={`/orgs/${o.id}/credits`}>{o.name}</a>
-                </td>
-                <td>
-                  <code>{o.id}</code>
-                </td>
-                <td class="num">{formatEur(o.balance_micro_eur)}</td>
-                <td class="num">{formatEur(o.granted_micro_eur)}</td>
-                <td class="num">{formatEur(o.spent_micro_eur)}</td>
-                <td>{o.created.slice(0, 10)}</td>
+                <th>Organization</th>
+                <th>Id</th>
+                <th class="num">Balance</th>
+                <th class="num">Granted</th>
+                <th class="num">Spent</th>
+                <th>Created</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {orgs.map((o) => (
+                <tr>
+                  <td>
+                    <a href={`/orgs/${o.id}/credits`}>{o.name}</a>
+                  </td>
+                  <td>
+                    <code>{o.id}</code>
+                  </td>
+                  <td class="num">{formatEur(o.balance_micro_eur)}</td>
+                  <td class="num">{formatEur(o.granted_micro_eur)}</td>
+                  <td class="num">{formatEur(o.spent_micro_eur)}</td>
+                  <td>{o.created.slice(0, 10)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </ScrollRegion>
       </div>
       <div class="panel">
         <h2>Sign-ins and users (outside any organization)</h2>

@@ -3,6 +3,7 @@ import type { OrgPage } from "./nav.ts";
 import { frameFor, Layout } from "./layout.tsx";
 import { overview } from "../areas/overview.ts";
 import { formatEur } from "../money.ts";
+import { Chart } from "./chart.tsx";
 
 export const overviewPage: OrgPage = {
   path: "overview",
@@ -12,25 +13,20 @@ export const overviewPage: OrgPage = {
     router.get("/overview", async (c) => {
       const data = await overview(deps, c.var.access);
       const frame = await frameFor(deps, c.var.viewer, c.var.access, "Overview", "overview");
-      const chart = {
-        days: data.daily_cost.map((d) => d.day),
-        series: [{ label: "Cost (EUR)", values: data.daily_cost.map((d) => d.cost_micro_eur) }],
-        scale: 1_000_000,
-      };
       return c.html(
         <Layout {...frame}>
           <div class="cards">
             <div class="card">
               <div class="label">Balance</div>
-              <div class="value" id="balance">€ {formatEur(data.balance_micro_eur)}</div>
+              <div class="value" id="balance">{formatEur(data.balance_micro_eur)}</div>
             </div>
             <div class="card">
               <div class="label">Spend today</div>
-              <div class="value">€ {formatEur(data.spend_today_micro_eur)}</div>
+              <div class="value">{formatEur(data.spend_today_micro_eur)}</div>
             </div>
             <div class="card">
               <div class="label">Spend this month</div>
-              <div class="value">€ {formatEur(data.spend_month_micro_eur)}</div>
+              <div class="value">{formatEur(data.spend_month_micro_eur)}</div>
             </div>
             <div class="card">
               <div class="label">Requests today</div>
@@ -42,8 +38,13 @@ export const overviewPage: OrgPage = {
             </div>
           </div>
           <div class="panel">
-            <h2>Cost per day, last 30 days (EUR)</h2>
-            <div class="chart" data-chart={JSON.stringify(chart)}></div>
+            <h2>Cost per day, last 30 days</h2>
+            <Chart
+              title="Cost per day, last 30 days"
+              days={data.daily_cost.map((d) => d.day)}
+              series={[{ label: "Cost", values: data.daily_cost.map((d) => d.cost_micro_eur) }]}
+              money
+            />
           </div>
         </Layout>,
       );

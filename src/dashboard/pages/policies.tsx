@@ -11,11 +11,13 @@ import { can } from "../access.ts";
 import { formError, formFields, oneOf, policyFormEdit } from "./form.ts";
 import { badInput } from "../errors.ts";
 import { registerKeyPolicyPage } from "./key_policy.tsx";
+import { changedFields, PolicyFields, policyFields } from "./policy_fields.tsx";
+import { Notice, ScrollRegion } from "./regions.tsx";
 
 async function render(
   c: Context<DashEnv>,
   deps: DashboardDeps,
-  extra: { error?: string; status?: number; notice?: string; dry?: DryRun } = {},
+  extra: { error?: string; status?: number; notice?: string; dry?: DryRun; dryError?: string } = {},
 ) {
   const access = c.var.access;
   const { view, keys } = await policyPage(deps, access);
@@ -27,7 +29,7 @@ async function render(
   return c.html(
     <Layout {...frame}>
       <ErrorNote message={extra.error} />
-      {extra.notice && <div class="notice">{extra.notice}</div>}
+      {extra.notice && <Notice>{extra.notice}</Notice>}
       <div class="cards">
         <div class="card">
           <div class="label">Sovereignty</div>
@@ -183,7 +185,21 @@ async function render(
       )}
       <div class="panel">
         <h2>Would this request pass?</h2>
-        <form method="post" action={`${base}/dry-run`} class="row" id="dry-run-form">
+        {
+          /* The result replaces only its own region, just below the form, and the address stays
+            the policies page's (so a reload shows the page, not a missing one). */
+        }
+        <form
+          method="post"
+          action={`${base}/dry-run`}
+          class="row"
+          id="dry-run-form"
+          hx-post={`${base}/dry-run`}
+          hx-target="#dry-run-result"
+          hx-select="#dry-run-result"
+          hx-swap="outerHTML"
+          hx-push-url="false"
+        >
           <label>
             Model<select name="model">
               {view.models.map((m) => (
@@ -205,49 +221,56 @@ async function render(
           </label>
           <button type="submit" class="secondary">Check</button>
         </form>
-        {extra.dry && (
-          <div id="dry-run" class={extra.dry.passes ? "notice" : "error"}>
-            <p>
-              <strong>
-                {extra.dry.passes
-                  ? `Passes: ${extra.dry.model} would be served.`
-                  : `Refused: ${extra.dry.refusal!.status} ${extra.dry.refusal!.code}`}
-              </strong>{" "}
-              {extra.dry.refusal?.message}
-            </p>
-            <table>
-              <thead>
-                <tr>
-                  <th>Route (provider)</th>
-                  <th>Tier</th>
-                  <th>Allowed</th>
-                  <th>Why not</th>
-                </tr>
-              </thead>
-              <tbody>
-                {extra.dry.routes.map((r) => (
-                  <tr>
-                    <td>{r.provider}</td>
-                    <td>{r.tier}</td>
-                    <td>{r.allowed ? "yes" : "no"}</td>
-                    <td class="muted">{r.reason ?? ""}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-            {extra.dry.guardrail && (
-              <p>
-                Guardrail ({extra.dry.guardrail.mode}): {extra.dry.guardrail.verdict}
-                {extra.dry.guardrail.rule ? `, rule ${extra.dry.guardrail.rule}` : ""}
-                {extra.dry.guardrail.remote && (
-                  <span id="dry-run-remote">
-                    {` — borderline: a real request would also ask ${extra.dry.guardrail.remote.model}, which can still refuse it (fail ${extra.dry.guardrail.remote.on_error} if it does not answer). The dry run sends the text nowhere.`}
-                  </span>
+        <div aria-live="polite">
+          <div id="dry-run-result" data-reveal>
+            {extra.dryError && <div class="error">{extra.dryError}</div>}
+            {extra.dry && (
+              <div id="dry-run" class={extra.dry.passes ? "notice" : "error"}>
+                <p>
+                  <strong>
+                    {extra.dry.passes
+                      ? `Passes: ${extra.dry.model} would be served.`
+                      : `Refused: ${extra.dry.refusal!.status} ${extra.dry.refusal!.code}`}
+                  </strong>{" "}
+                  {extra.dry.refusal?.message}
+                </p>
+                <ScrollRegion label="Routes of the model">
+                  <table>
+                    <thead>
+                      <tr>
+                        <th>Route (provider)</th>
+                        <th>Tier</th>
+                        <th>Allowed</th>
+                        <th>Why not</th>
+                      </tr>
+                    </thead>
+                    <tbody>
+                      {extra.dry.routes.map((r) => (
+                        <tr>
+                          <td>{r.provider}</td>
+                          <td>{r.tier}</td>
+                          <td>{r.allowed ? "yes" : "no"}</td>
+                          <td>{r.reason ?? ""}</td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                </ScrollRegion>
+                {extra.dry.guardrail && (
+                  <p>
+                    Guardrail ({extra.dry.guardrail.mode}): {extra.dry.guardrail.verdict}
+                    {extra.dry.guardrail.rule ? `, rule ${extra.dry.guardrail.rule}` : ""}
+                    {extra.dry.guardrail.remote && (
+                      <span id="dry-run-remote">
+                        {` — borderline: a real request would also ask ${extra.dry.guardrail.remote.model}, which can still refuse it (fail ${extra.dry.guardrail.remote.on_error} if it does not answer). The dry run sends the text nowhere.`}
+                      </span>
+                    )}
+                  </p>
                 )}
-              </p>
+              </div>
             )}
           </div>
-        )}
+        </div>
       </div>
       <div class="panel">
         <h2>Key narrowing</h2>
@@ -256,77 +279,86 @@ async function render(
           remote guardrail classifier no route is marked: its borderline requests are then refused
           (fail closed) or decided by the local scan alone (fail open).
         </p>
-        <table id="key-policies">
-          <thead>
-            <tr>
-              <th>Key</th>
-              <th>Narrowing</th>
-              <th>Warning</th>
-            </tr>
-          </thead>
-          <tbody>
-            {keys.map((k) => (
-              <tr data-key={k.key_id}>
-                <td>
-                  <a href={`${base}/keys/${k.key_id}`}>{k.name ?? k.key_id}</a>{" "}
-                  <span class="muted">{k.prefix}</span>
-                </td>
-                <td class="muted">
-                  <code>{JSON.stringify(k.policy)}</code>
-                </td>
-                <td class="key-warning">{k.warnings.join(" ")}</td>
+        <ScrollRegion label="Key narrowing">
+          <table id="key-policies">
+            <thead>
+              <tr>
+                <th>Key</th>
+                <th>Narrowing</th>
+                <th>Warning</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {keys.map((k) => (
+                <tr data-key={k.key_id}>
+                  <td>
+                    <a href={`${base}/keys/${k.key_id}`}>{k.name ?? k.key_id}</a>{" "}
+                    <span class="muted">{k.prefix}</span>
+                  </td>
+                  <td>
+                    <PolicyFields
+                      fields={policyFields(k.policy)}
+                      empty="none (as the organization)"
+                    />
+                  </td>
+                  <td class="key-warning">{k.warnings.join(" ")}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </ScrollRegion>
       </div>
       <div class="panel">
         <h2>Models under this policy</h2>
-        <table id="policy-models">
-          <thead>
-            <tr>
-              <th>Model</th>
-              <th>Allowed</th>
-              <th>Why not</th>
-            </tr>
-          </thead>
-          <tbody>
-            {view.models.map((m) => (
-              <tr data-model={m.id}>
-                <td>{m.id}</td>
-                <td>
-                  <span class={`pill ${m.allowed ? "ok" : "error"}`}>
-                    {m.allowed ? "allowed" : "refused"}
-                  </span>
-                </td>
-                <td class="muted">{m.reasons.join("; ")}</td>
+        <ScrollRegion label="Models under this policy">
+          <table id="policy-models">
+            <thead>
+              <tr>
+                <th>Model</th>
+                <th>Allowed</th>
+                <th>Why not</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {view.models.map((m) => (
+                <tr data-model={m.id}>
+                  <td>{m.id}</td>
+                  <td>
+                    <span class={`pill ${m.allowed ? "ok" : "error"}`}>
+                      {m.allowed ? "allowed" : "refused"}
+                    </span>
+                  </td>
+                  <td class="muted">{m.reasons.join("; ")}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </ScrollRegion>
       </div>
       <div class="panel">
         <h2>Changes</h2>
-        <table id="policy-changes">
-          <thead>
-            <tr>
-              <th>When (UTC)</th>
-              <th>By</th>
-              <th>Policy after the change</th>
-            </tr>
-          </thead>
-          <tbody>
-            {view.changes.map((e) => (
+        <ScrollRegion label="Policy changes">
+          <table id="policy-changes">
+            <thead>
               <tr>
-                <td>{e.at.slice(0, 19).replace("T", " ")}</td>
-                <td>{e.actor}</td>
-                <td class="muted">
-                  <code>{JSON.stringify(e.after)}</code>
-                </td>
+                <th>When (UTC)</th>
+                <th>By</th>
+                <th>What changed</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {view.changes.map((e) => (
+                <tr>
+                  <td>{e.at.slice(0, 19).replace("T", " ")}</td>
+                  <td>{e.actor}</td>
+                  <td>
+                    <PolicyFields fields={changedFields(e.before, e.after)} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </ScrollRegion>
         {view.changes.length === 0 && <p class="muted">No change yet: the defaults apply.</p>}
       </div>
     </Layout>,
@@ -378,6 +410,12 @@ export const policiesPage: OrgPage = {
         return await render(c, deps, { error: e.message, status: e.status });
       }
     });
+    // The dry run answers a POST (its text is never put in an address); its address, reloaded
+    // or bookmarked, leads back to the page with the form.
+    router.get(
+      "/policies/dry-run",
+      (c) => c.redirect(`/orgs/${c.var.access.org.id}/policies`, 303),
+    );
     router.post("/policies/dry-run", async (c) => {
       const form = await formFields(c);
       try {
@@ -389,7 +427,7 @@ export const policiesPage: OrgPage = {
         return await render(c, deps, { dry });
       } catch (error) {
         const e = formError(error);
-        return await render(c, deps, { error: e.message, status: e.status });
+        return await render(c, deps, { dryError: e.message, status: e.status });
       }
     });
   },

@@ -11,6 +11,7 @@ import { ErrorNote, frameFor, Layout } from "./layout.tsx";
 import { can } from "../access.ts";
 import { formError, optionalInt } from "./form.ts";
 import { formatEur } from "../money.ts";
+import { ActionsHeader, Notice, ScrollRegion, VisuallyHidden } from "./regions.tsx";
 import {
   chatModels,
   deletePolicy,
@@ -37,7 +38,6 @@ const latency = (s: LiveModelStats | undefined) =>
   s?.medianLatencyMs === undefined ? "—" : `${s.medianLatencyMs} ms (p95 ${s.p95LatencyMs} ms)`;
 const errors = (s: LiveModelStats | undefined) =>
   s === undefined ? "—" : `${percent(s.errorRate)} of ${s.requests}`;
-const perMillion = (micro: number) => formatEur(micro);
 
 async function render(c: Context<DashEnv>, deps: DashboardDeps, extra: Extra = {}) {
   const access = c.var.access;
@@ -54,61 +54,63 @@ async function render(c: Context<DashEnv>, deps: DashboardDeps, extra: Extra = {
     <Layout {...frame}>
       <ErrorNote message={extra.error} />
       {extra.saved && (
-        <div class="notice" id="saved">
+        <Notice id="saved">
           Saved. Clients send{" "}
           <code>model: "router/{extra.saved}"</code>; the change is live within 30 s.
-        </div>
+        </Notice>
       )}
       <div class="panel">
         <h2>Policies</h2>
-        <table id="policies">
-          <thead>
-            <tr>
-              <th>Model</th>
-              <th>Strategy</th>
-              <th class="num">Dial</th>
-              <th>Pool</th>
-              <th class="num">Requests ({USAGE_DAYS} days)</th>
-              <th>Served by</th>
-              <th class="num">Spend (EUR)</th>
-              <th></th>
-            </tr>
-          </thead>
-          <tbody>
-            {policies.map((row) => (
-              <tr data-policy={row.policy.id}>
-                <td>
-                  <code>router/{row.policy.id}</code>
-                  {row.policy.name && <div class="muted">{row.policy.name}</div>}
-                </td>
-                <td>{row.policy.strategy}</td>
-                <td class="num">{row.policy.strategy === "auto" ? row.policy.threshold : "—"}</td>
-                <td>{row.policy.pool.join(", ")}</td>
-                <td class="num">{row.requests}</td>
-                <td class="served">
-                  {Object.entries(row.served).map(([model, n]) => (
-                    <div>
-                      {model}: {percent(n / Math.max(1, row.requests))}
-                    </div>
-                  ))}
-                </td>
-                <td class="num">{formatEur(row.spendMicroEur)}</td>
-                <td>
-                  {manage && (
-                    <form
-                      method="post"
-                      action={`${base}/${row.policy.id}/delete`}
-                      class="inline"
-                      hx-confirm={`Delete router/${row.policy.id}? Requests naming it get 404 within 30 s.`}
-                    >
-                      <button type="submit" class="danger">Delete</button>
-                    </form>
-                  )}
-                </td>
+        <ScrollRegion label="Routing policies">
+          <table id="policies">
+            <thead>
+              <tr>
+                <th>Model</th>
+                <th>Strategy</th>
+                <th class="num">Dial</th>
+                <th>Pool</th>
+                <th class="num">Requests ({USAGE_DAYS} days)</th>
+                <th>Served by</th>
+                <th class="num">Spend</th>
+                <ActionsHeader />
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {policies.map((row) => (
+                <tr data-policy={row.policy.id}>
+                  <td>
+                    <code>router/{row.policy.id}</code>
+                    {row.policy.name && <div class="muted">{row.policy.name}</div>}
+                  </td>
+                  <td>{row.policy.strategy}</td>
+                  <td class="num">{row.policy.strategy === "auto" ? row.policy.threshold : "—"}</td>
+                  <td>{row.policy.pool.join(", ")}</td>
+                  <td class="num">{row.requests}</td>
+                  <td class="served">
+                    {Object.entries(row.served).map(([model, n]) => (
+                      <div>
+                        {model}: {percent(n / Math.max(1, row.requests))}
+                      </div>
+                    ))}
+                  </td>
+                  <td class="num">{formatEur(row.spendMicroEur)}</td>
+                  <td>
+                    {manage && (
+                      <form
+                        method="post"
+                        action={`${base}/${row.policy.id}/delete`}
+                        class="inline"
+                        hx-confirm={`Delete router/${row.policy.id}? Requests naming it get 404 within 30 s.`}
+                      >
+                        <button type="submit" class="danger">Delete</button>
+                      </form>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </ScrollRegion>
         {policies.length === 0 && <p class="muted">No routing policies yet.</p>}
       </div>
       {manage && (
@@ -159,48 +161,52 @@ async function render(c: Context<DashEnv>, deps: DashboardDeps, extra: Extra = {
               the catalog's figure (0–1, source in the catalog). Latency and errors: this
               organization's requests of the last {LIVE_MINUTES} minutes (errors: 429 and 5xx).
             </p>
-            <table id="models">
-              <thead>
-                <tr>
-                  <th></th>
-                  <th>Model</th>
-                  <th class="num">EUR / M input</th>
-                  <th class="num">EUR / M output</th>
-                  <th class="num">Quality</th>
-                  <th>Sovereignty</th>
-                  <th class="num">Context</th>
-                  <th>Tools</th>
-                  <th>Reasoning</th>
-                  <th class="num">Latency ({LIVE_MINUTES} min)</th>
-                  <th class="num">Errors ({LIVE_MINUTES} min)</th>
-                </tr>
-              </thead>
-              <tbody>
-                {models.map((m) => (
-                  <tr data-model={m.id}>
-                    <td>
-                      <input
-                        type="checkbox"
-                        name="pool"
-                        value={m.id}
-                        aria-label={m.id}
-                        checked={draft?.pool.includes(m.id) ?? false}
-                      />
-                    </td>
-                    <td>{m.id}</td>
-                    <td class="num">{perMillion(m.promptMicroEurPerMillion)}</td>
-                    <td class="num">{perMillion(m.completionMicroEurPerMillion)}</td>
-                    <td class="num">{m.quality === undefined ? "—" : m.quality.toFixed(2)}</td>
-                    <td>{m.sovereignty}</td>
-                    <td class="num">{m.contextLength ?? "—"}</td>
-                    <td>{m.tools ? "yes" : "no"}</td>
-                    <td>{m.reasoning ? "yes" : "no"}</td>
-                    <td class="num live-latency">{latency(live[m.id])}</td>
-                    <td class="num live-errors">{errors(live[m.id])}</td>
+            <ScrollRegion label="Catalog models for the pool">
+              <table id="models">
+                <thead>
+                  <tr>
+                    <th>
+                      <VisuallyHidden>In the pool</VisuallyHidden>
+                    </th>
+                    <th>Model</th>
+                    <th class="num">Per M input tokens</th>
+                    <th class="num">Per M output tokens</th>
+                    <th class="num">Quality</th>
+                    <th>Sovereignty</th>
+                    <th class="num">Context</th>
+                    <th>Tools</th>
+                    <th>Reasoning</th>
+                    <th class="num">Latency ({LIVE_MINUTES} min)</th>
+                    <th class="num">Errors ({LIVE_MINUTES} min)</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {models.map((m) => (
+                    <tr data-model={m.id}>
+                      <td>
+                        <input
+                          type="checkbox"
+                          name="pool"
+                          value={m.id}
+                          aria-label={m.id}
+                          checked={draft?.pool.includes(m.id) ?? false}
+                        />
+                      </td>
+                      <td>{m.id}</td>
+                      <td class="num">{formatEur(m.promptMicroEurPerMillion)}</td>
+                      <td class="num">{formatEur(m.completionMicroEurPerMillion)}</td>
+                      <td class="num">{m.quality === undefined ? "—" : m.quality.toFixed(2)}</td>
+                      <td>{m.sovereignty}</td>
+                      <td class="num">{m.contextLength ?? "—"}</td>
+                      <td>{m.tools ? "yes" : "no"}</td>
+                      <td>{m.reasoning ? "yes" : "no"}</td>
+                      <td class="num live-latency">{latency(live[m.id])}</td>
+                      <td class="num live-errors">{errors(live[m.id])}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </ScrollRegion>
             <p>
               <button type="submit" name="action" value="preview">Preview the split</button>{" "}
               <button type="submit" name="action" value="save">Save policy</button>
@@ -226,8 +232,8 @@ async function render(c: Context<DashEnv>, deps: DashboardDeps, extra: Extra = {
                 </tbody>
               </table>
               <p id="predicted-cost">
-                Cost per 1,000 requests: EUR {formatEur(extra.prediction.costPer1000MicroEur)}{" "}
-                (always the most expensive pool model: EUR{" "}
+                Cost per 1,000 requests: {formatEur(extra.prediction.costPer1000MicroEur)}{" "}
+                (always the most expensive pool model:{" "}
                 {formatEur(extra.prediction.strongestCostPer1000MicroEur)}). Prompt sizes from the
                 sample, 400 output tokens each; live traffic differs.
               </p>

@@ -9,6 +9,7 @@ import {
   operatorProviders,
   operatorRemoveProvider,
 } from "../areas/sso_settings.ts";
+import { ActionsHeader, ScrollRegion } from "./regions.tsx";
 
 async function render(
   c: Context<DashEnv>,
@@ -77,49 +78,51 @@ async function render(
         </form>
       </div>
       <div class="panel">
-        <table id="sso-providers">
-          <thead>
-            <tr>
-              <th>Id</th>
-              <th>Issuer</th>
-              <th>Client id</th>
-              <th>Secret variable</th>
-              <th></th>
-            </tr>
-          </thead>
-          <tbody>
-            {providers.map((p) => (
+        <ScrollRegion label="Identity providers">
+          <table id="sso-providers">
+            <thead>
               <tr>
-                <td>
-                  <code>{p.id}</code> {p.name}
-                </td>
-                <td>{p.issuer}</td>
-                <td>{p.client_id}</td>
-                <td>
-                  <code>{p.client_secret_env}</code>{" "}
-                  {p.client_secret_set ? "" : <span class="pill error">not set</span>}
-                </td>
-                <td>
-                  <a
-                    class="button secondary"
-                    hx-boost="false"
-                    href={`/sso/test?provider=${encodeURIComponent(p.id)}`}
-                  >
-                    Test sign-in
-                  </a>{" "}
-                  <form
-                    method="post"
-                    action={`/operator/sso/${p.id}/remove`}
-                    class="inline"
-                    hx-confirm={`Remove the provider ${p.id}?`}
-                  >
-                    <button type="submit" class="danger">Remove</button>
-                  </form>
-                </td>
+                <th>Id</th>
+                <th>Issuer</th>
+                <th>Client id</th>
+                <th>Secret variable</th>
+                <ActionsHeader />
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {providers.map((p) => (
+                <tr>
+                  <td>
+                    <code>{p.id}</code> {p.name}
+                  </td>
+                  <td>{p.issuer}</td>
+                  <td>{p.client_id}</td>
+                  <td>
+                    <code>{p.client_secret_env}</code>{" "}
+                    {p.client_secret_set ? "" : <span class="pill error">not set</span>}
+                  </td>
+                  <td>
+                    <a
+                      class="button secondary"
+                      hx-boost="false"
+                      href={`/sso/test?provider=${encodeURIComponent(p.id)}`}
+                    >
+                      Test sign-in
+                    </a>{" "}
+                    <form
+                      method="post"
+                      action={`/operator/sso/${p.id}/remove`}
+                      class="inline"
+                      hx-confirm={`Remove the provider ${p.id}?`}
+                    >
+                      <button type="submit" class="danger">Remove</button>
+                    </form>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </ScrollRegion>
       </div>
     </Layout>,
     (extra.status ?? 200) as 200,

@@ -14,13 +14,15 @@ import {
 } from "../areas/usage.ts";
 import { formatEur } from "../money.ts";
 import { badInput } from "../errors.ts";
+import { Chart, type ChartProps, formatCount } from "./chart.tsx";
+import { ScrollRegion } from "./regions.tsx";
 
-const LABELS: Record<Metric, [string, number]> = {
-  cost_micro_eur: ["Cost (EUR)", 1_000_000],
-  requests: ["Requests", 1],
-  tokens: ["Tokens", 1],
-  audio_seconds: ["Audio seconds", 1],
-  characters: ["Characters", 1],
+const LABELS: Record<Metric, string> = {
+  cost_micro_eur: "Cost",
+  requests: "Requests",
+  tokens: "Tokens",
+  audio_seconds: "Audio seconds",
+  characters: "Characters",
 };
 const GROUPS = ["total", "model", "key"] as const;
 
@@ -55,8 +57,8 @@ export const usagePage: OrgPage = {
       const csv = `/api/orgs/${access.org.id}/requests.csv?${new URLSearchParams(
         Object.entries(filters).filter(([, v]) => v) as [string, string][],
       )}`;
-      const chartFor = (metric: Metric) => {
-        const [label, scale] = LABELS[metric];
+      const chartFor = (metric: Metric): ChartProps => {
+        const label = LABELS[metric];
         const groups = group === "model" ? series.by_model : group === "key" ? series.by_key : null;
         const lines = groups
           ? Object.entries(groups).map(([name, s]) => ({
@@ -64,7 +66,13 @@ export const usagePage: OrgPage = {
             values: s[metric],
           }))
           : [{ label, values: series.totals[metric] }];
-        return { days: series.days, series: lines, scale, legend: true };
+        return {
+          title: `${label} per day, last ${days} days`,
+          days: series.days,
+          series: lines,
+          money: metric === "cost_micro_eur",
+          legend: true,
+        };
       };
       const models = Object.keys(series.by_model).sort();
       return c.html(
@@ -86,8 +94,8 @@ export const usagePage: OrgPage = {
           <div class="grid2">
             {METRICS.map((m) => (
               <div class="panel">
-                <h2>{LABELS[m][0]} per day</h2>
-                <div class="chart" data-chart={JSON.stringify(chartFor(m))}></div>
+                <h2>{LABELS[m]} per day</h2>
+                <Chart {...chartFor(m)} />
               </div>
             ))}
           </div>
@@ -125,55 +133,65 @@ export const usagePage: OrgPage = {
               <button type="submit" class="secondary">Filter</button>
               <a class="button secondary" href={csv} hx-boost="false" download>Export CSV</a>
             </form>
-            <div class="scroll">
-              <table id="requests" class="compact">
+            {
+              /* Most telling first: when, what was asked and who served it, the outcome, cost;
+                the table scrolls in its own region when the screen is narrower. */
+            }
+            <ScrollRegion label="Recent requests" id="requests-region">
+              <table id="requests" class="compact requests">
                 <thead>
                   <tr>
-                    <th>Time (UTC)</th>
-                    <th>Key</th>
-                    <th>Endpoint</th>
-                    <th>Model</th>
-                    <th>Provider</th>
-                    <th class="num">Status</th>
-                    <th>Error</th>
-                    <th class="num">Tokens</th>
-                    <th class="num">Latency</th>
-                    <th class="num">Cost (EUR)</th>
-                    <th>End user</th>
+                    <th scope="col" class="sticky">Time (UTC)</th>
+                    <th scope="col">Model · provider</th>
+                    <th scope="col" class="num">Status · error</th>
+                    <th scope="col" class="num">Cost</th>
+                    <th scope="col" class="num">Tokens</th>
+                    <th scope="col" class="num">Latency</th>
+                    <th scope="col">Key</th>
+                    <th scope="col">Endpoint</th>
+                    <th scope="col">End user</th>
                   </tr>
                 </thead>
                 <tbody>
                   {rows.map((r) => (
                     <tr>
-                      <td title={r.created}>{r.created.slice(5, 19).replace("T", " ")}</td>
-                      <td>{keyName.get(r.key_id) ?? r.key_id}</td>
-                      <td>{r.endpoint}{r.stream ? " (stream)" : ""}</td>
-                      <td>
+                      <td class="sticky" title={r.created}>
+                        {r.created.slice(5, 19).replace("T", " ")}
+                      </td>
+                      <td class="model">
                         {r.requested_model}
                         {r.served_model && r.served_model !== r.requested_model &&
                           !r.requested_model.endsWith(`/${r.served_model}`) && (
                           <span class="muted">→ {r.served_model}</span>
                         )}
+                        {r.provider && <div class="muted small">{r.provider}</div>}
                       </td>
-                      <td>{r.provider ?? ""}</td>
                       <td class="num">
                         <span class={`pill ${r.status >= 400 ? "error" : "ok"}`}>{r.status}</span>
-                      </td>
-                      <td>
-                        {r.error_code ?? ""}
-                        {r.refused_count !== undefined && (
-                          <span class="muted">× {r.refused_count}</span>
+                        {r.error_code && (
+                          <div class="muted small">
+                            {r.error_code}
+                            {r.refused_count !== undefined && ` × ${r.refused_count}`}
+                          </div>
                         )}
                       </td>
-                      <td class="num">{r.total_tokens ?? ""}{r.estimated ? "*" : ""}</td>
-                      <td class="num">{r.latency_ms} ms</td>
-                      <td class="num">{formatEur(r.cost_micro_eur)}</td>
-                      <td>{r.user ?? ""}</td>
+                      <td class="num">{formatEur(r.cost_micro_eur, { decimals: 6 })}</td>
+                      <td class="num">
+                        {r.total_tokens === null ? "" : formatCount(r.total_tokens)}
+                        {r.estimated ? "*" : ""}
+                      </td>
+                      <td class="num">{formatCount(r.latency_ms)} ms</td>
+                      <td>{keyName.get(r.key_id) ?? r.key_id}</td>
+                      <td>
+                        {r.endpoint}
+                        {r.stream && <div class="muted small">stream</div>}
+                      </td>
+                      <td class="end-user" title={r.user ?? undefined}>{r.user ?? ""}</td>
                     </tr>
                   ))}
                 </tbody>
               </table>
-            </div>
+            </ScrollRegion>
             {rows.length === 0 && <p class="muted">No requests match.</p>}
             <p class="muted">
               * estimated usage. Metadata only: Sovra never stores prompts or answers.
