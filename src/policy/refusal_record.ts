@@ -11,8 +11,7 @@
 import type { GatewayError } from "../errors.ts";
 import type { GuardrailNote, RequestNotes } from "./request_notes.ts";
 import type { RequestTrace } from "../telemetry/telemetry.ts";
-
-export type RefusalEndpoint = "chat" | "responses" | "embeddings" | "transcriptions" | "speech";
+import type { EndpointName } from "../billed_endpoints.ts";
 
 export interface Refusal {
   requestId: string;
@@ -20,7 +19,7 @@ export interface Refusal {
   org: string;
   keyId: string;
   user: string | undefined;
-  endpoint: RefusalEndpoint;
+  endpoint: EndpointName;
   requestedModel: string;
   status: number;
   /** The error object's `code` the client got. */
@@ -39,7 +38,7 @@ export type RefusalSink = (refusal: Refusal) => void;
 
 /** What a refusal reads of the plan's input (typed by its fields). */
 export interface RefusalPlanInput {
-  endpoint: RefusalEndpoint;
+  endpoint: EndpointName;
   request: unknown;
   caller: {
     requestId: string;

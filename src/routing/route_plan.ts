@@ -19,6 +19,7 @@ import type {
   SpeechRequest,
   TranscriptionRequest,
 } from "../providers/adapter.ts";
+import type { EndpointName } from "../billed_endpoints.ts";
 
 /** Who is asking: the authenticated key and its organization, without any HTTP detail. */
 export interface Caller {
@@ -44,7 +45,11 @@ export type PlannedRequest =
   | { endpoint: "transcriptions"; request: TranscriptionRequest }
   | { endpoint: "speech"; request: SpeechRequest };
 
-export type EndpointName = PlannedRequest["endpoint"];
+/** Every billed endpoint has its request above: a name missing there is the error here. */
+const EVERY_ENDPOINT_PLANNED: [Exclude<EndpointName, PlannedRequest["endpoint"]>] extends [never]
+  ? true
+  : Exclude<EndpointName, PlannedRequest["endpoint"]> = true;
+void EVERY_ENDPOINT_PLANNED;
 
 /** Everything planning reads; nothing in it is mutated. */
 export type PlanInput<P extends PlannedRequest = PlannedRequest> = P & {

@@ -1,4 +1,5 @@
 /** What the state layer stores and returns. Plain data; no prompts, no completions. */
+import type { EndpointName } from "../billed_endpoints.ts";
 
 export interface OrgRecord {
   id: string;
@@ -33,7 +34,7 @@ export interface RequestRecord {
   org: string;
   key_id: string;
   user: string | null;
-  endpoint: "chat" | "responses" | "embeddings" | "transcriptions" | "speech";
+  endpoint: EndpointName;
   requested_model: string;
   served_model: string | null;
   provider: string | null;

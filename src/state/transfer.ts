@@ -22,6 +22,7 @@ import type {
   OrgSettings,
   UserRecord,
 } from "./account_records.ts";
+import { ENDPOINT_NAMES } from "../billed_endpoints.ts";
 
 export const EXPORT_VERSION = 1;
 
@@ -70,7 +71,7 @@ const RequestLine = z.looseObject({
   org: z.string().min(1),
   key_id: z.string(),
   user: z.string().nullable(),
-  endpoint: z.enum(["chat", "responses", "embeddings", "transcriptions", "speech"]),
+  endpoint: z.enum(ENDPOINT_NAMES),
   requested_model: z.string(),
   served_model: z.string().nullable(),
   provider: z.string().nullable(),

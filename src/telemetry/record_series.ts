@@ -8,6 +8,7 @@ import type { RequestRecord } from "../state/records.ts";
 import type { GatewayMetrics } from "./prometheus.ts";
 import type { CounterSeries, HistogramSeries, Labels } from "./series.ts";
 import { level } from "./series.ts";
+import { BILLED_ENDPOINTS } from "../billed_endpoints.ts";
 
 /** The record fields that decide a request's labels. */
 type LabelFields = Pick<
@@ -35,7 +36,7 @@ export class RecordSeries {
       requested_model: model,
       status_class: statusClass(record.status),
     };
-    const op = operationName(record.endpoint);
+    const op = BILLED_ENDPOINTS[record.endpoint].operation;
     const genAi: Labels = { gen_ai_operation_name: op, gen_ai_request_model: model };
     if (record.served_model !== null) {
       requests.served_model = genAi.gen_ai_response_model = record.served_model;
@@ -106,19 +107,4 @@ const STATUS_CLASSES = ["1xx", "2xx", "3xx", "4xx", "5xx"];
 /** `2xx` for 200–299 and so on; `other` outside 100–599. */
 export function statusClass(status: number): string {
   return status >= 100 && status < 600 ? STATUS_CLASSES[Math.floor(status / 100) - 1]! : "other";
-}
-
-/** The OpenTelemetry GenAI `gen_ai.operation.name` of an endpoint. */
-function operationName(endpoint: RequestRecord["endpoint"]): string {
-  switch (endpoint) {
-    case "chat":
-    case "responses":
-      return "chat";
-    case "embeddings":
-      return "embeddings";
-    case "transcriptions":
-      return "transcription";
-    case "speech":
-      return "speech";
-  }
 }

@@ -17,6 +17,7 @@ import {
 import { RecordSeriesCache, statusClass } from "./record_series.ts";
 import { type AttemptRoute, failureKind, type RequestSpan, Tracing } from "./tracing.ts";
 import { EventLoopProbe } from "./event_loop_probe.ts";
+import { BILLED_ENDPOINTS } from "../billed_endpoints.ts";
 
 /** Per-request timing, carried in the request state: a few numbers and, when tracing, a span. */
 export interface RequestTrace {
@@ -44,12 +45,9 @@ export interface TelemetryOptions {
   eventLoopProbeMs?: number;
 }
 
+/** A Hono route path's endpoint label: the billed endpoints' names, and the unbilled ones. */
 const ENDPOINTS: Record<string, string> = {
-  "/v1/chat/completions": "chat",
-  "/v1/responses": "responses",
-  "/v1/embeddings": "embeddings",
-  "/v1/audio/transcriptions": "transcriptions",
-  "/v1/audio/speech": "speech",
+  ...Object.fromEntries(Object.entries(BILLED_ENDPOINTS).map(([name, e]) => [e.path, name])),
   "/v1/models": "models",
   "/v1/models/:id{.+}": "models",
   "/openapi.json": "openapi",
