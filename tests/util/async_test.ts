@@ -14,10 +14,9 @@ Deno.test("delay — resolves; an abort rejects with the signal's reason and cle
 
 Deno.test("retry — tries again on a retryable failure, told the attempt number, until it resolves", async () => {
   const seen: number[] = [];
-  const result = await retry(async (attempt) => {
+  const result = await retry((attempt) => {
     seen.push(attempt);
-    if (attempt < 2) throw new Error("busy");
-    return "done";
+    return attempt < 2 ? Promise.reject(new Error("busy")) : Promise.resolve("done");
   }, { maxAttempts: 5, retryable: () => true, minTimeout: 1, maxTimeout: 1 });
   assert.equal(result, "done");
   assert.deepEqual(seen, [0, 1, 2]);
