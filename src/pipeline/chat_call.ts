@@ -11,7 +11,6 @@ import type { EventBatches } from "../providers/event_batches.ts";
 import type { ResolvedRoute } from "../catalog/resolved_route.ts";
 import { loggableReason, UpstreamFailure } from "../providers/upstream_failure.ts";
 import { RouteMetrics } from "../routing/route_metrics.ts";
-import { planRoutes } from "../routing/plan_routes.ts";
 import type { Caller, RoutePlan, RouterDecision } from "../routing/route_plan.ts";
 import { type RouteSuccess, tryRoutes } from "../routing/try_routes.ts";
 import { IdleWatchdog } from "./idle_watchdog.ts";
@@ -21,6 +20,7 @@ import { settleFailure, settleRequest } from "./settle_request.ts";
 import type { PipelineDeps } from "./pipeline_deps.ts";
 import { admitUpstream, holdUpstream } from "./admission_estimate.ts";
 import { untilAdmitted } from "./admission_wait.ts";
+import { planRequest, runDeferred } from "./plan_request.ts";
 import { collectToolCallIds } from "../smart_router/stream_tool_calls.ts";
 
 export interface ChatCallContext {
@@ -139,30 +139,29 @@ function routeOptions(
 
 /** The routing plan of this chat request (refusals and policies decided before any call). */
 export function planChat(ctx: ChatCallContext, request: ChatRequest): RoutePlan<ChatRequest> {
-  return planRoutes({
+  return planRequest(ctx.deps, {
     endpoint: ctx.endpoint,
     request,
     caller: ctx.caller,
     catalog: ctx.deps.catalog.current,
     model: ctx.model,
-  }, ctx.deps.routing);
+  });
 }
 
 /**
- * A borderline guardrail verdict's remote check (the organization's policy), after planning and
- * before admission and any upstream call; it throws the refusal. Most requests have none. The
- * credit hold comes first (the 402), so a request refused for credit never reaches the
- * classifier; admission keeps that hold (docs/guardrail_remote.md, "Order").
+ * The checks planning deferred (a borderline guardrail verdict's remote classifier), after
+ * planning and before admission and any upstream call; they throw the refusal. Most requests
+ * have none. The credit hold comes first (the 402), so a request refused for credit never
+ * reaches the classifier; admission keeps that hold (docs/guardrail_remote.md, "Order").
  */
-function remoteGuardrail(
+function deferredChecks(
   ctx: ChatCallContext,
   request: ChatRequest,
   plan: RoutePlan<ChatRequest>,
 ): Promise<void> | undefined {
-  const escalate = ctx.caller.notes?.escalate;
-  if (!escalate) return undefined;
+  if (!plan.deferred) return undefined;
   holdUpstream(ctx.caller, { endpoint: ctx.endpoint, request }, plan.candidates);
-  return escalate(ctx.clientSignal);
+  return runDeferred(ctx.deps, plan.deferred, ctx.clientSignal);
 }
 
 /** A whole (non-streamed) answer, settled before it is returned. */
@@ -171,8 +170,8 @@ export async function completeChat(
   request: ChatRequest,
 ): Promise<{ result: ChatResult; served: Served }> {
   const plan = planChat(ctx, request);
-  const remoteCheck = remoteGuardrail(ctx, request, plan);
-  if (remoteCheck) await remoteCheck;
+  const deferred = deferredChecks(ctx, request, plan);
+  if (deferred) await deferred;
   admitChat(ctx, request, plan);
   const started = performance.now();
   const last: LastFailure = { served: undefined };
@@ -305,8 +304,8 @@ export async function openChatStream(
 ): Promise<OpenChatStream<PassthroughItem>> {
   const { deps } = ctx;
   const plan = planChat(ctx, request);
-  const remoteCheck = remoteGuardrail(ctx, request, plan);
-  if (remoteCheck) await remoteCheck;
+  const deferred = deferredChecks(ctx, request, plan);
+  if (deferred) await deferred;
   admitChat(ctx, request, plan);
   const passthrough = options.passthrough === true;
   const started = performance.now();

@@ -5,8 +5,9 @@
  * spec: "per request it keeps only metadata … HTTP status, requested model and served model,
  * provider, API key … and the computed cost"): its status, the model asked for, no served
  * model, no provider, no usage, cost 0, and what refused it — the guardrail's note (rule and
- * message index, never the text) or the policy's reasons. The composition root turns a
- * `Refusal` into a settled record; this layer only says what it holds.
+ * message index, never the text) or the policy's reasons. Planning writes nothing: a refusal
+ * travels as a `PlanRefusal` (the client's error and its record) and the pipeline settles the
+ * record; this layer only says what it holds.
  */
 import type { GatewayError } from "../errors.ts";
 import type { GuardrailNote, RequestNotes } from "./request_notes.ts";
@@ -33,8 +34,15 @@ export interface Refusal {
   trace?: RequestTrace;
 }
 
-/** Receives every refusal (the composition root settles it as a zero-cost record). */
-export type RefusalSink = (refusal: Refusal) => void;
+/**
+ * A refusal decided while planning, or by a check planning deferred: `error` is what the
+ * client gets (thrown on as it is), `record` the metadata row the pipeline writes for it.
+ */
+export class PlanRefusal extends Error {
+  constructor(readonly error: unknown, readonly record: Refusal) {
+    super("A request refused while planning.", { cause: error });
+  }
+}
 
 /** What a refusal reads of the plan's input (typed by its fields). */
 export interface RefusalPlanInput {

@@ -96,7 +96,7 @@ export async function escalate(e: Escalation, clientSignal: AbortSignal): Promis
       };
     } catch (error) {
       if (clientSignal.aborted) {
-        // The text did reach the classifier: the note (and the 499 row hooks.ts writes) says so.
+        // The text did reach the classifier: the note (and the 499 row the pipeline writes) says so.
         const cancelled = { verdict: "cancelled", score: null, category: null } as const;
         e.note.remote = remoteNote(e, route.providerId, cancelled, started);
         throw clientSignal.reason ?? error;

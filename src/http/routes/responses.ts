@@ -10,7 +10,6 @@ import { readJsonBody } from "../body.ts";
 import { noteRequested } from "../refused_request.ts";
 import { respond } from "../answer.ts";
 import { parseBody } from "../validation.ts";
-import { dialectOf } from "../../providers/registry.ts";
 import { ResponsesRequestSchema } from "../../api_formats/responses/request_schema.ts";
 import {
   decodeResponsesRequest,
@@ -24,7 +23,6 @@ import { type ChatCallContext, completeChat, openChatStream } from "../../pipeli
 import { adjustedHeader, answerModel, routedHeaders, servedHeaders } from "../served_headers.ts";
 import { prefetchRouterPins, resolveChatTarget } from "../chat_target.ts";
 import type { ChatStreamEvent } from "../../canonical/chat.ts";
-import type { ResolvedRoute } from "../../catalog/resolved_route.ts";
 import { ignoredFields, responsesParamName } from "../../api_formats/responses/ignored_fields.ts";
 import { translateTextFormat } from "../../api_formats/responses/text_format.ts";
 
@@ -51,17 +49,10 @@ export function responsesHandler(deps: AppDeps) {
       body,
       translateTextFormat(body.text?.format).kind === "ignored",
     );
-    /** Ignored fields, rule-1 drops in Responses names, and rule 8 on rebuilding routes. */
-    const dropped = (served: { route: ResolvedRoute; dropped: string[] }): string[] => {
-      const names = [...ignored, ...served.dropped.map(responsesParamName)];
-      if (
-        request.responseFormat !== undefined &&
-        !dialectOf(served.route.dialect)?.capabilities.responseFormat
-      ) {
-        names.push("text.format");
-      }
-      return [...new Set(names)];
-    };
+    /** Ignored fields, then the plan's drops (rule 1, rule 8's `text.format`) in Responses names. */
+    const dropped = (served: { dropped: string[] }): string[] => [
+      ...new Set([...ignored, ...served.dropped.map(responsesParamName)]),
+    ];
     const encodeCtx = {
       id: newResponseId(),
       createdAt: Math.floor(state.startedAt / 1000),
