@@ -21,6 +21,7 @@ import type { PipelineDeps } from "./pipeline_deps.ts";
 import { admitUpstream, holdUpstream } from "./admission_estimate.ts";
 import { untilAdmitted } from "./admission_wait.ts";
 import { planRequest, runDeferred } from "./plan_request.ts";
+import { prefetchRouterPins } from "./chat_target.ts";
 import { collectToolCallIds } from "../smart_router/stream_tool_calls.ts";
 
 export interface ChatCallContext {
@@ -137,6 +138,14 @@ function routeOptions(
   };
 }
 
+/**
+ * The router pins a `router/<id>` request could use that other instances wrote, read before
+ * the (synchronous) plan; undefined, with no store read, for most requests.
+ */
+function pinsRead(ctx: ChatCallContext, request: ChatRequest): Promise<void> | undefined {
+  return prefetchRouterPins(ctx.deps, ctx.caller.org, ctx.requestedModel, request);
+}
+
 /** The routing plan of this chat request (refusals and policies decided before any call). */
 export function planChat(ctx: ChatCallContext, request: ChatRequest): RoutePlan<ChatRequest> {
   return planRequest(ctx.deps, {
@@ -169,6 +178,8 @@ export async function completeChat(
   ctx: ChatCallContext,
   request: ChatRequest,
 ): Promise<{ result: ChatResult; served: Served }> {
+  const pins = pinsRead(ctx, request);
+  if (pins) await pins;
   const plan = planChat(ctx, request);
   const deferred = deferredChecks(ctx, request, plan);
   if (deferred) await deferred;
@@ -303,6 +314,8 @@ export async function openChatStream(
   options: OpenChatStreamOptions = {},
 ): Promise<OpenChatStream<PassthroughItem>> {
   const { deps } = ctx;
+  const pins = pinsRead(ctx, request);
+  if (pins) await pins;
   const plan = planChat(ctx, request);
   const deferred = deferredChecks(ctx, request, plan);
   if (deferred) await deferred;

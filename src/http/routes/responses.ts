@@ -21,7 +21,7 @@ import { newResponseId } from "../../api_formats/responses/response_object.ts";
 import { responseEcho } from "../../api_formats/responses/response_echo.ts";
 import { type ChatCallContext, completeChat, openChatStream } from "../../pipeline/chat_call.ts";
 import { adjustedHeader, answerModel, routedHeaders, servedHeaders } from "../served_headers.ts";
-import { prefetchRouterPins, resolveChatTarget } from "../chat_target.ts";
+import { resolveChatTarget } from "../../pipeline/chat_target.ts";
 import type { ChatStreamEvent } from "../../canonical/chat.ts";
 import { ignoredFields, responsesParamName } from "../../api_formats/responses/ignored_fields.ts";
 import { translateTextFormat } from "../../api_formats/responses/text_format.ts";
@@ -35,8 +35,6 @@ export function responsesHandler(deps: AppDeps) {
     const target = resolveChatTarget(deps, body.model, state.apiKey.org);
     const { model, requestedModel } = target instanceof Promise ? await target : target;
     const request = decodeResponsesRequest(body, model);
-    const pins = prefetchRouterPins(deps, state.apiKey.org, requestedModel, request);
-    if (pins !== undefined) await pins;
     const ctx: ChatCallContext = {
       deps,
       model,
