@@ -6,6 +6,8 @@
 import type { Config } from "./config.ts";
 import type { AppDeps } from "./deps.ts";
 import { openStore } from "./state/open_store.ts";
+import { guardStore } from "./state/guarded_store.ts";
+import { StoreBreaker } from "./state/store_breaker.ts";
 import { loadCatalog } from "./catalog/load.ts";
 import { CatalogHolder } from "./catalog/catalog_holder.ts";
 import { ApiKeyAuthenticator } from "./auth/api_key_authenticator.ts";
@@ -24,6 +26,7 @@ import { createLogger, type Logger } from "./log.ts";
 import { GateState } from "./limits/gate_state.ts";
 import { UnsentTally } from "./limits/unsent_tally.ts";
 import { CreditHolds } from "./limits/credit_holds.ts";
+import { createSharedLimits } from "./limits/shared_limits.ts";
 import { Telemetry } from "./telemetry/telemetry.ts";
 import { Lifecycle } from "./lifecycle/lifecycle.ts";
 import { randomId } from "./util/ids.ts";
@@ -37,6 +40,13 @@ export interface ComposeOptions {
   log?: Logger;
   now?: () => number;
   fetch?: typeof fetch;
+  /**
+   * The process's shared limits (`SOVRA_WORKERS`): the table the primary made, and whether this
+   * isolate is the primary (it reclaims the table's free slots). Absent: a table of its own.
+   */
+  shared?: { buffer: SharedArrayBuffer | undefined; primary: boolean; isolates: number };
+  /** The process's instance id (every isolate's admissions and lease); absent: a new one. */
+  instance?: string;
 }
 
 export async function composeDependencies(
@@ -51,13 +61,37 @@ export async function composeDependencies(
     DIALECTS,
   );
   const telemetry = new Telemetry({ tracing: config.tracing });
-  const store = await openStore(config, log, (size, ms) => telemetry.committed(size, ms));
+  const backend = await openStore(config, log, (size, ms) => telemetry.committed(size, ms));
+  const instance = options.instance ?? randomId("inst_", 12);
+  // Every store call on the request path has a deadline and a circuit; while open, a lease
+  // renewal probes the store every second (a write: it fails under a lock as under an outage).
+  const breaker = new StoreBreaker({
+    deadlineMs: config.storeDeadlineMs,
+    probe: () => backend.renewLease(instance, Date.now() + config.instanceLeaseMs),
+    ...(backend.isOutage ? { isOutage: (error: unknown) => backend.isOutage!(error) } : {}),
+    log,
+  });
+  const store = guardStore(backend, breaker);
   const now = options.now ?? Date.now;
   const client = options.fetch ? undefined : upstreamClient(config.upstreamIdleMs);
   const upstreamFetch = options.fetch ?? client!.fetch;
-  const unsentRequests = new UnsentTally();
-  const unsentDebits = new UnsentTally();
-  const holds = new CreditHolds();
+  // One instance's limits, whichever isolate of the process a request lands on.
+  const limits = createSharedLimits({
+    buffer: options.shared?.buffer,
+    primary: options.shared?.primary ?? true,
+    // Longer than the oldest gate snapshot still served (its marks refer to the slot).
+    evictAfterMs: config.staleServeMs + config.gateRefreshMs + 60_000,
+    transcriptionSlots: config.transcriptionSlots,
+    onOverflow: (bucket) =>
+      log.warn("shared limit table: a bucket is full; its further names count together", {
+        bucket,
+      }),
+  });
+  // An isolate alone counts in memory only: the table's ~1 µs a request buys nothing there.
+  const others = (options.shared?.isolates ?? 1) > 1 ? limits.counters : undefined;
+  const unsentRequests = new UnsentTally(others);
+  const unsentDebits = new UnsentTally(others);
+  const holds = new CreditHolds(others);
   const counters = { gateStoreFailures: 0 };
   const settler = new Settler(store, log, unsentDebits, telemetry, holds);
   telemetry.observeFailOpen(() => counters.gateStoreFailures);
@@ -71,7 +105,7 @@ export async function composeDependencies(
       config.keyCacheSeconds * 1000,
       now,
       config.staleServeMs,
-      rpmCeilingOf(store),
+      rpmCeilingOf(store, breaker),
     ),
     adapters: createAdapters({ secret: config.secret, fetch: upstreamFetch }),
     settler,
@@ -107,10 +141,12 @@ export async function composeDependencies(
       config.gateRefreshMs,
       config.staleServeMs,
       holds,
+      others,
     ),
+    limits,
     unsentRequests,
     counters,
-    instance: randomId("inst_", 12),
+    instance,
     telemetry,
     lifecycle: new Lifecycle(),
     now,
@@ -140,9 +176,14 @@ export async function composeDependencies(
  * The operator's RPM ceiling of an organization, for the key lookup (its control-plane
  * settings); a backend without those areas has none.
  */
-function rpmCeilingOf(store: Store): ((orgId: string) => Promise<number | null>) | undefined {
+/** The organization's RPM ceiling, read with a key's lookup: under the breaker's deadline too. */
+function rpmCeilingOf(
+  store: Store,
+  breaker: StoreBreaker,
+): ((orgId: string) => Promise<number | null>) | undefined {
   const control = controlPlaneOf(store)?.control;
-  return control && (async (orgId) => (await control.getOrgSettings(orgId)).rpm_ceiling);
+  return control &&
+    (async (orgId) => (await breaker.call(() => control.getOrgSettings(orgId))).rpm_ceiling);
 }
 
 /** After every server stopped: merged refusal rows and settles still in flight, then the store. */
@@ -152,6 +193,7 @@ export async function closeDependencies(deps: AppDeps): Promise<void> {
   deps.settler.stopRetries();
   await deps.routerPins.idle();
   await deps.store.close();
+  deps.limits.stop();
   deps.telemetry.close();
   deps.closeUpstream?.();
 }

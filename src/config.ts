@@ -31,8 +31,18 @@ export interface Config {
   staleServeMs: number;
   /** Milliseconds of a process's lease; its open admissions are settled by others after it. */
   instanceLeaseMs: number;
+  /**
+   * Milliseconds a store call on the request path may take before the store is taken for away
+   * (the circuit opens: caches and the last gate snapshots serve, probed every second).
+   */
+  storeDeadlineMs: number;
   /** Milliseconds of upstream silence after which a stream is cut. */
   streamIdleMs: number;
+  /**
+   * Milliseconds between a stream's checkpoints: its completion tokens so far ride the next
+   * group commit, so a process killed mid-stream bills all but at most this interval's tokens.
+   */
+  streamCheckpointMs: number;
   /** Concurrent transcriptions per instance, and how long a request waits for a slot. */
   transcriptionSlots: number;
   transcriptionWaitMs: number;
@@ -157,9 +167,11 @@ export function configFromEnv(env: Record<string, string>): Config {
     retentionDays: integer(env, "SOVRA_RETENTION_DAYS", 30, 1),
     keyCacheSeconds,
     streamIdleMs: integer(env, "SOVRA_STREAM_IDLE_MS", 90_000, 1),
+    streamCheckpointMs: integer(env, "SOVRA_STREAM_CHECKPOINT_MS", 5_000, 100),
     gateRefreshMs: integer(env, "SOVRA_GATE_REFRESH_MS", 1000),
     staleServeMs: integer(env, "SOVRA_STALE_SERVE_MS", 300_000),
     instanceLeaseMs: integer(env, "SOVRA_INSTANCE_LEASE_MS", 15_000),
+    storeDeadlineMs: integer(env, "SOVRA_STORE_DEADLINE_MS", 1_000, 1),
     commitIntervalMs: integer(env, "SOVRA_COMMIT_INTERVAL_MS", 10),
     transcriptionSlots: integer(env, "SOVRA_TRANSCRIPTION_SLOTS", 4, 1),
     transcriptionWaitMs: integer(env, "SOVRA_TRANSCRIPTION_WAIT_MS", 10_000),

@@ -9,6 +9,7 @@ import type { RefusedRows } from "./billing/refused_rows.ts";
 import type { RouteMetrics } from "./routing/route_metrics.ts";
 import type { Logger } from "./log.ts";
 import type { GateState } from "./limits/gate_state.ts";
+import type { SharedLimits } from "./limits/shared_limits.ts";
 import type { UnsentTally } from "./limits/unsent_tally.ts";
 import type { RoutingHooks } from "./routing/route_plan.ts";
 import type { Telemetry } from "./telemetry/telemetry.ts";
@@ -44,6 +45,8 @@ export interface AppDeps {
   routerPins: RouterPins;
   log: Logger;
   gate: GateState;
+  /** The limits every isolate of the process shares (gate counts, transcription slots). */
+  limits: SharedLimits;
   /** This instance's rate-bucket increments not yet sent to the store. */
   unsentRequests: UnsentTally;
   counters: GatewayCounters;

@@ -78,6 +78,11 @@ export interface BenchResults {
   };
   /** `SOVRA_WORKERS` 1 and 2, both unpinned: non-stream closed-loop throughput. */
   workers?: Partial<Record<1 | 2, ClosedResult>>;
+  /**
+   * The gate's steps per request with the process-wide limit table and without it, and a
+   * message round trip to an authority isolate (`shared_limits_cost.ts`).
+   */
+  sharedLimits?: { local_ns: number; shared_ns: number; authority_round_trip_us: number };
   /** Sovra's VmHWM after the throughput and latency runs, KiB. */
   sovraPeakKb: number | undefined;
   openStreams: Partial<Record<"sovra" | "sovra-unguarded" | "bare-proxy", OpenStreamsResult>>;

@@ -409,6 +409,30 @@ try {
     }
   }
 
+  // The instance-wide limits' cost on the gate's hot path, on the proxy core: the gate's steps
+  // per request with and without the process-wide table, and the authority design not taken.
+  {
+    const file = `${layout.tempDir}/shared_limits.json`;
+    const out = await new Deno.Command("taskset", {
+      args: [
+        "-c",
+        String(layout.proxyCpu),
+        Deno.execPath(),
+        "run",
+        "-A",
+        `${root}/scripts/bench/shared_limits_cost.ts`,
+        "--json",
+        file,
+      ],
+      stdout: "piped",
+      stderr: "inherit",
+    }).output();
+    if (out.success) {
+      log(new TextDecoder().decode(out.stdout).trim());
+      results.sharedLimits = JSON.parse(await Deno.readTextFile(file));
+    } else log("shared limits cost: measurement failed");
+  }
+
   // Memory per open stream is measured on fresh processes: what a long run leaves in the
   // heap is reported above as the peak and would blur the per-stream cost.
   await sovra.stop();

@@ -34,7 +34,7 @@ export class ApiKeyAuthenticator {
   #forgets = 0;
 
   constructor(
-    private readonly store: Pick<Store, "findApiKeyByHash">,
+    private readonly store: Pick<Store, "findApiKeyByHash" | "away">,
     private readonly ttlMs: number,
     private readonly now: () => number = Date.now,
     /** How long past its expiry an entry may still answer while the store fails. */
@@ -73,14 +73,15 @@ export class ApiKeyAuthenticator {
     }
     let record: ApiKeyRecord | undefined;
     const forgets = this.#forgets;
+    const stale = cached !== undefined && now - cached.expires < this.staleMs;
+    // The store is away: a key seen recently answers without a call (at the normal latency).
+    if (stale && this.store.away?.()) return cached!.record.revoked ? undefined : cached!.record;
     try {
       record = await this.store.findApiKeyByHash(hashApiKey(key));
       if (record && this.rpmCeiling) record = capped(record, await this.rpmCeiling(record.org));
     } catch (error) {
       // The store is away: a key seen recently keeps working for a bounded time.
-      if (cached && now - cached.expires < this.staleMs) {
-        return cached.record.revoked ? undefined : cached.record;
-      }
+      if (stale) return cached!.record.revoked ? undefined : cached!.record;
       throw error;
     }
     if (!record) {

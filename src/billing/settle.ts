@@ -9,7 +9,7 @@ import { costMicroEur } from "./cost.ts";
 import { isoTime } from "./iso_time.ts";
 import { END_USER_MAX } from "../canonical/end_user.ts";
 import { errorMessage, type Logger } from "../log.ts";
-import type { UnsentTally } from "../limits/unsent_tally.ts";
+import type { QueueMark, UnsentTally } from "../limits/unsent_tally.ts";
 import type { CreditHolds } from "../limits/credit_holds.ts";
 import type { RequestTrace, Telemetry } from "../telemetry/telemetry.ts";
 
@@ -100,7 +100,10 @@ function loggedSettle(record: RequestRecord) {
 export class Settler {
   #inFlight = new Set<Promise<unknown>>();
   /** Refused settles waiting for their next attempt (`#retry`), by timer. */
-  #retries = new Map<ReturnType<typeof setTimeout>, RequestRecord>();
+  #retries = new Map<
+    ReturnType<typeof setTimeout>,
+    { record: RequestRecord; markSent: QueueMark }
+  >();
   /** After `stopRetries`: a refused settle is left to recovery at once. */
   #stopped = false;
 
@@ -147,8 +150,11 @@ export class Settler {
    */
   stopRetries(): void {
     this.#stopped = true;
-    for (const [timer, record] of this.#retries) {
+    for (const [timer, { record, markSent }] of this.#retries) {
       clearTimeout(timer);
+      // Never sent: the debit stops counting as pending (recovery bills the estimate).
+      markSent();
+      markSent.settled();
       this.log.error("settle failed; left to admission recovery", {
         ...loggedSettle(record),
         reason: "shutting down before its retry",
@@ -164,18 +170,25 @@ export class Settler {
   ): Promise<RequestRecord> {
     const record = buildRequestRecord(input);
     if (!counted) this.telemetry?.settled(record, trace);
+    // Queued before the hold goes: the gate never sees the request's credit in neither.
     const markSent = this.unsentDebits.queue(
       record.org,
       record.cost_micro_eur,
       Date.now(),
+      record.org,
     );
     this.holds?.release(record.id);
     const write = () => this.store.settle(record, markSent);
     return (this.telemetry ? this.telemetry.settleSpan(trace, write) : write()).then(
-      () => record,
+      () => {
+        markSent.settled();
+        return record;
+      },
       (error) => {
-        markSent();
+        // The retry counts the debit again before this attempt's stops counting.
         this.#retry(record, 0, error);
+        markSent();
+        markSent.settled();
         return record;
       },
     );
@@ -197,21 +210,30 @@ export class Settler {
       return;
     }
     this.log.warn("settle failed; retrying", { ...fields, retry_in_ms: delay });
-    const markSent = this.unsentDebits.queue(record.org, record.cost_micro_eur, Date.now());
+    const markSent = this.unsentDebits.queue(
+      record.org,
+      record.cost_micro_eur,
+      Date.now(),
+      record.org,
+    );
     const timer = setTimeout(() => {
       this.#retries.delete(timer);
       // In flight like a first write: `idle()` (shutdown) waits for it.
       const done = this.store.settle(record, markSent).then(
-        () => this.log.info("settle retried", { request_id: record.id, attempts: attempt + 2 }),
+        () => {
+          markSent.settled();
+          this.log.info("settle retried", { request_id: record.id, attempts: attempt + 2 });
+        },
         (next) => {
-          markSent();
           this.#retry(record, attempt + 1, next);
+          markSent();
+          markSent.settled();
         },
       );
       this.#inFlight.add(done);
       done.finally(() => this.#inFlight.delete(done));
     }, delay);
     Deno.unrefTimer(timer);
-    this.#retries.set(timer, record);
+    this.#retries.set(timer, { record, markSent });
   }
 }

@@ -47,11 +47,18 @@ export interface UpstreamAdmission {
   isDurable(): boolean;
   /** Someone waits for `durable()` now: a deferred admission commits without the interval. */
   hurry(): void;
+  /** The record written with the admission (what a crash would bill), if any. */
+  readonly recovery: RequestRecord | undefined;
+  /**
+   * Replaces the admission record by a later estimate (a long stream's completion so far),
+   * written with the next paced commit; a failure leaves the earlier one (logged).
+   */
+  checkpoint(record: RequestRecord): void;
 }
 
 export interface AdmissionContext {
   gate: GateState;
-  store: Pick<MeteringStore, "countRequest" | "hurryWrites">;
+  store: Pick<MeteringStore, "countRequest" | "hurryWrites" | "checkpointAdmission">;
   /**
    * An admission whose route usually answers (or streams its first token) after this many ms
    * does not force a commit of its own (`Infinity`: never deferred).
@@ -67,6 +74,8 @@ export interface AdmissionContext {
   billed: boolean;
   /** Marks the in-memory rate increment as written (the gate queued it). */
   markSent: () => void;
+  /** Its write settled (`QueueMark.settled`: the other isolates stop counting it as pending). */
+  markSettled?: () => void;
   /** Builds the 402 (and counts the refusal). */
   refusal: () => Error;
   /** A failed store write (logged; the request goes on). */
@@ -78,6 +87,7 @@ export class RequestAdmission implements UpstreamAdmission {
   #durable = false;
   #held = false;
   #deferred = false;
+  #recovery: RequestRecord | undefined;
 
   constructor(private readonly ctx: AdmissionContext) {}
 
@@ -89,6 +99,7 @@ export class RequestAdmission implements UpstreamAdmission {
     if (!this.#held) this.hold(estimate.holdMicroEur);
     const { instance, deferAfterMs } = this.ctx;
     const deferrable = expectedAnswerMs !== undefined && expectedAnswerMs >= deferAfterMs;
+    this.#recovery = estimate.recovery;
     this.countOnce(
       estimate.recovery ? { instance, record: estimate.recovery } : undefined,
       deferrable,
@@ -118,6 +129,19 @@ export class RequestAdmission implements UpstreamAdmission {
     }
   }
 
+  get recovery(): RequestRecord | undefined {
+    return this.#recovery;
+  }
+
+  checkpoint(record: RequestRecord): void {
+    if (!this.#recovery || !this.#written) return;
+    const { store, instance } = this.ctx;
+    // After the admission's own write: a checkpoint never lands before the record it replaces.
+    void this.#written.then(() => store.checkpointAdmission({ instance, record })).catch(
+      (error) => this.ctx.onWriteError(error),
+    );
+  }
+
   /** Writes the rate increment (with the admission record, if any) unless already written. */
   countOnce(admission?: { instance: string; record: RequestRecord }, deferrable = false): void {
     if (this.#written) return;
@@ -135,6 +159,7 @@ export class RequestAdmission implements UpstreamAdmission {
       markSent();
       this.ctx.onWriteError(error);
     }).then(() => {
+      this.ctx.markSettled?.();
       this.#durable = true;
     });
   }

@@ -11,11 +11,17 @@
  * `refreshMs` old (the point is random per snapshot, so many keys' reads do not align), and
  * requests keep using it meanwhile; only a snapshot past `refreshMs` or of an earlier minute
  * makes a request wait for the store (KV reads queue behind an in-flight group commit).
+ *
+ * Several isolates of one process (`SOVRA_WORKERS`) count as one instance: each adds to its
+ * read what the others had queued and not made visible when the read was issued
+ * (`SharedCounters`), and holds credit against every isolate's holds, so the instance's bounds
+ * (a key's rpm, an organization's overdraw of less than one hold) hold per process.
  */
 import type { Store } from "../state/store.ts";
 import type { UnsentTally } from "./unsent_tally.ts";
 import { CreditHolds } from "./credit_holds.ts";
-import { addWhole, type Whole } from "./whole.ts";
+import { addWhole, type Whole, whole } from "./whole.ts";
+import type { Entry, SharedCounters } from "./shared_counters.ts";
 
 export interface GateView {
   rateCurrent: number;
@@ -33,6 +39,12 @@ export interface Snapshot {
   rateMark: Whole;
   balance: bigint;
   debitMark: Whole;
+  /** What the other isolates had made visible of the key's increments and the org's debits. */
+  othersRateMark: bigint;
+  othersDebitMark: bigint;
+  /** Their places in the process's table (absent: this isolate is the instance). */
+  rateEntry?: Entry;
+  debitEntry?: Entry;
   /** Age (ms) from which a request renews this snapshot in the background. */
   renewAfterMs: number;
   /** Served from an old read while the store fails: the rate limit fails open. */
@@ -49,13 +61,15 @@ export class GateState {
   #quietUntil = -Infinity;
 
   constructor(
-    private readonly store: Pick<Store, "readGate">,
+    private readonly store: Pick<Store, "readGate" | "away">,
     private readonly requests: UnsentTally,
     private readonly debits: UnsentTally,
     private readonly refreshMs: number,
     private readonly staleMs = 0,
     /** Credit held by this instance's requests in flight (subtracted from the balance). */
     readonly holds = new CreditHolds(),
+    /** The other isolates' counts (absent: this isolate is the instance). */
+    private readonly shared?: SharedCounters,
   ) {}
 
   /**
@@ -71,7 +85,10 @@ export class GateState {
         now,
         () => this.#sharedRefresh(keyId, orgId, minute, now),
       );
-    } else if (now - snapshot.fetchedAt >= snapshot.renewAfterMs && now >= this.#quietUntil) {
+    } else if (
+      now - snapshot.fetchedAt >= snapshot.renewAfterMs && now >= this.#quietUntil &&
+      !this.store.away?.()
+    ) {
       // Ahead of expiry: this request goes on with the current snapshot.
       this.#sharedRefresh(keyId, orgId, minute, now).catch(() => {
         // The request that finds the snapshot expired reads again (and handles the failure).
@@ -98,7 +115,9 @@ export class GateState {
   ): Promise<Snapshot> {
     const last = this.#snapshots.get(keyId);
     const usable = last !== undefined && now - last.fetchedAt < this.staleMs;
-    if (usable && now < this.#quietUntil) return this.#stale(last, keyId, minute);
+    if (usable && (now < this.#quietUntil || this.store.away?.())) {
+      return this.#stale(last, keyId, minute);
+    }
     try {
       return await read();
     } catch (error) {
@@ -125,15 +144,15 @@ export class GateState {
    * The counts now: the snapshot plus what this instance queued that it cannot contain; the
    * balance less the credit its requests in flight hold.
    */
-  view(s: Snapshot, _keyId: string, orgId: string): GateView {
-    // `_keyId`: the snapshot's key; its bucket's name is kept in the snapshot (`rateKey`).
+  view(s: Snapshot, keyId: string, orgId: string): GateView {
+    // This isolate's bucket name is kept in the snapshot (`rateKey`); the others count by key.
     const balanceMicroEur = s.balance - BigInt(this.#pending(s, orgId));
     if (s.stale) return { rateCurrent: 0, ratePrevious: 0, balanceMicroEur };
-    return {
-      rateCurrent: s.rateCurrent + Number(this.requests.unsentCount(s.rateKey, s.rateMark)),
-      ratePrevious: s.ratePrevious,
-      balanceMicroEur,
-    };
+    let rateCurrent = s.rateCurrent + Number(this.requests.unsentCount(s.rateKey, s.rateMark));
+    if (this.shared) {
+      rateCurrent += Number(this.shared.othersPending(s.rateEntry ?? keyId, s.othersRateMark));
+    }
+    return { rateCurrent, ratePrevious: s.ratePrevious, balanceMicroEur };
   }
 
   /**
@@ -144,19 +163,31 @@ export class GateState {
    * Without a snapshot (the store failed at the gate) the hold is placed and the request passes.
    */
   tryHold(keyId: string, orgId: string, requestId: string, amount: bigint | number): boolean {
-    this.holds.release(requestId);
     const snapshot = this.#snapshots.get(keyId);
-    if (snapshot && snapshot.balance <= this.#pending(snapshot, orgId)) return false;
-    this.holds.hold(requestId, orgId, amount);
-    return true;
+    if (!snapshot) {
+      this.holds.hold(requestId, orgId, amount);
+      return true;
+    }
+    // The holds are read first, then the debits: a settle elsewhere queues its debit before it
+    // releases its hold, so no credit is missed between the two.
+    return this.holds.tryHold(
+      requestId,
+      orgId,
+      amount,
+      (held) => snapshot.balance > addWhole(this.#unsentDebits(snapshot, orgId), held),
+    );
   }
 
   /**
    * What the balance read cannot show yet: debits queued since it, in micro-EUR (a number while
-   * exact; a bigint compared with it is compared exactly, nothing converted).
+   * exact; a bigint compared with it is compared exactly, nothing converted), this isolate's and
+   * the others'.
    */
   #unsentDebits(s: Snapshot, orgId: string): Whole {
-    return this.debits.unsentCount(orgId, s.debitMark);
+    const own = this.debits.unsentCount(orgId, s.debitMark);
+    if (!this.shared) return own;
+    const others = this.shared.othersPending(s.debitEntry ?? orgId, s.othersDebitMark);
+    return others === 0n ? own : addWhole(own, whole(others));
   }
 
   /** Unsent debits plus what requests in flight hold: the balance less this is what is left. */
@@ -181,6 +212,10 @@ export class GateState {
     const rateKey = rateName(keyId, minute);
     const rateMark = this.requests.sentCount(rateKey);
     const debitMark = this.debits.sentCount(orgId);
+    const rateEntry = this.shared?.entry(keyId);
+    const debitEntry = this.shared?.entry(orgId);
+    const othersRateMark = rateEntry ? this.shared!.othersVisible(rateEntry) : 0n;
+    const othersDebitMark = debitEntry ? this.shared!.othersVisible(debitEntry) : 0n;
     const read = await this.store.readGate(keyId, orgId, minute);
     const snapshot: Snapshot = {
       minute,
@@ -191,6 +226,9 @@ export class GateState {
       rateMark,
       balance: read.balanceMicroEur,
       debitMark,
+      othersRateMark,
+      othersDebitMark,
+      ...(rateEntry ? { rateEntry, debitEntry: debitEntry! } : {}),
       renewAfterMs: this.refreshMs * (0.6 + 0.3 * Math.random()),
     };
     if (this.#snapshots.size > 100_000) this.#snapshots.clear();

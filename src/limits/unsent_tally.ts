@@ -10,6 +10,15 @@
  * bigints for callers that compute with the store's.
  */
 import { addWhole, subtractWhole, type Whole, whole } from "./whole.ts";
+import type { SharedCounters } from "./shared_counters.ts";
+
+/**
+ * Marks a queued amount sent (call it as `onSent`); `settled` once its write's promise settled.
+ * With other isolates counting (`SharedCounters`), the amount becomes visible to them once both
+ * happened: the write is committed (or given up on, or, spilled, replayed), so a read on any
+ * store connection contains it.
+ */
+export type QueueMark = (() => void) & { settled(): void };
 
 interface Totals {
   queued: Whole;
@@ -19,6 +28,9 @@ interface Totals {
 
 export class UnsentTally {
   #totals = new Map<string, Totals>();
+
+  /** `shared`: the process's counters, where other isolates see this one's amounts. */
+  constructor(private readonly shared?: SharedCounters) {}
 
   /** Call right before issuing a store read; pass the result to `unsentSince`. */
   sentMark(name: string): bigint {
@@ -42,8 +54,11 @@ export class UnsentTally {
     return totals ? subtractWhole(totals.queued, mark) : 0;
   }
 
-  /** Counts an amount queued for the store; the returned function marks it sent. */
-  queue(name: string, amount: bigint | number, now: number): () => void {
+  /**
+   * Counts an amount queued for the store; the returned function marks it sent. `sharedName`:
+   * the name the other isolates count it under (an API key id, an organization id).
+   */
+  queue(name: string, amount: bigint | number, now: number, sharedName?: string): QueueMark {
     let totals = this.#totals.get(name);
     if (!totals) {
       if (this.#totals.size > 50_000) this.#prune(now);
@@ -55,11 +70,22 @@ export class UnsentTally {
     totals.touched = now;
     const entry = totals;
     let sent = false;
-    return () => {
+    let settled = false;
+    const shared = sharedName === undefined ? undefined : this.shared;
+    const big = shared ? BigInt(counted) : 0n;
+    const place = shared?.queued(sharedName!, big);
+    const mark = (() => {
       if (sent) return;
       sent = true;
       entry.sent = addWhole(entry.sent, counted);
+      if (settled && place) shared!.visible(place, big);
+    }) as QueueMark;
+    mark.settled = () => {
+      if (settled) return;
+      settled = true;
+      if (sent && place) shared!.visible(place, big);
     };
+    return mark;
   }
 
   /** Entries fully sent and untouched for 3 minutes: every read taken since contains them. */

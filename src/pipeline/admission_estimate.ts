@@ -133,6 +133,31 @@ function recoveryRecord(
   return record;
 }
 
+/**
+ * A stream's admission record at a checkpoint: the record written at admission, served by the
+ * route that answers, with the completion tokens generated so far and their cost (still status
+ * 0, estimated, `recovered`: billed only if the process dies before the settle).
+ */
+export function progressRecord(
+  base: RequestRecord,
+  served: { route: ResolvedRoute; fallbacks: number; routed: boolean },
+  completionTokens: number,
+  now = Date.now(),
+): RequestRecord {
+  const promptTokens = base.prompt_tokens ?? 0;
+  const record: RequestRecord = {
+    ...base,
+    served_model: served.routed ? served.route.model.id : served.route.route.upstream_model,
+    provider: served.route.providerId,
+    fallbacks: served.fallbacks,
+    latency_ms: Math.max(0, now - Date.parse(base.created)),
+    completion_tokens: completionTokens,
+    total_tokens: promptTokens + completionTokens,
+    cost_micro_eur: costMicroEur(served.route.model.pricing, { promptTokens, completionTokens }),
+  };
+  return record;
+}
+
 function typicalConsumption(planned: PlannedRequest, chars: () => number): PricedUsage {
   switch (planned.endpoint) {
     case "chat":

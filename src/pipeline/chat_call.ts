@@ -22,6 +22,7 @@ import { admitUpstream, holdUpstream } from "./admission_estimate.ts";
 import { untilAdmitted } from "./admission_wait.ts";
 import { planRequest, runDeferred } from "./plan_request.ts";
 import { prefetchRouterPins } from "./chat_target.ts";
+import { streamCheckpoints } from "./stream_checkpoint.ts";
 import { collectToolCallIds } from "../smart_router/stream_tool_calls.ts";
 
 export interface ChatCallContext {
@@ -404,6 +405,13 @@ export async function openChatStream(
   const routing = plan.routing;
   const messages = request.messages;
   const settlement = settlementOf(ctx, request, served);
+  // A long stream's completion so far rides the group commits (its admission record).
+  const checkpoints = streamCheckpoints(
+    deps.config.streamCheckpointMs,
+    admission,
+    { route, fallbacks: success.fallbacks, routed: routing !== undefined },
+    estimateText(accounting),
+  );
   deps.telemetry?.streamOpened(ctx.caller.trace);
   const untrack = deps.lifecycle?.trackStream(() =>
     upstream.abort(new UpstreamFailure("unavailable", "The gateway is shutting down."))
@@ -451,6 +459,7 @@ export async function openChatStream(
           accounting.observe(item);
           if (routing) collectToolCallIds(item, toolCallIds);
         }
+        checkpoints?.observed();
       }
       return result;
     },
@@ -461,6 +470,7 @@ export async function openChatStream(
     finish(reported) {
       if (finished) return;
       finished = true;
+      checkpoints?.stop();
       deps.telemetry?.streamClosed();
       untrack?.();
       // A read that failed because the client left is a cancel, not a provider failure.

@@ -15,7 +15,8 @@ import type { RoutingPolicyCache } from "../smart_router/policy_cache.ts";
 import type { RouterPins } from "../smart_router/pins.ts";
 
 export interface PipelineDeps {
-  config: { streamIdleMs: number };
+  /** `streamCheckpointMs` absent: streams leave no checkpoints (tools outside the app). */
+  config: { streamIdleMs: number; streamCheckpointMs?: number };
   catalog: CatalogHolder;
   adapters: AdapterRegistry;
   routing: RoutingHooks;

@@ -5,6 +5,7 @@
 import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
 import type { CommitObserver, Store } from "./store.ts";
+import type { BackendSignals } from "./guarded_store.ts";
 import { openKvStore } from "./kv/kv_store.ts";
 import { openPgStore } from "./postgres/pg_store.ts";
 import { describeUrl } from "./postgres/connect.ts";
@@ -13,7 +14,7 @@ export async function openStore(
   config: Pick<Config, "databaseUrl" | "kvPath" | "spillPath" | "commitIntervalMs">,
   log: Logger,
   onCommit?: CommitObserver,
-): Promise<Store> {
+): Promise<Store & BackendSignals> {
   if (config.databaseUrl) {
     const store = await openPgStore(config.databaseUrl, {
       commitIntervalMs: config.commitIntervalMs,

@@ -72,6 +72,13 @@ export interface MeteringStore {
   /** Something waits for a queued write: start the next commit without the interval. */
   hurryWrites(): void;
   /**
+   * Replaces a request's admission record by a later estimate (a long stream's completion
+   * tokens so far), so a process killed mid-stream is billed for what it streamed up to the last
+   * checkpoint. Rides the next paced commit; resolves when durable (a failure is only logged:
+   * the previous estimate stays).
+   */
+  checkpointAdmission(admission: AdmissionRecord): Promise<void>;
+  /**
    * Debit + metadata + daily aggregates in one atomic commit, deleting the request's admission
    * record; resolves when durable. `onSent` as for `countRequest`.
    */
@@ -98,6 +105,12 @@ export interface Store
   readonly routerPins?: RouterPinStore;
   /** Resolves once every queued write is durable (tests, shutdown). */
   flushed(): Promise<void>;
+  /**
+   * True while the store is taken for away (its circuit is open, `guarded_store.ts`): a
+   * request-path caller with something to serve (a cached key, the last gate snapshot) serves it
+   * without calling. Absent: never.
+   */
+  away?(): boolean;
   /** The backend's own state for /healthz and logs (optional: a local KV file has none). */
   health?(): StoreHealth;
   close(): Promise<void>;

@@ -22,6 +22,8 @@ async function handle(message: WorkerRequest): Promise<WorkerReply> {
       gateway = await startGateway(config, {
         log: createLogger(config.logLevel),
         worker: { index: message.index, count: message.count },
+        shared: { buffer: message.shared, primary: false, isolates: message.count },
+        instance: message.instance,
       });
       return { id: message.id, type: "started", port: gateway.port };
     }

@@ -8,6 +8,10 @@ export type WorkerRequest =
     env: Record<string, string>;
     index: number;
     count: number;
+    /** The process's instance limits (`limits/shared_table.ts`), shared with the primary. */
+    shared: SharedArrayBuffer;
+    /** The process's instance id: one lease and one set of admissions for every isolate. */
+    instance: string;
   }
   | { id: number; type: "reload" | "served" | "metrics" | "drain" | "close" };
 

@@ -5,8 +5,9 @@
  * isolate) and the dashboard beside it. Each further isolate is a Web Worker (`api_worker.ts`) with its own store
  * connection, catalog and gate snapshot, listening on the same port with `SO_REUSEPORT`, so
  * the kernel spreads connections across them (Linux; elsewhere the extra listeners fail to
- * bind and the start stops). Between isolates the rate and credit bounds are those between
- * instances (README, Running a fleet).
+ * bind and the start stops). The isolates are one instance: they count a key's rate, an
+ * organization's debits and holds and the transcription slots in one table handed to each at
+ * start (`limits/shared_table.ts`), and admit under one instance id and lease.
  */
 import { type Config, configFromEnv } from "../config.ts";
 import { type Gateway, type GatewayOptions, startGateway } from "../gateway.ts";
@@ -14,6 +15,8 @@ import type { DrainResult } from "../lifecycle/drain.ts";
 import type { Logger } from "../log.ts";
 import type { WorkerReply, WorkerRequest } from "./messages.ts";
 import { adoptOrphanedSpills } from "./spill_handover.ts";
+import { SharedTable } from "../limits/shared_table.ts";
+import { randomId } from "../util/ids.ts";
 
 export interface WorkerGateway extends Gateway {
   /** Isolates serving the API (1: the primary alone). */
@@ -92,10 +95,15 @@ export async function startGatewayWorkers(
   }
   // Spill files of isolates this start does not have go to the primary's (it replays them).
   if (config.databaseUrl !== undefined) await adoptOrphanedSpills(config.spillPath, count, log);
+  // One instance: every isolate counts in the same limits and admits under the same id.
+  const shared = SharedTable.create().buffer;
+  const instance = randomId("inst_", 12);
   const primary = await startGateway(config, {
     ...options,
     signals: false,
     worker: { index: 0, count },
+    shared: { buffer: shared, primary: true, isolates: count },
+    instance,
   });
   const handles: WorkerHandle[] = [];
   let stopping = false;
@@ -118,6 +126,8 @@ export async function startGatewayWorkers(
           },
           index: i + 1,
           count,
+          shared,
+          instance,
         }, "started");
       }),
     );

@@ -150,6 +150,29 @@ Deno.test("key cache — a client cannot grow the cache with ever more spellings
   assert.equal(await auth.authenticate(`Bearer ${key}`), undefined);
 });
 
+Deno.test("key cache — while the store is away, a key seen recently answers without a lookup; an unseen one is still looked up", async () => {
+  let now = 1_000_000;
+  const key = generateApiKey();
+  const other = generateApiKey();
+  const store = Object.assign(countingStore(key), { isAway: false, away: () => store.isAway });
+  const auth = new ApiKeyAuthenticator(store, 30_000, () => now, 60_000);
+  assert.equal((await auth.authenticate(`Bearer ${key}`))?.id, "key_a");
+  store.isAway = true;
+  now += 30_001; // expired, within the stale bound
+  const lookups = store.lookups;
+  assert.equal((await auth.authenticate(`Bearer ${key}`))?.id, "key_a");
+  assert.equal(store.lookups, lookups, "served from the cache, no call to an absent store");
+  assert.equal(await auth.authenticate(`Bearer ${other}`), undefined);
+  assert.equal(store.lookups, lookups + 1, "nothing to serve: the store is tried");
+  now += 60_000; // past the stale bound: tried again
+  assert.equal((await auth.authenticate(`Bearer ${key}`))?.id, "key_a");
+  assert.equal(store.lookups, lookups + 2);
+  store.isAway = false;
+  now += 30_001;
+  await auth.authenticate(`Bearer ${key}`);
+  assert.equal(store.lookups, lookups + 3, "the store is back: an expired entry is read again");
+});
+
 Deno.test("key cache — the organization's RPM ceiling caps the key's rpm from its next lookup (within the cache time)", async () => {
   await using store = closing(await openKvStore(":memory:"));
   const { control } = kvControlPlane(store.kv);

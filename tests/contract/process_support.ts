@@ -21,6 +21,15 @@ export interface MainProcess {
   stop(): Promise<void>;
 }
 
+/** The permission flags of `deno task start` (between `run` and `main.ts`), from deno.json. */
+export function taskStartFlags(): string[] {
+  const config = JSON.parse(Deno.readTextFileSync(`${REPO_ROOT}deno.json`)) as {
+    tasks: Record<string, string>;
+  };
+  const command = config.tasks.start!.split(/\s+/);
+  return command.slice(command.indexOf("run") + 1, command.indexOf("main.ts"));
+}
+
 /**
  * Starts `deno run -A main.ts` (or with `flags` instead of `-A`) with `env` added to the
  * environment, optionally under an open-file limit the shell sets before exec.

@@ -98,10 +98,19 @@ async function audit(
   if (phoneAxe) {
     for (const v of await seriousViolations(page)) problems.push(`${label} @390: ${v}`);
   }
-  const [scroll, inner] = await page.evaluate<[number, number]>(
-    "[document.documentElement.scrollWidth, innerWidth]",
-  );
-  if (scroll > inner) {
+  // Layout after a resize settles over frames (the charts redraw from a ResizeObserver): the
+  // page must come to fit, and a page that still scrolls sideways after 5 s is a failure.
+  const fits = await page.waitForFunction(
+    () => {
+      // deno-lint-ignore no-explicit-any
+      const window = globalThis as any;
+      return window.document.documentElement.scrollWidth <= window.innerWidth;
+    },
+    undefined,
+    { timeout: 5_000 },
+  ).then(() => true, () => false);
+  if (!fits) {
+    const scroll = await page.evaluate<number>("document.documentElement.scrollWidth");
     problems.push(`${label} @390: the page is ${scroll} px wide (scrolls sideways)`);
   }
 }

@@ -29,6 +29,7 @@ function fakeAdmission(deferAfterMs: number) {
       hurryWrites() {
         hurried++;
       },
+      checkpointAdmission: () => Promise.resolve(),
     },
     deferAfterMs,
     instance: "i",

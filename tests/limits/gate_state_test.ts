@@ -188,3 +188,28 @@ Deno.test("UnsentTally — totals beyond 2^53 stay exact: a small debit after a 
   assert.equal(tally.unsentSince("o", tally.sentMark("o")), 1n);
   assert.equal(tally.sentMark("o"), 2n ** 60n + 1n);
 });
+
+Deno.test("GateState — while the store is away, the last snapshot (within the stale bound) serves without a read; the rate fails open", async () => {
+  const store = Object.assign(
+    fakeStore({ rateCurrent: 3, ratePrevious: 0, balanceMicroEur: 100n }),
+    { isAway: false, away: () => store.isAway },
+  );
+  const gate = new GateState(store, new UnsentTally(), new UnsentTally(), 1000, 60_000);
+  await gate.viewAt("k", "o", 5, 0);
+  store.isAway = true;
+  // Expired, then a new minute: no read either time, the balance kept, the rate not counted.
+  assert.deepEqual(await gate.viewAt("k", "o", 5, 5_000), {
+    rateCurrent: 0,
+    ratePrevious: 0,
+    balanceMicroEur: 100n,
+  });
+  await gate.viewAt("k", "o", 6, 30_000);
+  assert.equal(store.state.reads, 1, "no call to an absent store");
+  await gate.viewAt("other", "o", 6, 30_000);
+  assert.equal(store.state.reads, 2, "no snapshot to serve: the store is tried");
+  await gate.viewAt("k", "o", 6, 61_000);
+  assert.equal(store.state.reads, 3, "past the stale bound: the store is tried");
+  store.isAway = false;
+  await gate.viewAt("other", "o", 6, 62_000);
+  assert.equal(store.state.reads, 4, "back: an expired snapshot is read again");
+});

@@ -114,3 +114,19 @@ Deno.test("policy change — an invalidated organization's next request is plann
   await reopened.body?.cancel();
   assert.equal(h.prag.requests.length, 2);
 });
+
+Deno.test("policy cache — while the store is away, an entry within the stale bound answers without a read", async () => {
+  let now = 0;
+  const store = Object.assign(fakeStore(), { isAway: false, away: () => store.isAway });
+  const cache = new PolicyCache(store, 30_000, () => now, 60_000);
+  const first = await cache.policyOf("org_a", "key_1");
+  store.isAway = true;
+  now = 30_000;
+  assert.equal(await cache.policyOf("org_a", "key_1"), first);
+  assert.deepEqual(store.reads, ["org_a"], "no call to an absent store");
+  await cache.policyOf("org_b", "key_2");
+  assert.deepEqual(store.reads, ["org_a", "org_b"], "nothing cached: the store is tried");
+  store.isAway = false;
+  await cache.policyOf("org_a", "key_1");
+  assert.deepEqual(store.reads, ["org_a", "org_b", "org_a"], "back: read again");
+});

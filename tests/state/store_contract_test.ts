@@ -350,6 +350,56 @@ const cases: Array<[string, (store: Store) => Promise<void>]> = [
       assert.equal((await store.getOrg("org_a"))?.spent_micro_eur, full.cost_micro_eur);
     },
   ],
+  [
+    "admissions: a real settle after a recovery replaces the estimate once, by request id",
+    async (store) => {
+      await store.createOrg(org("org_a"), 1_000_000n);
+      const day = new Date(T0).toISOString().slice(0, 10);
+      // A live instance taken for dead (its lease ran out, an outage): its request is billed
+      // from its admission record first, then its real settle arrives.
+      const estimate = {
+        ...request("org_a", T0 + 8, {
+          status: 0,
+          estimated: true,
+          completionTokens: undefined,
+          totalTokens: 7,
+        }),
+        recovered: true as const,
+      };
+      const real = request("org_a", T0 + 8, {
+        id: estimate.id,
+        promptTokens: 9,
+        completionTokens: 40,
+      });
+      assert.notEqual(real.cost_micro_eur, estimate.cost_micro_eur);
+      // A second request billed normally, beside it.
+      const other = request("org_a", T0 + 9);
+      await store.countRequest("key_a", minuteOf(T0), undefined, {
+        instance: "inst_stalled",
+        record: estimate,
+      });
+      await store.renewLease("inst_stalled", T0 - 1);
+      assert.equal(await store.recoverAdmissions("inst_live", T0), 1);
+      assert.equal((await store.getOrg("org_a"))?.spent_micro_eur, estimate.cost_micro_eur);
+      // The real settle, then a replay of it (a spill file, a lost acknowledgement).
+      await Promise.all([store.settle(real), store.settle(other)]);
+      await store.settle(real);
+      await store.flushed();
+      const rows = await store.listRequests("org_a", 10);
+      assert.deepEqual(rows.find((r) => r.id === real.id), real, "the client's status and usage");
+      assert.equal(rows.length, 2);
+      const spent = real.cost_micro_eur + other.cost_micro_eur;
+      assert.equal((await store.getOrg("org_a"))?.spent_micro_eur, spent);
+      const usage = await store.dailyUsage("org_a", day);
+      assert.equal(usage.requests, 2);
+      assert.equal(usage.cost_micro_eur, spent);
+      assert.equal(usage.prompt_tokens, 9 + 7);
+      assert.equal(usage.completion_tokens, 40 + 3);
+      // A recovery pass that comes after the real settle bills nothing.
+      assert.equal(await store.recoverAdmissions("inst_live", T0 + 120_000), 0);
+      assert.equal((await store.getOrg("org_a"))?.spent_micro_eur, spent);
+    },
+  ],
 ];
 
 for (const [name, make] of [["kv", kvBackend], ["postgres", pgBackend]] as const) {

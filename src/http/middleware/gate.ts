@@ -157,7 +157,12 @@ function admission(
         );
       }
     } else rateHeaders = rateLimitHeaders(apiKey.rpm, undefined);
-    const markSent = deps.unsentRequests.queue(rateName(apiKey.id, minute), 1n, startedAt);
+    const markSent = deps.unsentRequests.queue(
+      rateName(apiKey.id, minute),
+      1,
+      startedAt,
+      apiKey.id,
+    );
     // The increment is written with the admission record before the first upstream call, or
     // when the request ends without one (admission.ts); it counts in memory from now on.
     const admission = new RequestAdmission({
@@ -170,6 +175,7 @@ function admission(
       minute,
       billed: options.billed,
       markSent,
+      markSettled: markSent.settled,
       deferAfterMs,
       refusal: () => {
         deps.telemetry.refused("insufficient_credits");

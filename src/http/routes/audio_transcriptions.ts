@@ -19,10 +19,12 @@ import { createTranscriptionSlots } from "../../api_formats/audio/transcription_
 import { callNonChat } from "../../pipeline/non_chat_call.ts";
 
 export function transcriptionsHandler(deps: AppDeps) {
-  // One set of slots per app: at most N uploads of this instance are read at once.
+  // One set of slots per instance: at most N uploads of the process are read at once, whichever
+  // isolate serves them.
   const slots = createTranscriptionSlots({
     max: deps.config.transcriptionSlots,
     waitMs: deps.config.transcriptionWaitMs,
+    shared: deps.limits.transcriptions,
   });
   deps.telemetry.observeSlots(slots);
   return async (c: Context<AppEnv>) => {

@@ -38,6 +38,15 @@ export function kvAdmissionStore(kv: Deno.Kv): AdmissionStore {
         if (instance === self || (leases.get(instance) ?? -Infinity) >= now) continue;
         const unsettled = await unsettledOf(kv, recordsOf(entry.value));
         const op = kv.atomic().check(entry).delete(entry.key);
+        // A long stream's latest checkpoint replaces its admission estimate.
+        const progress = await progressOf(kv, unsettled);
+        for (let i = 0; i < unsettled.length; i++) {
+          const latest = progress[i];
+          if (latest) {
+            op.delete(kvKeys.admissionProgress(latest.id));
+            unsettled[i] = latest;
+          }
+        }
         for (const record of unsettled) {
           op.check({ key: kvKeys.request(record.org, record.id), versionstamp: null });
           for (const m of settleMutations(record)) {
@@ -55,6 +64,22 @@ export function kvAdmissionStore(kv: Deno.Kv): AdmissionStore {
 /** The records of a row, or of a single record (written before rows). */
 export function recordsOf(value: AdmissionRow | AdmissionRecord): RequestRecord[] {
   return "records" in value ? value.records : [value.record];
+}
+
+/** Each request's latest checkpoint (`MeteringStore.checkpointAdmission`), if any. */
+async function progressOf(
+  kv: Deno.Kv,
+  records: RequestRecord[],
+): Promise<Array<RequestRecord | undefined>> {
+  const found: Array<RequestRecord | undefined> = [];
+  for (let i = 0; i < records.length; i += GET_MANY) {
+    const part = records.slice(i, i + GET_MANY);
+    const rows = await kv.getMany<AdmissionRecord[]>(
+      part.map((r) => kvKeys.admissionProgress(r.id)),
+    );
+    for (const row of rows) found.push(row.value?.record);
+  }
+  return found;
 }
 
 /** The listed requests that have no request record yet (not settled). */

@@ -19,7 +19,8 @@ import { AdmissionRows } from "./admission_rows.ts";
 export type Mutation =
   | { type: "sum"; key: Deno.KvKey; value: bigint }
   | { type: "set"; key: Deno.KvKey; value: unknown }
-  | { type: "delete"; key: Deno.KvKey };
+  /** `existing`: the key may be there from an earlier commit (never cancelled by a set). */
+  | { type: "delete"; key: Deno.KvKey; existing?: true };
 
 /** A write's part in the admission rows (`admission_rows.ts`). */
 export interface AdmissionPart {
@@ -29,10 +30,21 @@ export interface AdmissionPart {
   settles?: string;
 }
 
+/**
+ * A write whose key must not exist yet (a request's record: a request is billed once). When it
+ * does — a recovery billed the request's estimate meanwhile — `instead` says what to write in
+ * its place, given the value there (a correction, or nothing), checked against that value.
+ */
+export interface UniqueWrite {
+  key: Deno.KvKey;
+  instead(existing: unknown): Mutation[];
+}
+
 interface Pending {
   mutations: Mutation[];
   bytes: number;
   rows: AdmissionPart | undefined;
+  unique: UniqueWrite | undefined;
   onSent: (() => void) | undefined;
   resolve: () => void;
   reject: (error: unknown) => void;
@@ -46,6 +58,8 @@ interface Pending {
  */
 const MAX_MUTATIONS = 256;
 const MAX_BYTES = 600 * 1024;
+/** KV allows 100 checks per atomic. */
+const MAX_CHECKS = 90;
 const RETRIES = 9;
 
 export class GroupCommitter {
@@ -55,6 +69,10 @@ export class GroupCommitter {
   #idle: Array<() => void> = [];
   readonly #pacer: CommitPacer;
   readonly #rows = new AdmissionRows();
+  /** Told of every commit that failed (the request path's breaker opens). */
+  readonly failures: Array<(error: unknown) => void> = [];
+  /** Told of every commit that landed. */
+  readonly successes: Array<() => void> = [];
 
   constructor(
     private readonly kv: Deno.Kv,
@@ -77,11 +95,12 @@ export class GroupCommitter {
     /** An answer waits for this write: commit without waiting for the interval. */
     urgent = false,
     rows?: AdmissionPart,
+    unique?: UniqueWrite,
   ): Promise<void> {
     if (this.#closed) return Promise.reject(new Error("The store is closed."));
     if (urgent) this.#pacer.hurry();
     return new Promise<void>((resolve, reject) => {
-      this.#queue.push({ mutations, bytes: approxBytes, rows, onSent, resolve, reject });
+      this.#queue.push({ mutations, bytes: approxBytes, rows, unique, onSent, resolve, reject });
       if (!this.#running) {
         this.#running = true;
         queueMicrotask(() => this.#drain());
@@ -115,21 +134,25 @@ export class GroupCommitter {
       const started = performance.now();
       const batch = this.#take();
       capped = this.#queue.length > 0;
+      let committed = false;
       try {
-        await this.#commit(batch);
-        this.onCommit?.(batch.length, performance.now() - started);
-        for (const p of batch) p.resolve();
+        committed = await this.#commit(batch);
       } catch (error) {
-        if (batch.length === 1) {
+        for (const listener of this.failures) listener(error);
+        if (batch.length === 1 && !batch[0]!.unique) {
           batch[0]!.reject(error);
           continue;
         }
-        // One bad write (e.g. over a KV limit) must not take the others down: alone, each
-        // commits or fails on its own.
-        for (const p of batch) {
-          await this.#commit([p]).then(p.resolve, p.reject);
-        }
       }
+      if (committed) {
+        this.onCommit?.(batch.length, performance.now() - started);
+        for (const listener of this.successes) listener();
+        for (const p of batch) p.resolve();
+        continue;
+      }
+      // One bad write (e.g. over a KV limit), or a request's record already there, must not
+      // take the others down: alone, each commits (or is corrected) or fails on its own.
+      for (const p of batch) await this.#alone(p).then(p.resolve, p.reject);
     }
     this.#running = false;
     for (const resolve of this.#idle.splice(0)) resolve();
@@ -139,23 +162,37 @@ export class GroupCommitter {
     let count = 0;
     let mutations = 0;
     let bytes = 0;
+    let checks = 0;
     for (const next of this.#queue) {
       // An admission or a settle adds at most one row's set or delete.
       const size = next.mutations.length + (next.rows ? 1 : 0);
-      const fits = mutations + size <= MAX_MUTATIONS && bytes + next.bytes <= MAX_BYTES;
+      const check = next.unique ? 1 : 0;
+      const fits = mutations + size <= MAX_MUTATIONS && bytes + next.bytes <= MAX_BYTES &&
+        checks + check <= MAX_CHECKS;
       if (!fits && count > 0) break;
       count++;
       mutations += size;
       bytes += next.bytes;
+      checks += check;
     }
     return this.#queue.splice(0, count);
   }
 
-  async #commit(batch: Pending[]): Promise<void> {
+  /**
+   * Commits the batch in one atomic; false when a unique key already exists (nothing applied).
+   * `existing`: the value a correction was computed from, checked unchanged.
+   */
+  async #commit(batch: Pending[], existing?: Deno.KvEntryMaybe<unknown>): Promise<boolean> {
     const rows = this.#rowsOf(batch);
     const { sums, sets, deletes } = mergeMutations(batch, rows?.mutations);
-    await withLockRetry(async (attempt) => {
+    const ok = await withLockRetry(async (attempt) => {
       const op = this.kv.atomic();
+      if (existing) op.check(existing);
+      else {
+        for (const p of batch) {
+          if (p.unique) op.check({ key: p.unique.key, versionstamp: null });
+        }
+      }
       for (const [key, value] of sums) op.sum(key, value);
       for (const m of sets) op.set(m.key, m.value);
       for (const key of deletes) op.delete(key);
@@ -163,9 +200,28 @@ export class GroupCommitter {
       if (attempt === 0) {
         for (const p of batch) p.onSent?.();
       }
-      await committed;
+      return (await committed).ok;
     }, RETRIES);
-    rows?.apply();
+    if (ok) rows?.apply();
+    return ok;
+  }
+
+  /**
+   * One write on its own. A unique key that exists is written as its `instead` says, checked
+   * against the value read (a concurrent change makes it read again).
+   */
+  async #alone(p: Pending): Promise<void> {
+    if (await this.#commit([p])) return;
+    for (let attempt = 0; attempt < 8; attempt++) {
+      const existing = await this.kv.get(p.unique!.key);
+      if (existing.versionstamp === null) {
+        if (await this.#commit([p])) return;
+        continue;
+      }
+      const instead = { ...p, mutations: p.unique!.instead(existing.value), unique: undefined };
+      if (await this.#commit([instead], existing)) return;
+    }
+    throw new Error("The request's record kept changing; not written.");
   }
 
   /** The admission rows this batch writes and closes, if it carries admissions or settles. */
@@ -255,6 +311,8 @@ function mergeInto(merged: Merged, mutations: readonly Mutation[]): void {
     } else if (node.set !== undefined) {
       merged.sets[node.set] = undefined;
       node.set = undefined;
+      // A key written by an earlier commit too: the set goes, the delete stays.
+      if (m.existing) node.delete = merged.deletes.push(m.key) - 1;
     } else if (node.delete !== undefined) merged.deletes[node.delete] = m.key;
     else node.delete = merged.deletes.push(m.key) - 1;
   }

@@ -17,6 +17,9 @@
  *                                                  group commit, keyed by its first request, from
  *                                                  before their upstream calls to the last settle
  *                                                  (an AdmissionRecord alone: written before rows)
+ *   ["admission_progress", requestId]           → AdmissionRecord: a later estimate of a listed
+ *                                                  request (a long stream's checkpoint), deleted
+ *                                                  with its settle or its recovery
  *   ["instance", instanceId]                    → lease end, epoch ms (expires with the lease)
  *
  * Control plane (dashboard, admin CLI; never read on the request path):
@@ -111,6 +114,7 @@ export const kvKeys = {
   routerPin: (pinKey: string) => ["router_pin", pinKey] as const,
   admission: (requestId: string) => ["admission", requestId] as const,
   admissionPrefix: () => ["admission"] as const,
+  admissionProgress: (requestId: string) => ["admission_progress", requestId] as const,
   instance: (instanceId: string) => ["instance", instanceId] as const,
   instancePrefix: () => ["instance"] as const,
   ssoProvider: (id: string) => ["sso_provider", id] as const,

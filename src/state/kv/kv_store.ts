@@ -16,11 +16,12 @@ import { kvRouterPinStore } from "./router_pins.ts";
 import { kvRoutingPolicyStore } from "./routing_policies.ts";
 import { kvAdmissionStore } from "./admissions.ts";
 import type { Store } from "../store.ts";
+import type { BackendSignals } from "../guarded_store.ts";
 import type { StateTransfer } from "../transfer.ts";
 import { kvTransfer } from "./transfer.ts";
 
 /** The KV store; `kv` is exposed for tests that inspect every entry (privacy checks). */
-export interface KvStore extends Store, StateTransfer {
+export interface KvStore extends Store, StateTransfer, BackendSignals {
   readonly kv: Deno.Kv;
 }
 
@@ -55,6 +56,12 @@ export function createKvStore(
     ...kvAdmissionStore(kv),
     routingPolicies: kvRoutingPolicyStore(kv),
     routerPins: kvRouterPinStore(kv),
+    onWriteFailure(listener) {
+      writer.failures.push(listener);
+    },
+    onWriteSuccess(listener) {
+      writer.successes.push(listener);
+    },
     flushed: () => writer.flushed(),
     async close() {
       await writer.close();

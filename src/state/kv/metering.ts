@@ -12,6 +12,8 @@ import type { RequestRecord } from "../records.ts";
 const U64_MOD = 1n << 64n;
 
 export function kvMeteringStore(kv: Deno.Kv, writer: GroupCommitter): MeteringStore {
+  /** Requests with a checkpoint written (or on its way): their settle deletes it. */
+  const checkpointed = new Set<string>();
   return {
     async readGate(keyId, orgId, minute) {
       const [current, previous, granted, spent] = await kv.getMany([
@@ -37,11 +39,59 @@ export function kvMeteringStore(kv: Deno.Kv, writer: GroupCommitter): MeteringSt
     hurryWrites() {
       writer.hurry();
     },
+    checkpointAdmission(admission) {
+      checkpointed.add(admission.record.id);
+      const key = kvKeys.admissionProgress(admission.record.id);
+      return writer.write([{ type: "set", key, value: admission }], 2_000);
+    },
     settle(record, onSent) {
-      // Closes the request's admission row when it is the row's last open request.
-      return writer.write(settleMutations(record), 900, onSent, false, { settles: record.id });
+      const mutations = settleMutations(record);
+      const progress: Mutation[] = checkpointed.delete(record.id)
+        ? [{ type: "delete", key: kvKeys.admissionProgress(record.id), existing: true }]
+        : [];
+      mutations.push(...progress);
+      // Closes the request's admission row when it is the row's last open request. A request is
+      // billed once: its record must not exist yet, unless a recovery billed its estimate.
+      return writer.write(mutations, 900, onSent, false, { settles: record.id }, {
+        key: kvKeys.request(record.org, record.id),
+        instead: (existing) => [
+          ...correctionMutations(existing as RequestRecord, record),
+          ...progress,
+        ],
+      });
     },
   };
+}
+
+/**
+ * What a request's real settle writes where a record is already there: over a recovery's
+ * estimate (`recovered`), the real record and the difference of every sum (the request itself is
+ * counted already); over anything else (settled before: a replay), nothing.
+ */
+export function correctionMutations(existing: RequestRecord, record: RequestRecord): Mutation[] {
+  if (existing.recovered !== true || record.recovered === true) return [];
+  const day = record.created.slice(0, 10);
+  const mutations: Mutation[] = [
+    { type: "set", key: kvKeys.request(record.org, record.id), value: record },
+  ];
+  const delta = (now: number | null, before: number | null) =>
+    ((BigInt(now ?? 0) - BigInt(before ?? 0)) % U64_MOD + U64_MOD) % U64_MOD;
+  const cost = delta(record.cost_micro_eur, existing.cost_micro_eur);
+  if (cost !== 0n) {
+    // KvU64 sums wrap modulo 2^64: adding 2^64 − d takes d off.
+    mutations.push(
+      { type: "sum", key: kvKeys.credit(record.org, "spent"), value: cost },
+      { type: "sum", key: kvKeys.usageDay(record.org, day, "cost_micro_eur"), value: cost },
+    );
+  }
+  const fields = ["prompt_tokens", "completion_tokens", "audio_seconds", "characters"] as const;
+  for (const field of fields) {
+    const change = delta(record[field], existing[field]);
+    if (change !== 0n) {
+      mutations.push({ type: "sum", key: kvKeys.usageDay(record.org, day, field), value: change });
+    }
+  }
+  return mutations;
 }
 
 /** Debit + metadata + daily aggregates of one settled request. */

@@ -9,7 +9,7 @@
 import type { Db } from "./connect.ts";
 import type { AdmissionStore } from "../admission_store.ts";
 import type { RequestRecord } from "../records.ts";
-import { writeBatch } from "./settle_sql.ts";
+import { onLiveConnection, writeBatch } from "./settle_sql.ts";
 
 /** How long after its end a lease row is kept (like the KV lease key's grace). */
 const LEASE_KEPT_MS = 10 * 60_000;
@@ -17,9 +17,12 @@ const LEASE_KEPT_MS = 10 * 60_000;
 export function pgAdmissionStore(sql: Db): AdmissionStore {
   return {
     async renewLease(instance, expiresAt) {
-      await sql`
+      // A dead pooled connection (after a restart) must not fail the renewal: the next one.
+      await onLiveConnection(() =>
+        sql`
         insert into sovra_instances (id, lease_until_ms) values (${instance}, ${expiresAt})
-        on conflict (id) do update set lease_until_ms = excluded.lease_until_ms`;
+        on conflict (id) do update set lease_until_ms = excluded.lease_until_ms`
+      );
     },
     async recoverAdmissions(self, now) {
       return await sql.begin(async (tx) => {

@@ -10,7 +10,13 @@
  */
 import type { Db } from "./connect.ts";
 import type { AdmissionRecord, RequestRecord } from "../records.ts";
-import { isTransient, type RateIncrement, writeBatch } from "./settle_sql.ts";
+import {
+  DEAD_CONNECTION_RETRIES,
+  isDeadConnection,
+  isTransient,
+  type RateIncrement,
+  writeBatch,
+} from "./settle_sql.ts";
 import type { SettleSpill } from "./settle_spill.ts";
 import type { CommitObserver } from "../store.ts";
 import { delay } from "../lock_retry.ts";
@@ -19,6 +25,8 @@ import { errorMessage, type Logger } from "../../log.ts";
 
 type Item =
   | { kind: "settle"; record: RequestRecord }
+  /** A later estimate of an open admission (a long stream's checkpoint). */
+  | { kind: "progress"; admission: AdmissionRecord }
   /** A rate increment, with the request's admission record when it is about to call out. */
   | {
     kind: "rate";
@@ -50,6 +58,10 @@ export class PgCommitter {
   #idle: Array<() => void> = [];
   readonly #pacer: CommitPacer;
   readonly health: CommitHealth = { reachable: true, lastError: undefined };
+  /** Told of every write the database could not take (the request path's breaker opens). */
+  readonly failures: Array<(error: unknown) => void> = [];
+  /** Told of every batch the database took. */
+  readonly successes: Array<() => void> = [];
 
   constructor(
     private readonly sql: Db,
@@ -83,6 +95,13 @@ export class PgCommitter {
     if (this.#queue.length > 0) this.#pacer.hurry();
   }
 
+  /** The database answered again (a probe): health says so before the next write does. */
+  reachable(): void {
+    if (!this.health.reachable) this.log.info("database reachable again; writes resumed");
+    this.health.reachable = true;
+    this.health.lastError = undefined;
+  }
+
   flushed(): Promise<void> {
     if (!this.#running) return Promise.resolve();
     return new Promise((resolve) => this.#idle.push(resolve));
@@ -112,9 +131,8 @@ export class PgCommitter {
   async #commit(batch: Pending[]): Promise<void> {
     try {
       await this.#attempt(batch);
-      if (!this.health.reachable) this.log.info("database reachable again; writes resumed");
-      this.health.reachable = true;
-      this.health.lastError = undefined;
+      this.reachable();
+      for (const listener of this.successes) listener();
       for (const p of batch) p.onSent?.();
       for (const p of batch) p.resolve();
       return;
@@ -139,6 +157,7 @@ export class PgCommitter {
       }
       this.health.reachable = false;
       this.health.lastError = errorMessage(error);
+      for (const listener of this.failures) listener(error);
       await this.#keep(batch);
     }
   }
@@ -148,19 +167,28 @@ export class PgCommitter {
     const settles: RequestRecord[] = [];
     const rates: RateIncrement[] = [];
     const admissions: AdmissionRecord[] = [];
+    const progress = new Map<string, AdmissionRecord>();
     for (const p of batch) {
       if (p.item.kind === "settle") settles.push(p.item.record);
-      else {
+      else if (p.item.kind === "progress") {
+        progress.set(p.item.admission.record.id, p.item.admission);
+      } else {
         rates.push(p.item.rate);
         if (p.item.admission) admissions.push(p.item.admission);
       }
     }
-    // An admission settled in this same batch is never written (it would outlive its settle).
+    // An admission settled in this same batch is never written (it would outlive its settle),
+    // nor a checkpoint of it; one admitted in this batch is written with its checkpoint.
     const settled = new Set(settles.map((r) => r.id));
-    const open = admissions.filter((a) => !settled.has(a.record.id));
+    const open = admissions.filter((a) => !settled.has(a.record.id)).map((a) => {
+      const later = progress.get(a.record.id);
+      progress.delete(a.record.id);
+      return later ?? a;
+    });
+    const checkpoints = [...progress.values()].filter((a) => !settled.has(a.record.id));
     for (let attempt = 0;; attempt++) {
       try {
-        await writeBatch(this.sql, settles, rates, open);
+        await writeBatch(this.sql, settles, rates, open, checkpoints);
         return;
       } catch (error) {
         const code = (error as { code?: string })?.code;
@@ -168,6 +196,8 @@ export class PgCommitter {
           await delay(5 * 2 ** attempt * Math.random());
           continue;
         }
+        // A pooled connection the server closed: the next attempt runs on another one.
+        if (attempt < DEAD_CONNECTION_RETRIES && isDeadConnection(error)) continue;
         throw error;
       }
     }
@@ -179,9 +209,10 @@ export class PgCommitter {
    */
   async #keep(batch: Pending[]): Promise<void> {
     const settles = batch.filter((p) => p.item.kind === "settle");
-    // Dropped on purpose (the limiter fails open); the outage is logged once, not per request.
+    // Dropped on purpose (the limiter fails open; a checkpoint leaves the earlier estimate); the
+    // outage is logged once, not per request.
     for (const p of batch) {
-      if (p.item.kind === "rate") {
+      if (p.item.kind !== "settle") {
         p.onSent?.();
         p.resolve();
       }

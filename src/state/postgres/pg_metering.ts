@@ -33,6 +33,9 @@ export function pgMeteringStore(sql: Db, writer: PgCommitter): MeteringStore {
         ...(deferrable ? { deferrable } : {}),
       }, onSent);
     },
+    checkpointAdmission(admission) {
+      return writer.write({ kind: "progress", admission });
+    },
     hurryWrites() {
       writer.hurry();
     },

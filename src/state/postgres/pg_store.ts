@@ -6,12 +6,13 @@
  * `pg_accounts.ts` and `pg_control.ts`) over one connection pool and one group committer. Same
  * semantics as the KV one; writes the database cannot take are kept (`settle_spill.ts`).
  */
-import { connect, type Db } from "./connect.ts";
+import { type Db, type ReplaceablePool, replaceablePool } from "./connect.ts";
 import type { CommitObserver, Store } from "../store.ts";
 import { migrate, type MigrationResult } from "./migrate.ts";
 import { PgCommitter } from "./pg_commit.ts";
 import { SettleSpill } from "./settle_spill.ts";
-import { writeBatch } from "./settle_sql.ts";
+import { isDeadConnection, isTransient, onLiveConnection, writeBatch } from "./settle_sql.ts";
+import type { BackendSignals } from "../guarded_store.ts";
 import { type Logger, silentLogger } from "../../log.ts";
 import type { StateTransfer } from "../transfer.ts";
 import type { RoutingPolicyStore } from "../routing_policy_store.ts";
@@ -45,7 +46,7 @@ export interface PgStoreOptions {
 }
 
 /** The PostgreSQL store; `sql` is exposed for tests that inspect rows. */
-export interface PgStore extends Store, StateTransfer {
+export interface PgStore extends Store, StateTransfer, BackendSignals {
   readonly sql: Db;
   /** What the start applied (logged in the start line, printed by `admin migrate`). */
   readonly migration: MigrationResult;
@@ -59,13 +60,14 @@ export interface PgStore extends Store, StateTransfer {
 
 /** Connects, applies pending migrations, loads the spill file (replaying it) and wraps it. */
 export async function openPgStore(url: string, options: PgStoreOptions): Promise<PgStore> {
-  const sql = connect(url, options.max);
+  const pool = replaceablePool(url, options.max);
+  const sql = pool.sql;
   try {
     const migration = await migrate(sql);
     const log = options.log ?? silentLogger;
     const spill = new SettleSpill(
       options.spillPath ?? "",
-      (records) => writeBatch(sql, records, []),
+      (records) => onLiveConnection(() => writeBatch(sql, records, [])),
       log,
     );
     const writer = new PgCommitter(
@@ -76,20 +78,21 @@ export async function openPgStore(url: string, options: PgStoreOptions): Promise
       options.onCommit,
     );
     if (options.spillPath !== undefined) await spill.load();
-    return createPgStore(sql, migration, writer, spill, new RevocationListener(url, log));
+    return createPgStore(pool, migration, writer, spill, new RevocationListener(url, log));
   } catch (error) {
-    await sql.end({ timeout: 1 });
+    await pool.end({ timeout: 1 });
     throw error;
   }
 }
 
 function createPgStore(
-  sql: Db,
+  pool: ReplaceablePool,
   migration: MigrationResult,
   writer: PgCommitter,
   spill: SettleSpill,
   revocations: RevocationListener,
 ): PgStore {
+  const sql = pool.sql;
   return {
     sql,
     migration,
@@ -117,6 +120,25 @@ function createPgStore(
         ...(h.lastError ? { last_error: h.lastError } : {}),
       };
     },
+    onWriteFailure(listener) {
+      writer.failures.push(listener);
+    },
+    onWriteSuccess(listener) {
+      writer.successes.push(listener);
+    },
+    unavailable() {
+      // A fresh pool: the old one's backlog and dead connections go with it.
+      pool.replace();
+    },
+    recovered() {
+      // And again now: what the outage's pool queued (postgres.js waits for a connection
+      // without a bound) and the connections it opened while the server went down go too.
+      pool.replace();
+      writer.reachable();
+      spill.wake();
+    },
+    isOutage: isTransient,
+    retryable: isDeadConnection,
     /** Resolves once every queued write is committed or spilled (tests, shutdown). */
     flushed: () => writer.flushed(),
     spillDrained: (timeoutMs) => spill.drained(timeoutMs),
@@ -124,7 +146,7 @@ function createPgStore(
       await writer.close();
       await spill.stop();
       await revocations.close();
-      await sql.end({ timeout: 5 });
+      await pool.end({ timeout: 5 });
     },
   };
 }

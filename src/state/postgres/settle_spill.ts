@@ -21,13 +21,16 @@ export class SettleSpill {
   #replaying: Promise<void> | undefined;
   #stopped = false;
   #wake: (() => void) | undefined;
+  #backoff: number;
 
   constructor(
     private readonly path: string,
     private readonly write: (records: RequestRecord[]) => Promise<unknown>,
     private readonly log: Logger,
     private readonly firstBackoffMs = 500,
-  ) {}
+  ) {
+    this.#backoff = firstBackoffMs;
+  }
 
   /** Settles waiting for the database. */
   get size(): number {
@@ -87,6 +90,12 @@ export class SettleSpill {
     return done.then(() => this.#startReplay());
   }
 
+  /** The database is back: replay now, and from the first backoff again. */
+  wake(): void {
+    this.#backoff = this.firstBackoffMs;
+    this.#wake?.();
+  }
+
   /** Resolves once nothing is spilled (tests), or rejects after `timeoutMs`. */
   async drained(timeoutMs = 30_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
@@ -119,10 +128,9 @@ export class SettleSpill {
   }
 
   async #replay(): Promise<void> {
-    let backoff = this.firstBackoffMs;
     while (this.#pending.size > 0 && !this.#stopped) {
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, backoff);
+        const timer = setTimeout(resolve, this.#backoff);
         this.#wake = () => {
           clearTimeout(timer);
           resolve();
@@ -134,15 +142,15 @@ export class SettleSpill {
       try {
         await this.write(batch);
       } catch (error) {
-        backoff = Math.min(MAX_BACKOFF_MS, backoff * 2);
+        this.#backoff = Math.min(MAX_BACKOFF_MS, this.#backoff * 2);
         this.log.warn("spilled settles not written yet; retrying", {
           settles: this.#pending.size,
-          retry_in_ms: backoff,
+          retry_in_ms: this.#backoff,
           reason: errorMessage(error),
         });
         continue;
       }
-      backoff = this.firstBackoffMs;
+      this.#backoff = this.firstBackoffMs;
       await this.#serial(async () => {
         for (const r of batch) {
           this.#pending.delete(r.id);
