@@ -1,0 +1,126 @@
+/**
+ * The gate's admission checks, in the order they run (`gate.ts`):
+ *
+ * 1. the API key (`authorization`: 401 without one; 401 for an unknown one);
+ * 2. the key's effective organization policy (`policyUnavailable`: 503 when the store fails
+ *    with nothing cached: fail closed);
+ * 3. the snapshot of the key's and organization's counts (`snapshotFailed`: a store failure
+ *    lets the request pass: fail open);
+ * 4. `LIMIT_CHECKS` — the limits, each deciding on that snapshot: the key's rate (429), the
+ *    organization's credit (402). A new per-key limit is one entry there plus its store field.
+ *
+ * The first three read the store and are awaited by the gate itself (`gate.ts` says why); the
+ * limit checks are synchronous: from the snapshot to the request's increment nothing awaits,
+ * so concurrent requests see each other's counts.
+ */
+import { GatewayError, missingApiKey } from "../../errors.ts";
+import { errorMessage } from "../../log.ts";
+import { decideRate } from "../../limits/rate_limiter.ts";
+import type { GateView } from "../../limits/gate_state.ts";
+import type { ApiKeyRecord } from "../../state/records.ts";
+import type { RefusalReason } from "../../telemetry/telemetry.ts";
+import type { AppDeps } from "../../deps.ts";
+import { rateLimitHeaders } from "../rate_limit_headers.ts";
+
+/** The `authorization` header, or the spec's 401 `missing_api_key` without one. */
+export function authorization(header: string | undefined): string {
+  if (header === undefined || header.trim() === "") throw missingApiKey();
+  return header;
+}
+
+/**
+ * The gate's store read for the key's counts failed: counted and logged, and the request
+ * passes (the gate awaits the read itself, see `gate.ts`).
+ */
+export function snapshotFailed(
+  deps: Pick<AppDeps, "counters" | "log">,
+  keyId: string,
+  error: unknown,
+): void {
+  deps.counters.gateStoreFailures++;
+  deps.log.warn("gate store read failed; letting the request pass (fail-open)", {
+    key_id: keyId,
+    reason: errorMessage(error),
+  });
+}
+
+/** What the limit checks decide on; `rateHeaders` is set by the rate check, first of them. */
+export interface LimitContext {
+  apiKey: Pick<ApiKeyRecord, "id" | "org" | "rpm">;
+  /** Epoch milliseconds when the request arrived. */
+  startedAt: number;
+  /** Whether the route is billed (credit applies). */
+  billed: boolean;
+  /** The counts now; undefined when the store read failed (every limit lets it pass). */
+  view: GateView | undefined;
+  /** The rate-limit headers every answer carries, the refusals' included. */
+  rateHeaders: Record<string, string>;
+}
+
+export interface LimitCheck {
+  /** The telemetry's refusal label. */
+  reason: RefusalReason;
+  /** The refusal, or undefined to let the request on. Synchronous (see above). */
+  decide(limits: LimitContext): GatewayError | undefined;
+}
+
+/** The key's requests per minute (`limits/rate_limiter.ts`): 429 with `retry-after`. */
+export const rateLimit: LimitCheck = {
+  reason: "rate_limit",
+  decide(limits) {
+    const { apiKey, view } = limits;
+    if (!view) {
+      limits.rateHeaders = rateLimitHeaders(apiKey.rpm, undefined);
+      return undefined;
+    }
+    const rate = decideRate(apiKey.rpm, view.rateCurrent, view.ratePrevious, limits.startedAt);
+    limits.rateHeaders = rateLimitHeaders(apiKey.rpm, rate);
+    if (rate.allowed) return undefined;
+    return new GatewayError(
+      429,
+      "rate_limit_exceeded",
+      `Rate limit of ${apiKey.rpm} requests per minute exceeded for this API key.`,
+      { headers: { "retry-after": String(rate.retryAfterSeconds), ...limits.rateHeaders } },
+    );
+  },
+};
+
+/** The organization's credit on a billed route: 402 once the balance is used up. */
+export const creditLeft: LimitCheck = {
+  reason: "insufficient_credits",
+  decide(limits) {
+    if (!limits.billed || !limits.view || limits.view.balanceMicroEur > 0n) return undefined;
+    return insufficientCredits(limits.rateHeaders);
+  },
+};
+
+/** In order: the rate check first (it sets the headers the others' refusals carry). */
+export const LIMIT_CHECKS: readonly LimitCheck[] = [rateLimit, creditLeft];
+
+/** The spec's 402: the balance (less what requests in flight hold) is used up. */
+export function insufficientCredits(headers: Record<string, string>): GatewayError {
+  return new GatewayError(
+    402,
+    "insufficient_credits",
+    "The organization's credit balance is used up; top up to continue.",
+    { headers },
+  );
+}
+
+/** The policy read failed (logged): the spec's 503, retry in a second. */
+export function policyUnavailable(
+  deps: Pick<AppDeps, "log">,
+  keyId: string,
+  error: unknown,
+): GatewayError {
+  deps.log.warn("organization policy read failed; refusing the request (fail-closed)", {
+    key_id: keyId,
+    reason: errorMessage(error),
+  });
+  return new GatewayError(
+    503,
+    "policy_unavailable",
+    "The organization's policy could not be read; retry shortly.",
+    { headers: { "retry-after": "1" } },
+  );
+}
