@@ -1,5 +1,5 @@
 /**
- * The guardrail's optional remote layer (issue 12): a borderline local verdict — the local scan
+ * The guardrail's optional remote layer: a borderline local verdict — the local scan
  * said `flag`: a model score between the manifest's `flag_threshold` and `block_threshold`, or a
  * flagging rule the model did not confirm — is put to the organization's remote classifier (a
  * catalog `moderation` model) before any upstream call. Never a `pass` or a `block`: those the

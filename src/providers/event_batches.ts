@@ -57,7 +57,7 @@ export interface ChunkReader {
 
 /**
  * A class rather than an object of closures: one open stream holds one instance, with no
- * function objects of its own (issue 15, memory per open stream).
+ * function objects of its own (memory per open stream).
  */
 class ByobChunkReader implements ChunkReader {
   #sizing = new ReadSizing(SMALL_BUFFER_BYTES, LARGE_BUFFER_BYTES);
@@ -111,7 +111,7 @@ function asFailure(error: unknown, signal: AbortSignal): unknown {
  * read); `cancel()` stops the upstream, and reads after it are `done`. One reader at a time
  * (the pipeline awaits each read before the next). A plain object rather than a
  * `ReadableStream`: an open stream waiting for its upstream holds no stream, controller,
- * queue or reader of its own (issue 15, memory per open stream).
+ * queue or reader of its own (memory per open stream).
  */
 export interface EventBatches<E = ChatStreamEvent> {
   read(): Promise<ReadableStreamReadResult<E[]>>;

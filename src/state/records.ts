@@ -74,7 +74,7 @@ export interface RequestRecord {
 
 /**
  * What a request that reached the providers left in the store before its first upstream call,
- * written with its rate-bucket increment and deleted with its settle (issue 17 item 3). One
+ * written with its rate-bucket increment and deleted with its settle. One
  * still there when its instance's lease ran out is settled from here (`recovered`).
  */
 export interface AdmissionRecord {
@@ -94,7 +94,7 @@ export interface AdmissionRow {
   instance: string;
 }
 
-/** The guardrail's note in a request's metadata (issue 12). */
+/** The guardrail's note in a request's metadata. */
 export interface GuardrailMetadata {
   mode: "off" | "flag" | "block";
   /** `error`: the scan itself failed (flag mode serves; block mode refuses with 503). */

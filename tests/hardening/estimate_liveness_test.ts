@@ -1,5 +1,5 @@
 /**
- * Attack (issue 17, item 1): unbroken text makes a BPE tokenizer quadratic. Streamed requests
+ * Attack: unbroken text makes a BPE tokenizer quadratic. Streamed requests
  * whose content is "ab" × 128,000, closed after the first bytes, are estimated (the provider
  * reports no usage) while `/healthz` must keep answering within seconds. The gateway runs in
  * its own process, so its main thread cannot stall the probes.

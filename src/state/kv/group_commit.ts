@@ -7,7 +7,7 @@
  * after the previous one's start, idle or not (`CommitPacer`): the writes of that interval
  * share one commit. Settles happen after the
  * answer; the one write an answer waits for is a request's rate increment with its admission
- * record (issue 17), issued before the upstream call so the wait overlaps it. A commit lists
+ * record, issued before the upstream call so the wait overlaps it. A commit lists
  * all the admission records it carries in one row (`admission_rows.ts`).
  */
 import type { CommitObserver } from "../store.ts";
@@ -53,7 +53,7 @@ interface Pending {
 /**
  * KV allows 1000 mutations and 800 KiB per atomic. The mutations are serialised on the main
  * thread when the commit is handed over (~2.6 µs a row), so one batch is also a main-thread
- * pause: 256 keeps it under ~1 ms (issue 18). A batch cut by this cap is followed at once by
+ * pause: 256 keeps it under ~1 ms. A batch cut by this cap is followed at once by
  * the next one, without the interval.
  */
 const MAX_MUTATIONS = 256;
@@ -246,7 +246,7 @@ export class GroupCommitter {
  * batch cancels the set. `extra`: the batch's admission rows.
  *
  * Keys are found in a tree with one level a key part (maps compare strings and numbers by
- * value), not by a string built per mutation: ~3× cheaper per request (issue 10).
+ * value), not by a string built per mutation: ~3× cheaper per request.
  */
 export function mergeMutations(
   batch: readonly { mutations: readonly Mutation[] }[],
