@@ -1,5 +1,6 @@
 /** What the state layer stores and returns. Plain data; no prompts, no completions. */
 import type { EndpointName } from "../billed_endpoints.ts";
+import { USAGE_COLUMNS, type UsageColumns } from "../billed_quantities.ts";
 
 export interface OrgRecord {
   id: string;
@@ -27,8 +28,11 @@ export interface ApiKeyRecord {
   revoked_at: string | null;
 }
 
-/** One line of `admin requests`: the contract's fields, nothing else. */
-export interface RequestRecord {
+/**
+ * One line of `admin requests`: the contract's fields, nothing else. Its usage columns
+ * (`prompt_tokens` …) come from `billed_quantities.ts`.
+ */
+export interface RequestRecord extends UsageColumns {
   id: string;
   created: string;
   org: string;
@@ -40,11 +44,6 @@ export interface RequestRecord {
   provider: string | null;
   status: number;
   latency_ms: number;
-  prompt_tokens: number | null;
-  completion_tokens: number | null;
-  total_tokens: number | null;
-  audio_seconds: number | null;
-  characters: number | null;
   cost_micro_eur: number;
   estimated: boolean;
   stream: boolean;
@@ -156,11 +155,7 @@ export const REQUEST_RECORD_FIELDS = [
   "provider",
   "status",
   "latency_ms",
-  "prompt_tokens",
-  "completion_tokens",
-  "total_tokens",
-  "audio_seconds",
-  "characters",
+  ...USAGE_COLUMNS,
   "cost_micro_eur",
   "estimated",
   "stream",
