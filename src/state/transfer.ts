@@ -6,6 +6,7 @@
  * trail; single sign-on's providers, bindings and identities (`sso_transfer.ts`). Rate buckets are not exported (they expire within
  * two minutes). An import goes into an empty store only, so nothing is counted twice.
  */
+import { DAILY_AGGREGATES } from "./account_records.ts";
 import { z } from "zod";
 import {
   SsoBindingLine,
@@ -88,14 +89,8 @@ const RequestLine = z.looseObject({
   fallbacks: count,
 });
 
-export const USAGE_FIELDS = [
-  "requests",
-  "cost_micro_eur",
-  "prompt_tokens",
-  "completion_tokens",
-  "audio_seconds",
-  "characters",
-] as const;
+/** The daily aggregates an export line carries (`account_records.ts`). */
+export const USAGE_FIELDS = DAILY_AGGREGATES;
 
 const UsageDayLine = z.object({
   type: z.literal("usage_day"),

@@ -52,6 +52,7 @@
  *   ["sso_managed", orgId, userId]              → SsoManagedMembership
  *   ["sso_flow", sha256hex]                     → SsoFlowRecord (expires with the flow)
  */
+import type { DailyAggregate } from "../account_records.ts";
 export const kvKeys = {
   org: (orgId: string) => ["org", orgId] as const,
   orgPrefix: () => ["org"] as const,
@@ -135,10 +136,5 @@ export const kvKeys = {
   ssoFlow: (hash: string) => ["sso_flow", hash] as const,
 };
 
-export type UsageField =
-  | "requests"
-  | "cost_micro_eur"
-  | "prompt_tokens"
-  | "completion_tokens"
-  | "audio_seconds"
-  | "characters";
+/** A daily aggregate: the last part of its key. */
+export type UsageField = DailyAggregate;
