@@ -41,10 +41,26 @@ if (wantsHelp(Deno.args)) {
   Deno.exit(0);
 }
 
+/**
+ * `credits correct --micro-eur -500`: a negative amount after a space is the flag's value (the
+ * parser would take it for an option of its own), as `--micro-eur=-500` is.
+ */
+function joinNegativeAmounts(args: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const next = args[i + 1];
+    if (args[i] === "--micro-eur" && next !== undefined && /^-\d+$/.test(next)) {
+      out.push(`--micro-eur=${next}`);
+      i++;
+    } else out.push(args[i]!);
+  }
+  return out;
+}
+
 let parsed;
 try {
   parsed = parseArgs({
-    args: Deno.args,
+    args: joinNegativeAmounts(Deno.args),
     allowPositionals: true,
     strict: true,
     options: {
@@ -85,6 +101,8 @@ try {
       domain: { type: "string", multiple: true },
       group: { type: "string", multiple: true },
       "require-sso": { type: "string" },
+      reason: { type: "string" },
+      grant: { type: "string" },
     },
   });
 } catch (error) {

@@ -78,7 +78,12 @@ await inviteToOrg(deps, {
   role: "viewer",
   actor: "lena@acme.example",
 });
-await deps.control.setOrgSettings(org.id, { low_balance_micro_eur: 20_000_000, rpm_ceiling: 1200 });
+await deps.control.setOrgSettings(org.id, {
+  low_balance_micro_eur: 20_000_000,
+  rpm_ceiling: 1200,
+  require_2fa: false,
+  suspended_at: null,
+});
 const keys = [];
 for (const [name, rpm] of [["production", 1000], ["staging", 120], ["batch-jobs", 600]] as const) {
   keys.push((await issueApiKey(store, { org: org.id, name, rpm })).record);

@@ -10,7 +10,7 @@ import { guardStore } from "./state/guarded_store.ts";
 import { StoreBreaker } from "./state/store_breaker.ts";
 import { loadCatalog } from "./catalog/load.ts";
 import { CatalogHolder } from "./catalog/catalog_holder.ts";
-import { ApiKeyAuthenticator } from "./auth/api_key_authenticator.ts";
+import { ApiKeyAuthenticator, type OrgControls } from "./auth/api_key_authenticator.ts";
 import { createAdapters, DIALECTS } from "./providers/registry.ts";
 import { Settler } from "./billing/settle.ts";
 import { RefusedRows } from "./billing/refused_rows.ts";
@@ -105,7 +105,7 @@ export async function composeDependencies(
       config.keyCacheSeconds * 1000,
       now,
       config.staleServeMs,
-      rpmCeilingOf(store, breaker),
+      orgControlsOf(store, breaker),
     ),
     adapters: createAdapters({ secret: config.secret, fetch: upstreamFetch }),
     settler,
@@ -173,17 +173,19 @@ export async function composeDependencies(
 }
 
 /**
- * The operator's RPM ceiling of an organization, for the key lookup (its control-plane
- * settings); a backend without those areas has none.
+ * What the operator set for an organization — its keys' RPM ceiling, a suspension — for the key
+ * lookup, from one read of its control-plane settings; a backend without those areas has none.
  */
-/** The organization's RPM ceiling, read with a key's lookup: under the breaker's deadline too. */
-function rpmCeilingOf(
+function orgControlsOf(
   store: Store,
   breaker: StoreBreaker,
-): ((orgId: string) => Promise<number | null>) | undefined {
+): ((orgId: string) => Promise<OrgControls>) | undefined {
   const control = controlPlaneOf(store)?.control;
-  return control &&
-    (async (orgId) => (await breaker.call(() => control.getOrgSettings(orgId))).rpm_ceiling);
+  // Read with a key's lookup, so under the breaker's deadline too.
+  return control && (async (orgId) => {
+    const settings = await breaker.call(() => control.getOrgSettings(orgId));
+    return { rpmCeiling: settings.rpm_ceiling, suspended: settings.suspended_at !== null };
+  });
 }
 
 /** After every server stopped: merged refusal rows and settles still in flight, then the store. */

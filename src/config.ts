@@ -62,6 +62,8 @@ export interface Config {
   sessionMaxHours: number;
   /** Dashboard: scrypt cost as log2(N) (r = 8, p = 1). */
   passwordScryptLogN: number;
+  /** Outgoing mail (password-reset links); undefined = Sovra sends no e-mail. */
+  smtp: SmtpConfig | undefined;
   /** Shutdown: ms readiness is unready before the listener stops accepting. */
   drainNoticeMs: number;
   /** Shutdown: ms open requests and streams may take to end before streams are cut. */
@@ -90,6 +92,14 @@ export interface Config {
   workers: number;
   /** Reads an upstream credential by the env var name the catalog gives. */
   secret: (name: string) => string | undefined;
+}
+
+/** `SOVRA_SMTP_URL` and `SOVRA_SMTP_FROM`: where mail goes out, and in whose name. */
+export interface SmtpConfig {
+  /** `smtp://user:pass@host:port` (STARTTLS when offered) or `smtps://…` (TLS from the start). */
+  url: string;
+  /** The sender: `noreply@example.eu` or `Sovra <noreply@example.eu>`. */
+  from: string;
 }
 
 const LOG_LEVELS: readonly LogLevel[] = ["debug", "info", "warn", "error"];
@@ -124,6 +134,37 @@ function trustedProxies(raw: string | undefined): string[] {
     }
   }
   return entries;
+}
+
+/** Both variables or neither; the URL's password is never repeated in an error. */
+function smtp(rawUrl: string | undefined, rawFrom: string | undefined): SmtpConfig | undefined {
+  const url = rawUrl?.trim() ?? "";
+  const from = rawFrom?.trim() ?? "";
+  if (url === "") {
+    if (from !== "") throw new ConfigError("SOVRA_SMTP_FROM is set but SOVRA_SMTP_URL is not.");
+    return undefined;
+  }
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || !["smtp:", "smtps:"].includes(parsed.protocol) || parsed.hostname === "") {
+    throw new ConfigError(
+      "SOVRA_SMTP_URL must look like smtp://user:password@host:587 or smtps://user:password@host:465.",
+    );
+  }
+  if (from === "") {
+    throw new ConfigError("SOVRA_SMTP_URL is set: SOVRA_SMTP_FROM must name the sender address.");
+  }
+  const address = /^[^<>]*<([^<>\s]+)>$/.exec(from)?.[1] ?? from;
+  if (!/^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/.test(address)) {
+    throw new ConfigError(
+      `SOVRA_SMTP_FROM must be an e-mail address (noreply@example.eu or "Sovra <noreply@example.eu>"), got '${from}'.`,
+    );
+  }
+  return { url, from };
 }
 
 function databaseUrl(raw: string | undefined): string | undefined {
@@ -182,6 +223,7 @@ export function configFromEnv(env: Record<string, string>): Config {
     sessionIdleMinutes: integer(env, "SOVRA_SESSION_IDLE_MINUTES", 30, 1),
     sessionMaxHours: integer(env, "SOVRA_SESSION_MAX_HOURS", 12, 1),
     passwordScryptLogN: integer(env, "SOVRA_PASSWORD_SCRYPT_LOG_N", 17, 10),
+    smtp: smtp(env.SOVRA_SMTP_URL, env.SOVRA_SMTP_FROM),
     drainNoticeMs: integer(env, "SOVRA_DRAIN_NOTICE_MS", 0),
     drainMs: integer(env, "SOVRA_DRAIN_MS", 25_000),
     metricsPort: env.SOVRA_METRICS_PORT ? integer(env, "SOVRA_METRICS_PORT", 0) : undefined,

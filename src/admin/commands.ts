@@ -9,6 +9,13 @@ import { createOrganization, requireOrganization, topUpCredits } from "../accoun
 import { issueApiKey, listApiKeys, revokeApiKey } from "../accounts/api_keys.ts";
 import { dailyUsage, recentRequests } from "../accounts/usage.ts";
 import { grantCredits } from "../dashboard/areas/credits.ts";
+import {
+  correctCredits,
+  restoreOrg,
+  revokeAnyKey,
+  suspendOrg,
+} from "../dashboard/areas/operator_actions.ts";
+import { GatewayError } from "../errors.ts";
 import { type ControlPlane, runUserCommand, UserCommandError } from "./user_commands.ts";
 import type { Catalog } from "../catalog/catalog.ts";
 import { RoutingCommandError, runRoutingCommand } from "./routing_commands.ts";
@@ -60,9 +67,31 @@ export async function runAdminCommand(
   try {
     return await runCommand(store, args);
   } catch (error) {
-    if (error instanceof AccountError) throw new AdminError(error.message);
+    if (error instanceof AccountError || error instanceof GatewayError) {
+      throw new AdminError(error.message);
+    }
     throw error;
   }
+}
+
+/** A whole number of micro-EUR that may be negative (a correction); never zero. */
+function signedInteger(flags: Flags, name: string): number {
+  const raw = flags[name];
+  if (typeof raw !== "string") throw new AdminError(`Missing --${name}.`);
+  if (!/^-?\d+$/.test(raw) || !Number.isSafeInteger(Number(raw)) || Number(raw) === 0) {
+    throw new AdminError(
+      `--${name} must be a non-zero integer (negative takes back), got '${raw}'.`,
+    );
+  }
+  return Number(raw);
+}
+
+/** The operator's actions need the control plane (audit, settings, ledger). */
+function planeOf(args: AdminArgs, name: string): ControlPlane {
+  if (!args.plane) {
+    throw new AdminError(`'${name}' needs the control-plane stores of this backend.`);
+  }
+  return args.plane;
 }
 
 /** Flags in, the accounts module's rules applied, the contract's output shape out. */
@@ -113,6 +142,31 @@ async function runCommand(
       return { ...(await requireOrganization(store, required(flags, "org"))) };
     case "org list":
       return (await store.listOrgs()).map((o) => ({ ...o }));
+    case "org suspend":
+    case "org restore": {
+      const plane = planeOf(args, name);
+      const deps = { store, control: plane.control, now: Date.now };
+      const org = required(flags, "org");
+      return {
+        ...(name === "org suspend"
+          ? await suspendOrg(
+            deps,
+            "cli",
+            org,
+            typeof flags.reason === "string" ? flags.reason : null,
+          )
+          : await restoreOrg(deps, "cli", org)),
+      };
+    }
+    case "credits correct": {
+      const plane = planeOf(args, name);
+      return await correctCredits({ store, control: plane.control, now: Date.now }, "cli", {
+        org: required(flags, "org"),
+        amount_micro_eur: signedInteger(flags, "micro-eur"),
+        reason: required(flags, "reason"),
+        corrects: typeof flags.grant === "string" ? flags.grant : null,
+      });
+    }
     case "credits topup": {
       const orgId = required(flags, "org");
       const amount = nonNegativeInteger(flags, "micro-eur");
@@ -139,7 +193,12 @@ async function runCommand(
     case "key list":
       return (await listApiKeys(store, required(flags, "org"))).map((k) => ({ ...k }));
     case "key revoke": {
-      const record = await revokeApiKey(store, required(flags, "id"));
+      // With the control plane at hand the revocation is the operator's (audited in the key's
+      // organization, actor `cli`); any organization's key.
+      const id = required(flags, "id");
+      const record = args.plane
+        ? await revokeAnyKey({ store, control: args.plane.control, now: Date.now }, "cli", id)
+        : await revokeApiKey(store, id);
       return { id: record.id, revoked: true };
     }
     case "requests": {
@@ -153,7 +212,7 @@ async function runCommand(
     }
     default:
       throw new AdminError(
-        `Unknown command '${name}'. Commands: org create|show|list, credits topup, key create|list|revoke, requests, usage, policy show|set, migrate, export, import, user create|list|remove, routing create|list|show|delete, sso provider add|list|remove, sso bind|show|unbind; 'admin --help' shows the flags.`,
+        `Unknown command '${name}'. Commands: org create|show|list|suspend|restore, credits topup|correct, key create|list|revoke, requests, usage, policy show|set, migrate, export, import, user create|list|remove|reset|remove-2fa, routing create|list|show|delete, sso provider add|list|remove, sso bind|show|unbind; 'admin --help' shows the flags.`,
       );
   }
 }

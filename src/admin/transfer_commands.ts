@@ -56,6 +56,7 @@ export async function importState(
     sso_binding: 0,
     sso_identity: 0,
     sso_managed: 0,
+    totp: 0,
   };
   let header = false;
   text.split("\n").forEach((raw, i) => {

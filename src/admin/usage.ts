@@ -8,10 +8,15 @@ SOVRA_DATABASE_URL is set. Prints one JSON object, or JSON lines for listings; e
   org create --name NAME [--credits-micro-eur N]   create an organization (with credit)
   org show --org ID                                an organization's balance and totals
   org list                                         all organizations (JSON lines)
+  org suspend --org ID [--reason TEXT]             its keys get 403 organization_suspended (≤ 30 s)
+  org restore --org ID                             its keys work again (≤ 30 s)
   credits topup --org ID --micro-eur N             add credit
+  credits correct --org ID --micro-eur -N --reason TEXT [--grant LEDGER_ID]
+                                                   a compensating ledger entry (N may be
+                                                   negative or positive; the grant is kept)
   key create --org ID [--rpm N] [--name NAME]      a new API key (shown only this once)
   key list --org ID                                an organization's keys, never the key itself
-  key revoke --id ID                               revoke a key (bites within 30 s)
+  key revoke --id ID                               revoke any organization's key (within 30 s)
   requests --org ID [--limit N]                    request metadata, newest first
   usage --org ID [--day YYYY-MM-DD]                one day's aggregates
   user create --email E [--org ID --role R] [--operator]
@@ -19,6 +24,9 @@ SOVRA_DATABASE_URL is set. Prints one JSON object, or JSON lines for listings; e
                                                    set-password link (24 h); R: owner|admin|viewer
   user list [--org ID]                             users (with --org: its members and roles)
   user remove --email E | --id ID                  delete a user (not an org's last owner)
+  user reset --email E                             a one-time set-password link (24 h) for an
+                                                   existing user; older links stop working
+  user remove-2fa --email E                        turn off a user's two-factor sign-in
   policy show --org ID [--key ID]                  the organization policy (and a key's narrowing)
   policy set --org ID [--key ID] [--sovereignty any|strict_only] [--block-provider P]...
       [--unblock-provider P]... [--zdr-only true|false] [--guardrail off|flag|block]

@@ -1,15 +1,20 @@
 /**
- * The admin CLI's account commands: `user create`, `user list`, `user remove`. A user this
- * command creates gets a one-time set-password link (24 h; the token is kept only as its hash);
- * an existing one gets no link, and with `--org` a pending invitation it accepts after signing in.
+ * The admin CLI's account commands: `user create`, `user list`, `user remove`, `user reset`,
+ * `user remove-2fa`. A user this command creates gets a one-time set-password link (24 h; the
+ * token is kept only as its hash); an existing one gets no link, and with `--org` a pending
+ * invitation it accepts after signing in. `user reset` is the operator's way back in for an
+ * account (a new set-password link, the older ones revoked); `user remove-2fa` turns off the
+ * second factor of an account that lost its phone and its recovery codes.
  */
 import type { Store } from "../state/store.ts";
 import type { AccountStore } from "../state/account_store.ts";
 import type { ControlStore } from "../state/control_store.ts";
 import type { SsoStore } from "../state/sso_store.ts";
+import type { TwoFactorStore } from "../state/two_factor_store.ts";
 import { createUser, publicUser } from "../dashboard/areas/accounts.ts";
 import { parseRole } from "../dashboard/areas/members.ts";
-import { audit } from "../dashboard/audit.ts";
+import { audit, auditAccount } from "../dashboard/audit.ts";
+import { operatorResetLink, ResetRefused } from "../dashboard/areas/password_reset.ts";
 import { GatewayError } from "../errors.ts";
 import type { Role } from "../state/account_records.ts";
 
@@ -17,6 +22,7 @@ export interface ControlPlane {
   accounts: AccountStore;
   control: ControlStore;
   sso: SsoStore;
+  twoFactor: TwoFactorStore;
   /** The dashboard's public URL, for set-password links. */
   dashboardUrl: string;
 }
@@ -110,16 +116,33 @@ export async function runUserCommand(
             `'${user.email}' is the last owner of an organization; make someone else owner first.`,
           );
         }
+        await plane.twoFactor.deleteTotp(user.id);
         await audit(deps, null, "cli", "user.removed", user.email);
         return { id: user.id, email: user.email, removed: true };
       }
+      case "reset": {
+        const email = text(flags, "email");
+        if (!email) throw new UserCommandError("Missing --email.");
+        return { ...await operatorResetLink(deps, email) };
+      }
+      case "remove-2fa": {
+        const email = text(flags, "email");
+        if (!email) throw new UserCommandError("Missing --email.");
+        const user = await plane.accounts.findUserByEmail(email.trim().toLowerCase());
+        if (!user) throw new UserCommandError("No such user.");
+        const removed = await plane.twoFactor.deleteTotp(user.id);
+        if (removed) await auditAccount(deps, user, "cli", "user.2fa_disabled", { with: "cli" });
+        return { id: user.id, email: user.email, two_factor: false, removed };
+      }
       default:
         throw new UserCommandError(
-          `Unknown command 'user ${sub}'. Commands: user create|list|remove.`,
+          `Unknown command 'user ${sub}'. Commands: user create|list|remove|reset|remove-2fa.`,
         );
     }
   } catch (error) {
-    if (error instanceof GatewayError) throw new UserCommandError(error.message);
+    if (error instanceof GatewayError || error instanceof ResetRefused) {
+      throw new UserCommandError(error.message);
+    }
     throw error;
   }
 }

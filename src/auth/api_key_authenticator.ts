@@ -6,17 +6,28 @@
  * by the admin CLI works at once. While the store fails, a key seen within `staleMs` past its
  * cache expiry still answers (the gateway keeps serving through a database restart).
  *
- * The record it answers carries the key's effective rpm: the key's own, capped by the
- * organization's RPM ceiling (`rpmCeiling`, the operator's setting), read with the key on each
- * lookup — so a ceiling set later caps existing keys within the same cache time, at no cost to
- * a cached request.
+ * The record it answers carries what the operator set for the key's organization, read with
+ * the key on each lookup (`orgControls`) — so a change reaches existing keys within the same
+ * cache time, at no cost to a cached request: the effective rpm (the key's own, capped by the
+ * organization's RPM ceiling) and whether the organization is suspended (the gate then
+ * refuses the key: `organization_suspended.ts`).
  */
 import { hashApiKey, isWellFormedApiKey } from "./api_key_format.ts";
 import type { ApiKeyRecord } from "../state/records.ts";
 import type { Store } from "../state/store.ts";
 
+/** What the key lookup reads of the key's organization (its control-plane settings). */
+export interface OrgControls {
+  rpmCeiling: number | null;
+  /** Suspended by an operator: its keys are refused until restored. */
+  suspended: boolean;
+}
+
+/** A found key as the gate sees it: its effective rpm, and its organization's state. */
+export type AuthenticatedKey = ApiKeyRecord & { orgSuspended: boolean };
+
 interface Cached {
-  record: ApiKeyRecord;
+  record: AuthenticatedKey;
   expires: number;
 }
 
@@ -39,8 +50,8 @@ export class ApiKeyAuthenticator {
     private readonly now: () => number = Date.now,
     /** How long past its expiry an entry may still answer while the store fails. */
     private readonly staleMs = 0,
-    /** The organization's RPM ceiling (null: none); absent: keys keep their own rpm. */
-    private readonly rpmCeiling?: (orgId: string) => Promise<number | null>,
+    /** The organization's ceiling and state; absent: keys keep their rpm, never suspended. */
+    private readonly orgControls?: (orgId: string) => Promise<OrgControls>,
   ) {}
 
   /** Drops a key from the cache (told of its revocation): its next request looks it up. */
@@ -57,7 +68,7 @@ export class ApiKeyAuthenticator {
   }
 
   /** The active key record for an `Authorization` header value, or undefined. */
-  async authenticate(header: string | null | undefined): Promise<ApiKeyRecord | undefined> {
+  async authenticate(header: string | null | undefined): Promise<AuthenticatedKey | undefined> {
     if (!header) return undefined;
     const now = this.now();
     let cached = this.#cache.get(header);
@@ -71,14 +82,16 @@ export class ApiKeyAuthenticator {
       cached = this.#cache.get(entry);
       if (cached && cached.expires > now) return cached.record.revoked ? undefined : cached.record;
     }
-    let record: ApiKeyRecord | undefined;
+    let record: AuthenticatedKey | undefined;
     const forgets = this.#forgets;
     const stale = cached !== undefined && now - cached.expires < this.staleMs;
     // The store is away: a key seen recently answers without a call (at the normal latency).
     if (stale && this.store.away?.()) return cached!.record.revoked ? undefined : cached!.record;
     try {
-      record = await this.store.findApiKeyByHash(hashApiKey(key));
-      if (record && this.rpmCeiling) record = capped(record, await this.rpmCeiling(record.org));
+      const found = await this.store.findApiKeyByHash(hashApiKey(key));
+      if (found) {
+        record = withControls(found, await this.orgControls?.(found.org) ?? NO_CONTROLS);
+      }
     } catch (error) {
       // The store is away: a key seen recently keeps working for a bounded time.
       if (stale) return cached!.record.revoked ? undefined : cached!.record;
@@ -96,7 +109,11 @@ export class ApiKeyAuthenticator {
   }
 }
 
-/** The record with its effective rpm: min(the key's, the ceiling). */
-function capped(record: ApiKeyRecord, ceiling: number | null): ApiKeyRecord {
-  return ceiling !== null && ceiling < record.rpm ? { ...record, rpm: ceiling } : record;
+const NO_CONTROLS: OrgControls = { rpmCeiling: null, suspended: false };
+
+/** The record with its effective rpm (min of the key's and the ceiling) and its org's state. */
+function withControls(record: ApiKeyRecord, controls: OrgControls): AuthenticatedKey {
+  const ceiling = controls.rpmCeiling;
+  const rpm = ceiling !== null && ceiling < record.rpm ? ceiling : record.rpm;
+  return { ...record, rpm, orgSuspended: controls.suspended };
 }

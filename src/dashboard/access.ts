@@ -5,7 +5,8 @@
  */
 import type { Role } from "../state/account_records.ts";
 import type { DashboardDeps, OrgAccess, Viewer } from "./deps.ts";
-import { forbidden, notFound } from "./errors.ts";
+import { forbidden, notFound, twoFactorRequired } from "./errors.ts";
+import { sessionHasSecondFactor } from "./areas/two_factor.ts";
 
 export type Permission =
   | "read" // overview, keys list, credits, usage, requests, audit
@@ -30,7 +31,27 @@ export async function resolveOrgAccess(
   if (!membership && !viewer.user.operator) throw notFound("Organization");
   const org = await deps.store.getOrg(orgId);
   if (!org) throw notFound("Organization");
+  await requireSecondFactorIfAsked(deps, viewer, org);
   return { org, role: membership?.role ?? null, operator: viewer.user.operator };
+}
+
+/**
+ * An organization whose owners require two-factor sign-in is reached only by sessions with a
+ * second factor: one made after the account's TOTP was turned on (every password sign-in since
+ * asked for a code, and the enrolling browser got a new session with its confirming code), or
+ * one signed in through single sign-on (the identity provider is the factor). Anyone else —
+ * operators too, and a session older than the enrolment — is sent to enrol (or sign in) first:
+ * 403 `two_factor_required`; the pages redirect to Account security.
+ */
+async function requireSecondFactorIfAsked(
+  deps: DashboardDeps,
+  viewer: Viewer,
+  org: { id: string; name: string },
+): Promise<void> {
+  if (viewer.ssoProvider !== null) return;
+  if (!(await deps.control.getOrgSettings(org.id)).require_2fa) return;
+  if (await sessionHasSecondFactor(deps, viewer)) return;
+  throw twoFactorRequired(org);
 }
 
 export function can(access: OrgAccess, permission: Permission): boolean {

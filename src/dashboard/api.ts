@@ -40,6 +40,8 @@ import {
 import { GuardrailRemoteChange } from "../policy/guardrail_remote_setting.ts";
 import { registerSsoApi } from "./sso_api.ts";
 import { providerSignOut } from "./sso/sign_out.ts";
+import { registerAccountApi, registerPublicAccountApi } from "./account_api.ts";
+import { secondStepFor } from "./areas/second_step.ts";
 
 async function body<T>(c: { req: { json(): Promise<unknown> } }, schema: z.ZodType<T>): Promise<T> {
   let raw: unknown;
@@ -70,6 +72,7 @@ const Grant = z.object({
 const Settings = z.object({
   low_balance_micro_eur: z.number().int().nonnegative().nullable().optional(),
   rpm_ceiling: z.number().int().positive().nullable().optional(),
+  require_2fa: z.boolean().optional(),
 });
 const PolicyChange = z.object({
   sovereignty: z.enum(["any", "strict_only"]).optional(),
@@ -121,9 +124,13 @@ export function createApi(deps: DashboardDeps): Hono<DashEnv> {
   api.post("/login", async (c) => {
     const input = await body(c, Login);
     const user = await signIn(deps, { ...input, address: clientAddress(c, deps) });
+    // With two-factor sign-in the password alone makes no session: `/login/2fa` completes it.
+    const challenge = await secondStepFor(deps, user, "/");
+    if (challenge) return c.json({ two_factor_required: true, challenge });
     await startSession(deps, c, user.id);
     return c.json({ user: publicUser(user) });
   });
+  registerPublicAccountApi(api, deps, body);
   api.post("/set-password", async (c) => {
     const input = await body(c, SetPassword);
     const user = await setPasswordWithToken(deps, input.token, input.password);
@@ -314,6 +321,7 @@ export function createApi(deps: DashboardDeps): Hono<DashEnv> {
     return c.json(await dryRun(deps, c.var.access, input));
   });
   registerSsoApi(api, org, deps, body);
+  registerAccountApi(api, org, deps, body);
   api.route("/orgs/:org", org);
   return api;
 }

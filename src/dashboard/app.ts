@@ -1,9 +1,10 @@
 /**
  * createDashboardApp(deps): the control plane's Hono app — secure headers and CSRF guard on
  * everything, static assets, the JSON API under /api/, the public pages (sign in, set
- * password, an invitation link, single sign-on's redirect and callback), then the pages behind
- * a session: the invitee's invitations, the operator's and each organization's (from
- * `pages/nav.ts`). Served on its own port, beside or apart from the request API.
+ * password, an invitation link, the second step of a sign-in and a reset request, single
+ * sign-on's redirect and callback), then the pages behind a session: the account's own security,
+ * the invitee's invitations, the operator's and each organization's (from `pages/nav.ts`).
+ * Served on its own port, beside or apart from the request API.
  */
 import { Hono } from "hono";
 import { secureHeaders } from "hono/secure-headers";
@@ -16,6 +17,8 @@ import { bodyDeadline } from "./body_deadline.ts";
 import { registerStaticAssets } from "./static_assets.ts";
 import { createApi } from "./api.ts";
 import { registerPublicPages } from "./pages/public_pages.tsx";
+import { registerRecoveryPages } from "./pages/recovery_pages.tsx";
+import { registerAccountPages } from "./pages/account.tsx";
 import { registerOperatorPages } from "./pages/operator.tsx";
 import { registerInvitationPages } from "./pages/invitations.tsx";
 import { pendingInvitations } from "./areas/invitations.ts";
@@ -44,6 +47,10 @@ export function createDashboardApp(deps: DashboardDeps): Hono<DashEnv> {
     const e = known ? error : internalError();
     if (c.req.path.startsWith("/api/")) return e.toResponse({ "cache-control": "no-store" });
     if (e.status === 401) return c.redirect("/login", 303);
+    if (e.code === "two_factor_required") {
+      const org = /^\/orgs\/([^/]+)/.exec(c.req.path)?.[1] ?? "";
+      return c.redirect(`/account?required=${encodeURIComponent(org)}`, 303);
+    }
     return c.html(ErrorPage({ status: e.status, message: e.message }), e.status as 400);
   });
   app.notFound((c) => {
@@ -77,6 +84,7 @@ export function createDashboardApp(deps: DashboardDeps): Hono<DashEnv> {
   registerStaticAssets(app as unknown as Hono<never>);
   app.route("/api", createApi(deps));
   registerPublicPages(app, deps);
+  registerRecoveryPages(app, deps);
   registerSsoPages(app, deps);
 
   const signedIn = requireViewer(deps, "page");
@@ -86,6 +94,8 @@ export function createDashboardApp(deps: DashboardDeps): Hono<DashEnv> {
   app.use("/orgs/*", signedIn);
   app.use("/invitations", signedIn);
   app.use("/invitations/*", signedIn);
+  app.use("/account", signedIn);
+  app.use("/account/*", signedIn);
   app.get("/", async (c) => {
     const first = c.var.viewer.memberships[0];
     if (first) return c.redirect(`/orgs/${first.org}/overview`, 303);
@@ -100,6 +110,7 @@ export function createDashboardApp(deps: DashboardDeps): Hono<DashEnv> {
   registerOperatorPages(app, deps);
   registerInvitationPages(app, deps);
   registerSsoOperatorPages(app, deps);
+  registerAccountPages(app, deps);
 
   const org = new Hono<DashEnv>();
   org.use("*", withOrgAccess(deps));

@@ -1,7 +1,8 @@
-/** Writes one audit entry: who did what to which target. Never a secret. */
+/** Writes audit entries: who did what to which target. Never a secret. */
 import { sequentialId } from "../util/ids.ts";
 import type { AuditAction, AuditEntry } from "../state/account_records.ts";
 import type { ControlStore } from "../state/control_store.ts";
+import type { AccountStore } from "../state/account_store.ts";
 
 export async function audit(
   deps: { control: Pick<ControlStore, "appendAudit">; now: () => number },
@@ -21,4 +22,26 @@ export async function audit(
     target,
     detail,
   });
+}
+
+/**
+ * An entry about an account itself (its password, its second factor): in the log of every
+ * organization the account belongs to, so their owners see it, or outside any organization
+ * for an account without one.
+ */
+export async function auditAccount(
+  deps: {
+    control: Pick<ControlStore, "appendAudit">;
+    accounts: Pick<AccountStore, "listMembershipsOfUser">;
+    now: () => number;
+  },
+  user: { id: string; email: string },
+  actor: string,
+  action: AuditAction,
+  detail: AuditEntry["detail"] = {},
+): Promise<void> {
+  const orgs = (await deps.accounts.listMembershipsOfUser(user.id)).map((m) => m.org);
+  for (const org of orgs.length > 0 ? orgs : [null]) {
+    await audit(deps, org, actor, action, user.email, detail);
+  }
 }

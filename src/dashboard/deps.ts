@@ -4,6 +4,8 @@ import type { Store } from "../state/store.ts";
 import type { AccountStore } from "../state/account_store.ts";
 import type { ControlStore } from "../state/control_store.ts";
 import type { SsoStore } from "../state/sso_store.ts";
+import type { TwoFactorStore } from "../state/two_factor_store.ts";
+import type { Mailer } from "../mail/mailer.ts";
 import type { Logger } from "../log.ts";
 import type { Catalog } from "../catalog/catalog.ts";
 import type { MembershipRecord, Role, UserRecord } from "../state/account_records.ts";
@@ -15,6 +17,14 @@ export interface DashboardDeps {
   accounts: AccountStore;
   control: ControlStore;
   sso: SsoStore;
+  twoFactor: TwoFactorStore;
+  /** Outgoing mail (password-reset links); absent without `SOVRA_SMTP_URL`. */
+  mailer?: Mailer;
+  /**
+   * Work the dashboard leaves running after answering (a reset mail goes out after the same
+   * answer as for an unknown e-mail); tests wait for it.
+   */
+  background: BackgroundWork;
   log: Logger;
   now: () => number;
   /** The request API's base URL, for the snippets shown with a new key. */
@@ -25,6 +35,12 @@ export interface DashboardDeps {
   catalog?: () => Catalog;
 }
 
+/** Tasks started after an answer; `idle()` resolves once none is running. */
+export interface BackgroundWork {
+  run(task: () => Promise<void>): void;
+  idle(): Promise<void>;
+}
+
 /** The signed-in user, resolved by the session middleware. */
 export interface Viewer {
   user: UserRecord;
@@ -33,6 +49,8 @@ export interface Viewer {
   memberships: MembershipRecord[];
   /** The identity provider the session was signed in through; null for a password. */
   ssoProvider: string | null;
+  /** When the session was made (a sign-in, or a password change or 2FA enrolment renewing it). */
+  sessionCreated: string;
 }
 
 /** What a request may do in one organization: the viewer's role there, or operator access. */

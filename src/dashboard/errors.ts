@@ -37,3 +37,12 @@ export const csrfRefused = () =>
 /** A sign-in through an identity provider (or a password, where SSO is required) refused. */
 export const ssoForbidden = (code: string, message: string) =>
   new GatewayError(403, code, message, { type: "invalid_request_error" });
+
+/** An organization that requires two-factor sign-in, reached by a session without one. */
+export const twoFactorRequired = (org: { id: string; name: string }) =>
+  new GatewayError(
+    403,
+    "two_factor_required",
+    `${org.name} requires two-factor sign-in: turn it on for your account (Account security) to reach it.`,
+    { type: "invalid_request_error" },
+  );

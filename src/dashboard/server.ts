@@ -11,6 +11,9 @@ import { controlPlaneOf } from "../state/kv/control_plane.ts";
 import type { AccountStore } from "../state/account_store.ts";
 import type { ControlStore } from "../state/control_store.ts";
 import type { SsoStore } from "../state/sso_store.ts";
+import type { TwoFactorStore } from "../state/two_factor_store.ts";
+import { type Mailer, mailerFor } from "../mail/mailer.ts";
+import { backgroundWork } from "./background.ts";
 import { createDashboardApp } from "./app.ts";
 import { serveListener } from "../lifecycle/listener.ts";
 import type { DashboardDeps } from "./deps.ts";
@@ -28,6 +31,9 @@ export interface DashboardOptions {
   accounts?: AccountStore;
   control?: ControlStore;
   sso?: SsoStore;
+  twoFactor?: TwoFactorStore;
+  /** Replaces the mailer `SOVRA_SMTP_URL` configures. */
+  mailer?: Mailer;
   log: Logger;
   apiUrl: string;
   catalog?: () => Catalog;
@@ -45,16 +51,22 @@ export function startDashboard(options: DashboardOptions): Dashboard {
   const accounts = options.accounts ?? areas?.accounts;
   const control = options.control ?? areas?.control;
   const sso = options.sso ?? areas?.sso;
-  if (!accounts || !control || !sso) {
+  const twoFactor = options.twoFactor ?? areas?.twoFactor;
+  if (!accounts || !control || !sso || !twoFactor) {
     throw new Error("The dashboard has no control-plane stores for this state backend yet.");
   }
   let url = "";
+  const mailer = options.mailer ?? mailerFor(config);
+  const background = backgroundWork(options.log);
   const deps: DashboardDeps = {
     config,
     store: options.store,
     accounts,
     control,
     sso,
+    twoFactor,
+    ...(mailer ? { mailer } : {}),
+    background,
     log: options.log,
     now: options.now ?? Date.now,
     apiUrl: options.apiUrl,
@@ -74,7 +86,11 @@ export function startDashboard(options: DashboardOptions): Dashboard {
     deps,
     url,
     port,
-    close: () => server.shutdown(),
+    async close() {
+      await server.shutdown();
+      await background.idle();
+      if (!options.mailer) mailer?.close();
+    },
   };
 }
 

@@ -70,7 +70,13 @@ export async function loadViewer(deps: DashboardDeps, c: Context): Promise<Viewe
     await deps.accounts.listMembershipsOfUser(user.id),
     session.sso_provider,
   );
-  return { user, sessionHash: hash, memberships, ssoProvider: session.sso_provider ?? null };
+  return {
+    user,
+    sessionHash: hash,
+    memberships,
+    ssoProvider: session.sso_provider ?? null,
+    sessionCreated: session.created,
+  };
 }
 
 export async function endSession(deps: DashboardDeps, c: Context, viewer: Viewer | undefined) {
@@ -82,4 +88,13 @@ export async function endSession(deps: DashboardDeps, c: Context, viewer: Viewer
     secure: deps.config.dashboardSecureCookie,
     maxAge: 0,
   });
+}
+
+/**
+ * Replaces the viewer's session with a new one for the same account and provider (the old one
+ * ends): after a step that makes the session worth more, such as confirming a second factor.
+ */
+export async function renewSession(deps: DashboardDeps, c: Context, viewer: Viewer) {
+  await deps.accounts.deleteSession(viewer.sessionHash);
+  await startSession(deps, c, viewer.user.id, viewer.ssoProvider ?? undefined);
 }

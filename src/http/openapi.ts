@@ -90,6 +90,14 @@ const TRACE_HEADERS = {
   "x-request-id": "The request id (also `x-sovra-request-id`), on every answer.",
 };
 
+/** Every authenticated operation's 403 (the gate's check, before any other). */
+const SUSPENDED = {
+  description:
+    "`organization_suspended`: the key's organization is suspended by the gateway's operator (its keys are refused until it is restored); `policy_forbids_model` where the organization's policy allows no route",
+  headers: responseObject({ description: "", headers: TRACE_HEADERS }).headers,
+  content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+};
+
 export function buildOpenApiDocument(
   operations: readonly OperationSpec[],
 ): Record<string, unknown> {
@@ -99,6 +107,7 @@ export function buildOpenApiDocument(
     for (const [status, r] of Object.entries(op.responses)) {
       responses[status] = responseObject({ ...r, headers: { ...TRACE_HEADERS, ...r.headers } });
     }
+    if (op.auth !== false && !responses["403"]) responses["403"] = SUSPENDED;
     responses.default = {
       description: "Error (the spec's error object)",
       headers: responseObject({ description: "", headers: TRACE_HEADERS }).headers,

@@ -27,6 +27,11 @@ export interface GateView {
   rateCurrent: number;
   ratePrevious: number;
   balanceMicroEur: bigint;
+  /**
+   * The key's queued total over every isolate that `rateCurrent` counts (absent: no other
+   * isolate, or a stale snapshot): the increment is counted only while it is unchanged.
+   */
+  rateSeen?: bigint;
 }
 
 export interface Snapshot {
@@ -149,10 +154,11 @@ export class GateState {
     const balanceMicroEur = s.balance - BigInt(this.#pending(s, orgId));
     if (s.stale) return { rateCurrent: 0, ratePrevious: 0, balanceMicroEur };
     let rateCurrent = s.rateCurrent + Number(this.requests.unsentCount(s.rateKey, s.rateMark));
-    if (this.shared) {
-      rateCurrent += Number(this.shared.othersPending(s.rateEntry ?? keyId, s.othersRateMark));
-    }
-    return { rateCurrent, ratePrevious: s.ratePrevious, balanceMicroEur };
+    if (!this.shared) return { rateCurrent, ratePrevious: s.ratePrevious, balanceMicroEur };
+    const entry = s.rateEntry ?? keyId;
+    const rateSeen = this.shared.queuedTotal(entry);
+    rateCurrent += Number(this.shared.othersPending(entry, s.othersRateMark, rateSeen));
+    return { rateCurrent, ratePrevious: s.ratePrevious, balanceMicroEur, rateSeen };
   }
 
   /**

@@ -85,12 +85,34 @@ export class SharedCounters {
     return Atomics.load(this.table.cells, this.table.cell(entry.slot, VISIBLE)) - entry.ownVisible;
   }
 
-  /** What the other isolates queued that a read issued at `mark` (`othersVisible`) may lack. */
-  othersPending(name: string | Entry, mark: bigint): bigint {
+  /**
+   * What the other isolates queued that a read issued at `mark` (`othersVisible`) may lack;
+   * `all`: the name's queued total to count from (`queuedTotal`), read now when absent.
+   */
+  othersPending(name: string | Entry, mark: bigint, all?: bigint): bigint {
     const entry = typeof name === "string" ? this.#entry(name) : this.#touch(name);
-    const all = Atomics.load(this.table.cells, this.table.cell(entry.slot, QUEUED));
-    const pending = all - entry.ownQueued - mark;
+    const total = all ?? Atomics.load(this.table.cells, this.table.cell(entry.slot, QUEUED));
+    const pending = total - entry.ownQueued - mark;
     return pending > 0n ? pending : 0n;
+  }
+
+  /** The name's queued total, every isolate's together (the `seen` of `queuedIf`). */
+  queuedTotal(name: string | Entry): bigint {
+    const entry = typeof name === "string" ? this.#entry(name) : this.#touch(name);
+    return Atomics.load(this.table.cells, this.table.cell(entry.slot, QUEUED));
+  }
+
+  /**
+   * `queued`, but only while the name's total is still `seen` — the total a decision was taken
+   * on: one atomic step against every isolate, so two isolates cannot both admit on one count
+   * (undefined: another isolate queued in between; decide again on the new count).
+   */
+  queuedIf(name: string, amount: bigint, seen: bigint): Entry | undefined {
+    const entry = this.#entry(name);
+    const at = this.table.cell(entry.slot, QUEUED);
+    if (Atomics.compareExchange(this.table.cells, at, seen, seen + amount) !== seen) return;
+    entry.ownQueued += amount;
+    return entry;
   }
 
   /** Credit held now by every isolate's requests of the organization. */

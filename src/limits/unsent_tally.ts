@@ -10,7 +10,7 @@
  * bigints for callers that compute with the store's.
  */
 import { addWhole, subtractWhole, type Whole, whole } from "./whole.ts";
-import type { SharedCounters } from "./shared_counters.ts";
+import type { Entry, SharedCounters } from "./shared_counters.ts";
 
 /**
  * Marks a queued amount sent (call it as `onSent`); `settled` once its write's promise settled.
@@ -59,6 +59,36 @@ export class UnsentTally {
    * the name the other isolates count it under (an API key id, an organization id).
    */
   queue(name: string, amount: bigint | number, now: number, sharedName?: string): QueueMark {
+    const shared = sharedName === undefined ? undefined : this.shared;
+    const big = shared ? BigInt(whole(amount)) : 0n;
+    return this.#counted(name, amount, now, shared?.queued(sharedName!, big), big);
+  }
+
+  /**
+   * `queue`, unless another isolate queued under `sharedName` since the decision's count
+   * (`seen`, a `queuedTotal`): then nothing is counted and the caller decides again. Without
+   * other isolates (or without `seen`) it always counts.
+   */
+  queueIfUnchanged(
+    name: string,
+    amount: number,
+    now: number,
+    sharedName: string,
+    seen: bigint | undefined,
+  ): QueueMark | undefined {
+    if (!this.shared || seen === undefined) return this.queue(name, amount, now, sharedName);
+    const big = BigInt(amount);
+    const place = this.shared.queuedIf(sharedName, big, seen);
+    return place && this.#counted(name, amount, now, place, big);
+  }
+
+  #counted(
+    name: string,
+    amount: bigint | number,
+    now: number,
+    place: Entry | undefined,
+    big: bigint,
+  ): QueueMark {
     let totals = this.#totals.get(name);
     if (!totals) {
       if (this.#totals.size > 50_000) this.#prune(now);
@@ -71,9 +101,7 @@ export class UnsentTally {
     const entry = totals;
     let sent = false;
     let settled = false;
-    const shared = sharedName === undefined ? undefined : this.shared;
-    const big = shared ? BigInt(counted) : 0n;
-    const place = shared?.queued(sharedName!, big);
+    const shared = this.shared;
     const mark = (() => {
       if (sent) return;
       sent = true;

@@ -69,15 +69,25 @@ export interface InvitationRecord {
   expires: string;
 }
 
-/** A credit grant or top-up. Daily spend lines are derived from the usage aggregates. */
+/**
+ * A credit grant or top-up, or an operator's correction of one. Daily spend lines are derived
+ * from the usage aggregates. Entries are never edited: a wrong grant is answered by a
+ * correction, a compensating entry of its own with the reason in `note`.
+ */
 export interface LedgerEntry {
   id: string;
   org: string;
   created: string;
+  /** Positive for a grant; a correction may be negative (it never takes the granted total below 0). */
   amount_micro_eur: number;
   /** The acting user's e-mail, or `cli` for the admin CLI. */
   actor: string;
+  /** The grant's note; a correction's reason (required). */
   note: string | null;
+  /** Absent on entries written before corrections existed: a grant. */
+  kind?: "grant" | "correction";
+  /** A correction's grant, when the operator named one (its ledger id). */
+  corrects?: string | null;
 }
 
 export type AuditAction =
@@ -110,7 +120,18 @@ export type AuditAction =
   | "sso.refused"
   | "sso.role_kept"
   | "sso.password_refused"
-  | "sso.break_glass";
+  | "sso.break_glass"
+  | "user.password_changed"
+  | "user.password_reset_requested"
+  | "user.password_reset_refused"
+  | "user.2fa_enabled"
+  | "user.2fa_disabled"
+  | "user.2fa_recovery_codes_renewed"
+  | "login.2fa_failed"
+  | "login.recovery_code_used"
+  | "org.suspended"
+  | "org.restored"
+  | "credits.corrected";
 
 /** One control-plane action. Never a secret: ids, e-mails, roles and amounts only. */
 export interface AuditEntry {
@@ -131,11 +152,23 @@ export interface OrgSettings {
   low_balance_micro_eur: number | null;
   /** The highest RPM a key of this organization may get (set by an operator); null = none. */
   rpm_ceiling: number | null;
+  /**
+   * An owner's setting: a session reaches the organization only when signed in with a second
+   * factor (TOTP) or through single sign-on; others are sent to enrol first.
+   */
+  require_2fa: boolean;
+  /**
+   * Set while an operator suspends the organization (its keys get 403
+   * `organization_suspended`); null when active. Changed only by `setOrgSuspension`.
+   */
+  suspended_at: string | null;
 }
 
 export const DEFAULT_ORG_SETTINGS: OrgSettings = {
   low_balance_micro_eur: null,
   rpm_ceiling: null,
+  require_2fa: false,
+  suspended_at: null,
 };
 
 /** The settle's daily aggregates per organization, in their order (export lines, KV keys). */

@@ -14,6 +14,13 @@ export interface ControlStore {
    * in one atomic step. Returns the new balance (granted − spent) in micro-EUR.
    */
   grantCredits(entry: LedgerEntry): Promise<bigint>;
+  /**
+   * A correction (`kind: "correction"`, a non-zero amount, the reason in `note`): adds the
+   * amount — negative to take back a grant — to the granted total and records the entry, in
+   * one atomic step; earlier entries are never changed. Undefined, and nothing written, when
+   * the granted total would fall below zero. Else the new balance (which may be negative).
+   */
+  correctCredits(entry: LedgerEntry): Promise<bigint | undefined>;
   /** The organization's ledger entries, newest first (ids sort by time). */
   listLedger(orgId: string, limit: number): Promise<LedgerEntry[]>;
 
@@ -23,7 +30,13 @@ export interface ControlStore {
 
   /** The organization's settings; the defaults when never set. */
   getOrgSettings(orgId: string): Promise<OrgSettings>;
+  /** Writes the settings except `suspended_at`, which stays as it is. */
   setOrgSettings(orgId: string, settings: OrgSettings): Promise<void>;
+  /**
+   * Suspends the organization (`suspendedAt`, an ISO time) or restores it (`null`), leaving
+   * the other settings as they are.
+   */
+  setOrgSuspension(orgId: string, suspendedAt: string | null): Promise<void>;
 
   /** Request metadata created in [from, to), newest first, at most `limit` rows. */
   requestsBetween(orgId: string, from: Date, to: Date, limit: number): Promise<RequestRecord[]>;

@@ -3,8 +3,10 @@
  * so an operator can move from the embedded KV to PostgreSQL (or back) without losing a key or
  * a cent. Keys travel as hashes; balances as their two totals (granted, spent); request
  * metadata and daily aggregates as stored; organization and key policies with their audit
- * trail; single sign-on's providers, bindings and identities (`sso_transfer.ts`). Rate buckets are not exported (they expire within
- * two minutes). An import goes into an empty store only, so nothing is counted twice.
+ * trail; single sign-on's providers, bindings and identities (`sso_transfer.ts`); enabled TOTP
+ * enrolments with their secrets and recovery-code hashes, so no second factor is lost by a move
+ * (the export is as secret as the store). Rate buckets are not exported (they expire within
+ * two minutes), nor pending enrolments and sign-in challenges (minutes). An import goes into an empty store only, so nothing is counted twice.
  */
 import { DAILY_AGGREGATES } from "./account_records.ts";
 import { z } from "zod";
@@ -24,6 +26,7 @@ import type {
   UserRecord,
 } from "./account_records.ts";
 import { ENDPOINT_NAMES } from "../billed_endpoints.ts";
+import type { TotpRecord } from "./two_factor_records.ts";
 
 export const EXPORT_VERSION = 1;
 
@@ -174,6 +177,9 @@ const LedgerLine = z.object({
   amount_micro_eur: z.number().int(),
   actor: z.string(),
   note: z.string().nullable(),
+  // Only on a correction (absent: a grant, as in exports written before corrections).
+  kind: z.literal("correction").optional(),
+  corrects: z.string().nullable().optional(),
 });
 
 const AuditLine = z.object({
@@ -192,6 +198,20 @@ const OrgSettingsLine = z.object({
   org: z.string().min(1),
   low_balance_micro_eur: money.nullable(),
   rpm_ceiling: z.number().int().positive().nullable(),
+  // Only when set (absent: off / active, as in exports written before they existed).
+  require_2fa: z.literal(true).optional(),
+  suspended_at: iso.optional(),
+});
+
+/** An enabled TOTP enrolment (`two_factor_records.ts`). */
+const TotpLine = z.object({
+  type: z.literal("totp"),
+  user: z.string().min(1),
+  secret: z.string().regex(/^[A-Z2-7]+=*$/, "must be base32"),
+  created: iso,
+  enabled_at: iso,
+  last_step: count,
+  recovery_hashes: z.array(z.string().regex(/^[0-9a-f]{64}$/, "must be a SHA-256 hex digest")),
 });
 
 /** A smart-router policy as stored (the router validates it against the catalog on save). */
@@ -228,6 +248,7 @@ export const StateLine = z.discriminatedUnion("type", [
   SsoBindingLine,
   SsoIdentityLine,
   SsoManagedLine,
+  TotpLine,
 ]);
 export type StateLine = z.infer<typeof StateLine>;
 export type UsageDayLine = z.infer<typeof UsageDayLine>;
@@ -322,7 +343,14 @@ export const ledgerLine = (e: LedgerEntry): StateLine => ({
   amount_micro_eur: e.amount_micro_eur,
   actor: e.actor,
   note: e.note,
+  ...(e.kind === "correction" ? { kind: e.kind, corrects: e.corrects ?? null } : {}),
 });
+
+/** A ledger line back to its entry. */
+export function ledgerEntry(line: Extract<StateLine, { type: "ledger" }>): LedgerEntry {
+  const { type: _type, kind, corrects, ...entry } = line;
+  return kind === "correction" ? { ...entry, kind, corrects: corrects ?? null } : entry;
+}
 
 export const auditLine = (e: AuditEntry): StateLine => ({
   type: "audit",
@@ -340,6 +368,29 @@ export const orgSettingsLine = (org: string, s: OrgSettings): StateLine => ({
   org,
   low_balance_micro_eur: s.low_balance_micro_eur,
   rpm_ceiling: s.rpm_ceiling,
+  ...(s.require_2fa ? { require_2fa: true as const } : {}),
+  ...(s.suspended_at !== null ? { suspended_at: s.suspended_at } : {}),
+});
+
+/** An org_settings line back to the settings (absent fields: their defaults). */
+export function orgSettings(line: Extract<StateLine, { type: "org_settings" }>): OrgSettings {
+  return {
+    low_balance_micro_eur: line.low_balance_micro_eur,
+    rpm_ceiling: line.rpm_ceiling,
+    require_2fa: line.require_2fa === true,
+    suspended_at: line.suspended_at ?? null,
+  };
+}
+
+/** Only enabled enrolments travel (a pending one is minutes old and not usable yet). */
+export const totpLine = (t: TotpRecord & { enabled_at: string }): StateLine => ({
+  type: "totp",
+  user: t.user,
+  secret: t.secret,
+  created: t.created,
+  enabled_at: t.enabled_at,
+  last_step: t.last_step,
+  recovery_hashes: t.recovery_hashes,
 });
 
 /** A line back to its record (the `type` tag dropped). */

@@ -36,7 +36,7 @@ export interface RequestTrace {
   span: RequestSpan | undefined;
 }
 
-export type RefusalReason = "rate_limit" | "insufficient_credits";
+export type RefusalReason = "rate_limit" | "insufficient_credits" | "organization_suspended";
 
 export interface TelemetryOptions {
   /** Record spans through `@opentelemetry/api` (Deno's built-in OpenTelemetry). */
@@ -121,7 +121,7 @@ export class Telemetry {
     trace.span?.end(status);
   }
 
-  /** The gate refused the request (a 429 of the key's rate limit, or a 402). */
+  /** The gate refused the request (a 429 of the key's rate limit, a 402, a suspended org's 403). */
   refused(reason: RefusalReason): void {
     (this.#refusals.get(reason) ??
       this.#refusals.add(reason, this.metrics.gateRefusals.series({ reason }))).inc();

@@ -192,20 +192,40 @@ Deno.test("key cache — the organization's RPM ceiling caps the key's rpm from 
     30_000,
     () => now,
     0,
-    async (org) => (await control.getOrgSettings(org)).rpm_ceiling,
+    async (org) => {
+      reads++;
+      const settings = await control.getOrgSettings(org);
+      return { rpmCeiling: settings.rpm_ceiling, suspended: settings.suspended_at !== null };
+    },
   );
+  let reads = 0;
   assert.equal((await auth.authenticate(`Bearer ${key}`))?.rpm, 100, "no ceiling");
-  await control.setOrgSettings("org_a", { low_balance_micro_eur: null, rpm_ceiling: 5 });
+  const settings = { low_balance_micro_eur: null, require_2fa: false, suspended_at: null };
+  await control.setOrgSettings("org_a", { ...settings, rpm_ceiling: 5 });
   now += 29_000;
   assert.equal((await auth.authenticate(`Bearer ${key}`))?.rpm, 100, "cached until its time");
   now += 1_001;
   assert.equal((await auth.authenticate(`Bearer ${key}`))?.rpm, 5, "then capped");
   assert.equal((await store.findApiKeyByHash(hashApiKey(key)))?.rpm, 100, "the key keeps its own");
-  await control.setOrgSettings("org_a", { low_balance_micro_eur: null, rpm_ceiling: 500 });
+  await control.setOrgSettings("org_a", { ...settings, rpm_ceiling: 500 });
   now += 30_001;
   assert.equal(
     (await auth.authenticate(`Bearer ${key}`))?.rpm,
     100,
     "a higher ceiling raises nothing",
   );
+  // A suspension rides the same lookup: flagged from the next lookup on, cleared the same way.
+  assert.equal((await auth.authenticate(`Bearer ${key}`))?.orgSuspended, false);
+  await control.setOrgSuspension("org_a", new Date(now).toISOString());
+  now += 29_000;
+  assert.equal((await auth.authenticate(`Bearer ${key}`))?.orgSuspended, false, "cached");
+  now += 1_001;
+  assert.equal((await auth.authenticate(`Bearer ${key}`))?.orgSuspended, true);
+  await control.setOrgSuspension("org_a", null);
+  now += 30_001;
+  assert.equal((await auth.authenticate(`Bearer ${key}`))?.orgSuspended, false, "restored");
+  // Within the cache time no request reads the organization's settings again.
+  const before = reads;
+  for (let i = 0; i < 50; i++) await auth.authenticate(`Bearer ${key}`);
+  assert.equal(reads, before);
 });

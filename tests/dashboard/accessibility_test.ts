@@ -193,6 +193,7 @@ Deno.test("dashboard accessibility — axe, 390 px, keyboard, text alternatives,
         problems,
       );
       await audit(page, "not found", () => page.goto(`${d.url}/no-such-page`), problems);
+      await audit(page, "forgot password", () => page.goto(`${d.url}/forgot-password`), problems);
       await audit(page, "invitation link", () => page.goto(inviteLink), problems);
       await page.context().close();
       assert.deepEqual(problems, []);
@@ -245,6 +246,19 @@ Deno.test("dashboard accessibility — axe, 390 px, keyboard, text alternatives,
           () => ({ email: `new${++invited}@example.eu`, role: "viewer" }),
           'button:has-text("Invite")',
           "#invite-link",
+        ),
+        problems,
+      );
+      await audit(page, "account security", () => page.goto(`${d.url}/account`), problems);
+      await audit(
+        page,
+        "2fa setup",
+        submitted(
+          page,
+          `${d.url}/account`,
+          () => ({}),
+          'button:has-text("Set up two-factor sign-in")',
+          "#totp-secret",
         ),
         problems,
       );

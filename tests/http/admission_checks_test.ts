@@ -2,15 +2,19 @@
  * The gate's limit checks one by one, on a gate view as the snapshot gives it (the spec: a
  * per-key RPM over a sliding window of two 1-minute buckets, excess 429 `rate_limit_exceeded`;
  * a billed request with the organization's balance at or below zero 402 `insufficient_credits`).
+ * A key of a suspended organization is 403 `organization_suspended` (README, operator actions).
  * The whole gate is tested over HTTP in tests/limits/; these pin each check's own decision.
  */
 import assert from "node:assert/strict";
 import {
   creditLeft,
+  KEY_CHECKS,
   LIMIT_CHECKS,
   type LimitContext,
+  organizationState,
   rateLimit,
 } from "../../src/http/middleware/admission_checks.ts";
+import type { AuthenticatedKey } from "../../src/auth/api_key_authenticator.ts";
 
 /** 10 s into a minute: the previous bucket weighs 5/6. */
 const AT = Date.UTC(2026, 11, 2, 12, 0, 10);
@@ -82,4 +86,14 @@ Deno.test("limit checks — rate first: an exhausted key on an empty balance is 
   const first = LIMIT_CHECKS.map((check) => check.decide(ctx)).find((r) => r !== undefined);
   assert.equal(first?.status, 429);
   assert.deepEqual(LIMIT_CHECKS.map((c) => c.reason), ["rate_limit", "insufficient_credits"]);
+});
+
+Deno.test("organization state — a key of a suspended organization is 403 organization_suspended, others pass", () => {
+  const key = (orgSuspended: boolean) =>
+    ({ id: "key_1", org: "org_1", orgSuspended }) as AuthenticatedKey;
+  const refusal = organizationState.decide(key(true));
+  assert.equal(refusal?.status, 403);
+  assert.equal(refusal?.code, "organization_suspended");
+  assert.equal(organizationState.decide(key(false)), undefined);
+  assert.deepEqual(KEY_CHECKS.map((c) => c.reason), ["organization_suspended"]);
 });

@@ -3,6 +3,9 @@ import { GateState as Gate, rateName } from "../../src/limits/gate_state.ts";
 import { UnsentTally } from "../../src/limits/unsent_tally.ts";
 import { CreditHolds } from "../../src/limits/credit_holds.ts";
 import type { GateSnapshot } from "../../src/state/records.ts";
+import { SharedTable } from "../../src/limits/shared_table.ts";
+import { SharedCounters } from "../../src/limits/shared_counters.ts";
+import { decideRate } from "../../src/limits/rate_limiter.ts";
 
 /** `view` after `snapshot`, as the gate middleware does. */
 class GateState extends Gate {
@@ -212,4 +215,50 @@ Deno.test("GateState — while the store is away, the last snapshot (within the 
   store.isAway = false;
   await gate.viewAt("other", "o", 6, 62_000);
   assert.equal(store.state.reads, 4, "back: an expired snapshot is read again");
+});
+
+Deno.test("GateState — two isolates deciding on one count: the second's increment is refused, it decides again and sees the first", async () => {
+  const table = SharedTable.create(8);
+  const isolate = (counters: SharedCounters) => {
+    const requests = new UnsentTally(counters);
+    const store = fakeStore({ rateCurrent: 0, ratePrevious: 0, balanceMicroEur: 100n });
+    const gate = new GateState(
+      store,
+      requests,
+      new UnsentTally(counters),
+      1000,
+      0,
+      undefined,
+      counters,
+    );
+    return { gate, requests };
+  };
+  const a = isolate(new SharedCounters(table, 60_000));
+  const b = isolate(new SharedCounters(SharedTable.attach(table.buffer), 60_000));
+  const rpm = 1;
+  const bucket = rateName("k", 5);
+  // Both take their view before either counts: each alone would admit (count 0 of rpm 1).
+  const viewA = await a.gate.viewAt("k", "o", 5, 300_000);
+  const viewB = await b.gate.viewAt("k", "o", 5, 300_000);
+  assert.equal(decideRate(rpm, viewA.rateCurrent, viewA.ratePrevious, 300_000).allowed, true);
+  assert.equal(decideRate(rpm, viewB.rateCurrent, viewB.ratePrevious, 300_000).allowed, true);
+  assert.ok(a.requests.queueIfUnchanged(bucket, 1, 300_000, "k", viewA.rateSeen));
+  assert.equal(
+    b.requests.queueIfUnchanged(bucket, 1, 300_000, "k", viewB.rateSeen),
+    undefined,
+    "b's count is stale: nothing counted",
+  );
+  const again = await b.gate.viewAt("k", "o", 5, 300_000);
+  assert.equal(again.rateCurrent, 1, "b now counts a's request");
+  assert.equal(decideRate(rpm, again.rateCurrent, again.ratePrevious, 300_000).allowed, false);
+  // Without a change in between, the increment counts.
+  assert.ok(
+    b.requests.queueIfUnchanged(
+      rateName("k2", 5),
+      1,
+      300_000,
+      "k2",
+      (await b.gate.viewAt("k2", "o", 5, 300_000)).rateSeen,
+    ),
+  );
 });

@@ -119,7 +119,7 @@ async function instanceBounds(t: Deno.TestContext, workers: string) {
         // The 402s leave zero-cost rows of their own (merged per minute): only the served count.
         return rows.filter((r) => r.status === 200).length === served;
       };
-      await until("every served request settled", settled, 20_000);
+      await until("every served request settled", settled, 60_000);
       const balance = await balanceOf(setup, poor.org);
       assert.ok(balance > -HOLD, `balance ${balance} µEUR, bound −${HOLD} (served ${served})`);
       console.log(JSON.stringify({ measured: "overdraw", workers, served, balance, bound: -HOLD }));

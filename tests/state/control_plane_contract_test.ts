@@ -271,19 +271,29 @@ const cases: Array<[string, (o: Opened) => Promise<void>]> = [
       assert.deepEqual(await c.listAudit("org_a", 10), [a2, a1]);
       assert.deepEqual(await c.listAudit(null, 10), [n1]);
       assert.deepEqual(await c.listAudit("org_a", 1), [a2]);
+      const unset = { require_2fa: false, suspended_at: null };
       assert.deepEqual(await c.getOrgSettings("org_a"), {
         low_balance_micro_eur: null,
         rpm_ceiling: null,
+        ...unset,
       });
-      await c.setOrgSettings("org_a", { low_balance_micro_eur: 1000, rpm_ceiling: 120 });
+      await c.setOrgSettings("org_a", { low_balance_micro_eur: 1000, rpm_ceiling: 120, ...unset });
       assert.deepEqual(await c.getOrgSettings("org_a"), {
         low_balance_micro_eur: 1000,
         rpm_ceiling: 120,
+        ...unset,
       });
-      await c.setOrgSettings("org_a", { low_balance_micro_eur: null, rpm_ceiling: 60 });
+      await c.setOrgSettings("org_a", {
+        low_balance_micro_eur: null,
+        rpm_ceiling: 60,
+        require_2fa: true,
+        suspended_at: null,
+      });
       assert.deepEqual(await c.getOrgSettings("org_a"), {
         low_balance_micro_eur: null,
         rpm_ceiling: 60,
+        require_2fa: true,
+        suspended_at: null,
       });
     },
   ],
@@ -374,6 +384,109 @@ const cases: Array<[string, (o: Opened) => Promise<void>]> = [
     },
   ],
 ];
+
+/** Corrections and suspension: operator actions on an organization's credit and keys. */
+cases.push(
+  [
+    "correction: a compensating entry (negative allowed), never below zero granted, the grant kept",
+    async ({ store, areas }) => {
+      const c = areas.control;
+      await store.createOrg({ id: "org_a", name: "A", created: T }, 0n);
+      const grant = {
+        id: timeOrderedId("led_", Date.parse(T) + 1),
+        org: "org_a",
+        created: later(1),
+        amount_micro_eur: 999_000_000,
+        actor: "ops@example.eu",
+        note: "typo: meant 9 EUR",
+      };
+      assert.equal(await c.grantCredits(grant), 999_000_000n);
+      const correction = {
+        id: timeOrderedId("led_", Date.parse(T) + 2),
+        org: "org_a",
+        created: later(2),
+        amount_micro_eur: -990_000_001,
+        actor: "ops@example.eu",
+        note: "grant typed with three nines",
+        kind: "correction" as const,
+        corrects: grant.id,
+      };
+      assert.equal(await c.correctCredits(correction), 8_999_999n);
+      const org = await store.getOrg("org_a");
+      assert.equal(org?.balance_micro_eur, 8_999_999);
+      assert.equal(org?.granted_micro_eur, 8_999_999);
+      // The original entry is untouched; the correction is an entry of its own.
+      assert.deepEqual(await c.listLedger("org_a", 10), [correction, grant]);
+      // Taking more than was granted is refused, and nothing is written.
+      const tooMuch = { ...correction, id: timeOrderedId("led_", Date.parse(T) + 3) };
+      tooMuch.amount_micro_eur = -9_000_000;
+      assert.equal(await c.correctCredits(tooMuch), undefined);
+      assert.equal((await store.getOrg("org_a"))?.balance_micro_eur, 8_999_999);
+      assert.equal((await c.listLedger("org_a", 10)).length, 2);
+      // A positive correction without a named grant.
+      const up = {
+        ...correction,
+        id: timeOrderedId("led_", Date.parse(T) + 4),
+        amount_micro_eur: 1,
+        corrects: null,
+      };
+      assert.equal(await c.correctCredits(up), 9_000_000n);
+      assert.deepEqual((await c.listLedger("org_a", 1))[0], up);
+    },
+  ],
+  [
+    "corrections racing grants: every entry counted once, exactly",
+    async ({ store, areas }) => {
+      const c = areas.control;
+      await store.createOrg({ id: "org_a", name: "A", created: T }, 0n);
+      const entry = (n: number, amount: number, kind?: "correction") => ({
+        id: timeOrderedId("led_", Date.parse(T) + n),
+        org: "org_a",
+        created: later(n),
+        amount_micro_eur: amount,
+        actor: "ops@example.eu",
+        note: "x",
+        ...(kind ? { kind, corrects: null } : {}),
+      });
+      await c.grantCredits(entry(0, 1_000_000));
+      await Promise.all(
+        Array.from(
+          { length: 10 },
+          (_, i) =>
+            i % 2 === 0
+              ? c.grantCredits(entry(i + 1, 1_000))
+              : c.correctCredits(entry(i + 1, -7, "correction")),
+        ),
+      );
+      assert.equal((await store.getOrg("org_a"))?.granted_micro_eur, 1_000_000 + 5 * 1_000 - 5 * 7);
+      assert.equal((await c.listLedger("org_a", 20)).length, 11);
+    },
+  ],
+  [
+    "suspension: set and cleared on its own; a settings change keeps it",
+    async ({ areas }) => {
+      const c = areas.control;
+      await c.setOrgSuspension("org_a", later(5));
+      assert.equal((await c.getOrgSettings("org_a")).suspended_at, later(5));
+      await c.setOrgSettings("org_a", {
+        low_balance_micro_eur: 10,
+        rpm_ceiling: null,
+        require_2fa: false,
+        suspended_at: null,
+      });
+      assert.deepEqual(await c.getOrgSettings("org_a"), {
+        low_balance_micro_eur: 10,
+        rpm_ceiling: null,
+        require_2fa: false,
+        suspended_at: later(5),
+      });
+      await c.setOrgSuspension("org_a", null);
+      assert.equal((await c.getOrgSettings("org_a")).suspended_at, null);
+      assert.equal((await c.getOrgSettings("org_a")).low_balance_micro_eur, 10);
+      assert.equal((await c.getOrgSettings("org_b")).suspended_at, null);
+    },
+  ],
+);
 
 for (const [name, make] of [["kv", kvBackend], ["postgres", pgBackend]] as const) {
   Deno.test(`control-plane contract — ${name}`, async (t) => {

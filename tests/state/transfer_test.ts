@@ -91,7 +91,30 @@ async function seed(store: KvStore) {
     target: null,
     detail: {},
   });
-  await control.setOrgSettings(a.id!, { low_balance_micro_eur: 5_000, rpm_ceiling: null });
+  await control.setOrgSettings(a.id!, {
+    low_balance_micro_eur: 5_000,
+    rpm_ceiling: null,
+    require_2fa: true,
+    suspended_at: null,
+  });
+  // An operator's correction of the grant, a suspended organization, an enabled second factor
+  // (a pending one stays behind).
+  await control.correctCredits({
+    id: timeOrderedId("led_", Date.parse(T) + 1),
+    org: a.id!,
+    created: T,
+    amount_micro_eur: -400,
+    actor: "ops@example.eu",
+    note: "pilot was 600",
+    kind: "correction",
+    corrects: timeOrderedId("led_", Date.parse(T)),
+  });
+  await control.setOrgSuspension(b.id!, T);
+  const { twoFactor } = kvControlPlane(store.kv);
+  const totp = { secret: "JBSWY3DPEHPK3PXP", created: T, enabled_at: null, last_step: 0 };
+  await twoFactor.putPendingTotp({ ...totp, user: "usr_owner", recovery_hashes: [] });
+  await twoFactor.enableTotp("usr_owner", totp.secret, T, 58_000_000, ["ab".repeat(32)]);
+  await twoFactor.putPendingTotp({ ...totp, user: "usr_ops", recovery_hashes: [] });
   // Single sign-on: a provider, a binding with rules, a linked identity, a managed membership.
   await sso.createProvider({
     id: "kc-acme",
@@ -192,9 +215,14 @@ Deno.test("export/import — KV → PostgreSQL → KV keeps every line", async (
       "sso_identity",
       "sso_managed",
       "sso_provider",
+      "totp",
       "usage_day",
       "user",
     ]);
+    const lines = original.map((l) => JSON.parse(l));
+    assert.deepEqual(lines.filter((l) => l.type === "totp").map((l) => l.user), ["usr_owner"]);
+    assert.equal(lines.filter((l) => l.kind === "correction").length, 1);
+    assert.equal(lines.filter((l) => l.type === "org_settings" && l.suspended_at).length, 1);
     const header = JSON.stringify({
       type: "sovra_export",
       version: 1,
@@ -293,14 +321,15 @@ Deno.test("export/import — through the CLI, a KV key then works on a PostgreSQ
     policy_audit: 2,
     user: 2,
     membership: 2,
-    ledger: 1,
+    ledger: 2,
     audit: 2,
-    org_settings: 1,
+    org_settings: 2,
     routing_policy: 1,
     sso_provider: 1,
     sso_binding: 1,
     sso_identity: 1,
     sso_managed: 1,
+    totp: 1,
   });
 
   const h = await startHarness({

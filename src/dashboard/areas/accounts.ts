@@ -54,14 +54,18 @@ export async function signIn(
  * revokes the user's older links in the same step. Only whoever created the user in the same
  * act may be handed it (`createUser`).
  */
-export async function issueSetPasswordLink(deps: UserDeps, userId: string): Promise<string> {
+export async function issueSetPasswordLink(
+  deps: UserDeps,
+  userId: string,
+  ttlMs = LINK_TTL_MS,
+): Promise<string> {
   const token = newSecretToken();
   const now = deps.now();
   await deps.accounts.createPasswordToken({
     hash: hashToken(token),
     user: userId,
     created: new Date(now).toISOString(),
-    expires: new Date(now + LINK_TTL_MS).toISOString(),
+    expires: new Date(now + ttlMs).toISOString(),
   });
   return `${deps.publicUrl()}/set-password?token=${token}`;
 }

@@ -1,4 +1,7 @@
-/** Credits: the ledger (grants and daily spend), operator grants, the org's settings. */
+/**
+ * Credits: the ledger (grants, corrections and daily spend), operator grants, the org's
+ * settings. Corrections are `operator_actions.ts`.
+ */
 import type { DashboardDeps, OrgAccess, Viewer } from "../deps.ts";
 import { requirePermission } from "../access.ts";
 import { sequentialId } from "../../util/ids.ts";
@@ -6,14 +9,20 @@ import { audit } from "../audit.ts";
 import { badInput } from "../errors.ts";
 import type { OrgSettings } from "../../state/account_records.ts";
 import { lastDays } from "./days.ts";
+import { sessionHasSecondFactor } from "./two_factor.ts";
 
 export interface LedgerLine {
   time: string;
-  kind: "grant" | "spend";
-  /** Positive for grants, negative for a day's spend. */
+  kind: "grant" | "correction" | "spend";
+  /** Positive for grants, negative for a day's spend; a correction either way. */
   amount_micro_eur: number;
   actor: string | null;
+  /** A grant's note, a correction's reason. */
   note: string | null;
+  /** The ledger entry's id (grants and corrections). */
+  id?: string;
+  /** A correction's grant, when it names one. */
+  corrects?: string | null;
 }
 
 /** Grants (newest first) merged with one spend line per day of the last `days` days. */
@@ -32,10 +41,12 @@ export async function ledger(
   const lines: LedgerLine[] = [
     ...grants.map((g) => ({
       time: g.created,
-      kind: "grant" as const,
+      kind: g.kind === "correction" ? "correction" as const : "grant" as const,
       amount_micro_eur: g.amount_micro_eur,
       actor: g.actor,
       note: g.note,
+      id: g.id,
+      ...(g.kind === "correction" ? { corrects: g.corrects ?? null } : {}),
     })),
     ...usage.filter((u) => u.cost_micro_eur > 0).map((u) => ({
       time: `${u.day}T23:59:59.999Z`,
@@ -82,8 +93,8 @@ export async function grantCredits(
 }
 
 /**
- * Owners set the low-balance threshold; operators set the RPM ceiling. Fields left undefined
- * keep their value; null clears.
+ * Owners set the low-balance threshold and whether two-factor sign-in is required; operators
+ * set the RPM ceiling. Fields left undefined keep their value; null clears.
  */
 export async function updateSettings(
   deps: DashboardDeps,
@@ -92,6 +103,7 @@ export async function updateSettings(
   input: {
     low_balance_micro_eur?: number | null | undefined;
     rpm_ceiling?: number | null | undefined;
+    require_2fa?: boolean | undefined;
   },
 ): Promise<OrgSettings> {
   const current = await deps.control.getOrgSettings(access.org.id);
@@ -112,10 +124,22 @@ export async function updateSettings(
     }
     next.rpm_ceiling = v;
   }
+  if (input.require_2fa !== undefined) {
+    requirePermission(access, "manage_members", "requiring two-factor sign-in");
+    // Whoever turns it on keeps the organization: their own session must satisfy it.
+    if (input.require_2fa && !await sessionHasSecondFactor(deps, viewer)) {
+      throw badInput(
+        "Turn on two-factor sign-in for your own account first (Account security).",
+        "require_2fa",
+      );
+    }
+    next.require_2fa = input.require_2fa;
+  }
   await deps.control.setOrgSettings(access.org.id, next);
   await audit(deps, access.org.id, viewer.user.email, "org.settings_changed", access.org.id, {
     low_balance_micro_eur: next.low_balance_micro_eur,
     rpm_ceiling: next.rpm_ceiling,
+    require_2fa: next.require_2fa,
   });
   return next;
 }

@@ -26,7 +26,7 @@ export interface SentInvitation {
   role: Role;
   status: "pending";
   expires: string;
-  /** The link to pass on (Sovra sends no e-mail). */
+  /** The link to pass on (Sovra mails no invitations). */
   invite_url: string;
 }
 

@@ -1,6 +1,6 @@
 /** API keys of an organization: list, create (the key shown once), revoke. */
 import type { DashboardDeps, OrgAccess, Viewer } from "../deps.ts";
-import { requirePermission } from "../access.ts";
+import { can, requirePermission } from "../access.ts";
 import { issueApiKey, keyName } from "../../accounts/api_keys.ts";
 import { audit } from "../audit.ts";
 import { badInput, notFound } from "../errors.ts";
@@ -97,7 +97,8 @@ export async function revokeKey(
   viewer: Viewer,
   keyId: string,
 ): Promise<KeyView> {
-  requirePermission(access, "manage_keys", "revoking API keys");
+  // An operator revokes any organization's keys (containing a breach), member or not.
+  if (!can(access, "operate")) requirePermission(access, "manage_keys", "revoking API keys");
   const own = (await deps.store.listApiKeys(access.org.id)).find((k) => k.id === keyId);
   if (!own) throw notFound("API key");
   const revoked = await deps.store.revokeApiKey(keyId);
@@ -105,6 +106,7 @@ export async function revokeKey(
   if (!own.revoked) {
     await audit(deps, access.org.id, viewer.user.email, "key.revoked", keyId, {
       name: own.name,
+      ...(access.role === null ? { by: "operator" } : {}),
     });
   }
   return {

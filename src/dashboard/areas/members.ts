@@ -1,6 +1,7 @@
 /** Members of an organization (owners only): list, invite (`invitations.ts`), change role, remove. */
 import type { DashboardDeps, OrgAccess, Viewer } from "../deps.ts";
 import { requirePermission } from "../access.ts";
+import { hasTwoFactor } from "./two_factor.ts";
 import { type Role, ROLES } from "../../state/account_records.ts";
 import { audit } from "../audit.ts";
 import { badInput, conflict, notFound } from "../errors.ts";
@@ -12,6 +13,8 @@ export interface MemberView {
   role: Role;
   since: string;
   password_set: boolean;
+  /** Whether the member signs in with a second factor (TOTP). */
+  two_factor: boolean;
 }
 
 export function parseRole(raw: unknown): Role {
@@ -33,6 +36,7 @@ export async function listMembers(deps: DashboardDeps, access: OrgAccess): Promi
       role: m.role,
       since: m.created,
       password_set: user.password_hash !== null,
+      two_factor: await hasTwoFactor(deps, user.id),
     });
   }
   return out.sort((a, b) => a.email.localeCompare(b.email));

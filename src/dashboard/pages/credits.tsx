@@ -1,9 +1,13 @@
-/** Credits: balance, the ledger, the operator's grant form, the low-balance threshold. */
+/**
+ * Credits: balance, the ledger, the operator's grant and correction forms, the low-balance
+ * threshold.
+ */
 import type { Context } from "hono";
 import type { OrgPage } from "./nav.ts";
 import type { DashboardDeps, DashEnv } from "../deps.ts";
 import { ErrorNote, frameFor, Layout } from "./layout.tsx";
 import { grantCredits, ledger, updateSettings } from "../areas/credits.ts";
+import { correctCredits } from "../areas/operator_actions.ts";
 import { can } from "../access.ts";
 import { eurFieldValue, formatEur, parseEur } from "../money.ts";
 import { formError, formFields, optionalInt } from "./form.ts";
@@ -67,6 +71,34 @@ async function render(
               </label>
               <button type="submit" class="secondary">Save ceiling</button>
             </form>
+            <h2>Correct a grant (operator)</h2>
+            <p class="muted">
+              A compensating entry with its reason; the grant itself stays as it was.
+            </p>
+            <form method="post" action={`${base}/correct`} class="row" id="correct-form">
+              <label>
+                Amount (EUR, negative takes back)<input
+                  name="amount_eur"
+                  required
+                  inputmode="decimal"
+                  placeholder="-50.00"
+                />
+              </label>
+              <label>
+                Grant<select name="corrects">
+                  <option value="">(none named)</option>
+                  {data.lines.filter((l) => l.kind === "grant").map((l) => (
+                    <option value={l.id}>
+                      {l.time.slice(0, 10)} {formatEur(l.amount_micro_eur)} {l.note ?? ""}
+                    </option>
+                  ))}
+                </select>
+              </label>
+              <label>
+                Reason<input name="reason" required maxlength={200} placeholder="why" />
+              </label>
+              <button type="submit" class="danger">Record correction</button>
+            </form>
           </div>
         )}
         {can(access, "manage_members") && (
@@ -108,7 +140,7 @@ async function render(
                   </td>
                   <td>
                     <span class={`pill ${l.kind === "grant" ? "ok" : ""}`}>
-                      {l.kind === "grant" ? "grant" : "daily spend"}
+                      {l.kind === "spend" ? "daily spend" : l.kind}
                     </span>
                   </td>
                   <td class="num">{formatEur(l.amount_micro_eur)}</td>
@@ -145,6 +177,31 @@ export const creditsPage: OrgPage = {
         });
         return await render(c, deps, {
           notice: `Granted ${formatEur(amount)}; balance ${formatEur(result.balance_micro_eur)}.`,
+        });
+      } catch (error) {
+        const e = formError(error);
+        return await render(c, deps, { error: e.message, status: e.status });
+      }
+    });
+    router.post("/credits/correct", async (c) => {
+      const form = await formFields(c);
+      try {
+        const raw = (form.amount_eur ?? "").trim();
+        const negative = raw.startsWith("-");
+        const amount = parseEur(negative ? raw.slice(1) : raw);
+        if (amount === undefined || amount === 0) {
+          throw badInput("Give a non-zero amount in EUR (up to 6 decimals).", "amount_eur");
+        }
+        const result = await correctCredits(deps, c.var.viewer, {
+          org: c.var.access.org.id,
+          amount_micro_eur: negative ? -amount : amount,
+          reason: form.reason ?? "",
+          corrects: form.corrects,
+        });
+        return await render(c, deps, {
+          notice: `Correction of ${formatEur(result.amount_micro_eur)} recorded; balance ${
+            formatEur(result.balance_micro_eur)
+          }.`,
         });
       } catch (error) {
         const e = formError(error);

@@ -18,6 +18,8 @@ async function render(
   const keys = await listKeys(deps, access);
   const frame = await frameFor(deps, c.var.viewer, access, "API keys", "keys");
   const manage = can(access, "manage_keys");
+  // Operators revoke any organization's keys (containment); creating one stays the members'.
+  const revoke = manage || can(access, "operate");
   const snippets = extra.created &&
     keySnippets(deps.apiUrl, extra.created.key, exampleModel(deps));
   const base = `/orgs/${access.org.id}/keys`;
@@ -93,7 +95,7 @@ async function render(
                     <span class={`pill ${k.state}`}>{k.state}</span>
                   </td>
                   <td>
-                    {manage && k.state === "active" && (
+                    {revoke && k.state === "active" && (
                       <form
                         method="post"
                         action={`${base}/${k.id}/revoke`}

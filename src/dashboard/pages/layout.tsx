@@ -15,6 +15,8 @@ export interface Frame {
   lowBalance?: { balance: number; threshold: number } | undefined;
   /** How many invitations wait for the viewer's answer. */
   invitations: number;
+  /** When an operator suspended the organization shown (its keys are refused meanwhile). */
+  suspendedAt?: string | null | undefined;
 }
 
 /**
@@ -97,17 +99,23 @@ export function Layout(props: Frame & { children?: Child }) {
                   {props.orgs.map((o) => <a href={`/orgs/${o.id}/overview`}>{o.name}</a>)}
                 </nav>
               )}
-              {(props.invitations > 0 || props.current === "invitations") && (
-                <nav aria-label="Invitations">
-                  <div class="section">You</div>
+              <nav aria-label="You">
+                <div class="section">You</div>
+                {(props.invitations > 0 || props.current === "invitations") && (
                   <a
                     href="/invitations"
                     aria-current={props.current === "invitations" ? "page" : undefined}
                   >
                     Invitations ({props.invitations})
                   </a>
-                </nav>
-              )}
+                )}
+                <a
+                  href="/account"
+                  aria-current={props.current === "account" ? "page" : undefined}
+                >
+                  Account security
+                </a>
+              </nav>
               {viewer.user.operator && (
                 <nav aria-label="Operator">
                   <div class="section">Operator</div>
@@ -138,6 +146,13 @@ export function Layout(props: Frame & { children?: Child }) {
                 </form>
               </div>
             </div>
+            {props.suspendedAt && (
+              <div class="banner" role="alert" id="suspended-banner">
+                This organization is suspended by the operator since{" "}
+                {props.suspendedAt.slice(0, 16).replace("T", " ")}{" "}
+                UTC: its API keys are refused (403 organization_suspended) until it is restored.
+              </div>
+            )}
             {props.lowBalance && (
               <div class="banner" role="alert">
                 Low balance: {formatEur(props.lowBalance.balance)} is below the warning threshold of
@@ -170,8 +185,10 @@ export async function frameFor(
     if (o) orgs.push({ id: o.id, name: o.name });
   }
   let lowBalance: Frame["lowBalance"];
+  let suspendedAt: string | null = null;
   if (access) {
     const settings = await deps.control.getOrgSettings(access.org.id);
+    suspendedAt = settings.suspended_at;
     const org = (await deps.store.getOrg(access.org.id)) ?? access.org;
     const threshold = settings.low_balance_micro_eur;
     if (threshold !== null && org.balance_micro_eur < threshold) {
@@ -179,7 +196,7 @@ export async function frameFor(
     }
   }
   const invitations = (await pendingInvitations(deps, viewer)).length;
-  return { title, viewer, orgs, access, current, lowBalance, invitations };
+  return { title, viewer, orgs, access, current, lowBalance, invitations, suspendedAt };
 }
 
 export function ErrorNote(props: { message?: string | undefined }) {

@@ -1,6 +1,6 @@
 /**
  * Members (owners): invite (an invitation link to pass on), pending invitations (revoke), change
- * role, remove.
+ * role, remove; require two-factor sign-in.
  */
 import type { Context } from "hono";
 import type { OrgPage } from "./nav.ts";
@@ -10,6 +10,7 @@ import { changeMember, inviteMember, listMembers, parseRole } from "../areas/mem
 import { orgInvitations, revokeInvitation, type SentInvitation } from "../areas/invitations.ts";
 import { can } from "../access.ts";
 import { ROLES } from "../../state/account_records.ts";
+import { updateSettings } from "../areas/credits.ts";
 import { formError, formFields } from "./form.ts";
 import { ActionsHeader, ScrollRegion } from "./regions.tsx";
 
@@ -23,6 +24,7 @@ async function render(
   const invitations = await orgInvitations(deps, access);
   const frame = await frameFor(deps, c.var.viewer, access, "Members", "members");
   const base = `/orgs/${access.org.id}/members`;
+  const settings = await deps.control.getOrgSettings(access.org.id);
   return c.html(
     <Layout {...frame}>
       <ErrorNote message={extra.error} />
@@ -31,8 +33,8 @@ async function render(
           <p>
             Invitation recorded for {extra.invited.email} as{" "}
             {extra.invited.role}. Pass this link on (valid until{" "}
-            {extra.invited.expires.slice(0, 10)}; Sovra sends no e-mail). Someone who already has an
-            account signs in and accepts it; someone new creates their account with it.
+            {extra.invited.expires.slice(0, 10)}; Sovra mails no invitations). Someone who already
+            has an account signs in and accepts it; someone new creates their account with it.
           </p>
           <p>
             <code class="key" id="invite-link">{extra.invited.invite_url}</code>{" "}
@@ -63,6 +65,7 @@ async function render(
                 <th>Role</th>
                 <th>Since</th>
                 <th>Password</th>
+                <th>Two-factor</th>
                 <ActionsHeader />
               </tr>
             </thead>
@@ -86,6 +89,7 @@ async function render(
                   </td>
                   <td>{m.since.slice(0, 10)}</td>
                   <td>{m.password_set ? "set" : <span class="muted">link not used yet</span>}</td>
+                  <td>{m.two_factor ? "on" : <span class="muted">off</span>}</td>
                   <td>
                     <form
                       method="post"
@@ -103,6 +107,23 @@ async function render(
             </tbody>
           </table>
         </ScrollRegion>
+      </div>
+      <div class="panel">
+        <h2>Two-factor sign-in</h2>
+        <form method="post" action={`${base}/require-2fa`} class="row" id="require-2fa-form">
+          <label class="check">
+            <input
+              type="checkbox"
+              name="require_2fa"
+              value="true"
+              checked={settings.require_2fa}
+            />{" "}
+            Require two-factor sign-in: members without it are sent to set it up before they reach
+            {" "}
+            {access.org.name} (single sign-on sessions count as two-factor).
+          </label>
+          <button type="submit" class="secondary">Save</button>
+        </form>
       </div>
       {invitations.length > 0 && (
         <div class="panel">
@@ -171,6 +192,18 @@ export const membersPage: OrgPage = {
         const e = formError(error);
         return await render(c, deps, { error: e.message, status: e.status });
       }
+    });
+    router.post("/members/require-2fa", async (c) => {
+      const form = await formFields(c);
+      try {
+        await updateSettings(deps, c.var.access, c.var.viewer, {
+          require_2fa: form.require_2fa === "true",
+        });
+      } catch (error) {
+        const e = formError(error);
+        return await render(c, deps, { error: e.message, status: e.status });
+      }
+      return c.redirect(`/orgs/${c.var.access.org.id}/members`, 303);
     });
     router.post("/members/invitations/:id/revoke", async (c) => {
       await revokeInvitation(deps, c.var.access, c.var.viewer, c.req.param("id"));

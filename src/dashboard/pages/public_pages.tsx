@@ -1,4 +1,7 @@
-/** Sign in, sign out, set a password (from a one-time link): the pages without a session. */
+/**
+ * Sign in, sign out, set a password (from a one-time link: a new account's or a reset): the
+ * pages without a session. The second step and the reset request are `recovery_pages.tsx`.
+ */
 import type { Hono } from "hono";
 import type { DashboardDeps, DashEnv } from "../deps.ts";
 import { ErrorNote } from "./layout.tsx";
@@ -8,6 +11,8 @@ import { clientAddress } from "../middleware.ts";
 import { formError, formFields } from "./form.ts";
 import { Page, safeNext, SsoButtons } from "./public_frame.tsx";
 import { signInProviders, signOutPage } from "./sso_pages.tsx";
+import { SecondStepForm } from "./recovery_pages.tsx";
+import { secondStepFor } from "../areas/second_step.ts";
 
 function LoginForm(
   props: {
@@ -37,6 +42,9 @@ function LoginForm(
         </label>
         <button type="submit">Sign in</button>
       </form>
+      <p>
+        <a href="/forgot-password">Forgot your password?</a>
+      </p>
     </Page>
   );
 }
@@ -76,6 +84,9 @@ export function registerPublicPages(app: Hono<DashEnv>, deps: DashboardDeps): vo
         password: form.password ?? "",
         address: clientAddress(c, deps),
       });
+      // With two-factor sign-in the password alone makes no session: the second step next.
+      const challenge = await secondStepFor(deps, user, next);
+      if (challenge) return c.html(<SecondStepForm challenge={challenge} />);
       await startSession(deps, c, user.id);
       return c.redirect(next, 303);
     } catch (error) {

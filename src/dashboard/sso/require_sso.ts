@@ -25,9 +25,8 @@ export async function usableMemberships(
   return out;
 }
 
-/** Refuses a password sign-in that SSO-required organizations leave with nowhere to go. */
-export async function checkPasswordSignIn(deps: DashboardDeps, user: UserRecord): Promise<void> {
-  if (user.operator) return;
+/** Where a password of `user` gets in: the organizations it reaches, and those that refuse it. */
+async function passwordReach(deps: Pick<DashboardDeps, "accounts" | "sso">, user: UserRecord) {
   const memberships = await deps.accounts.listMembershipsOfUser(user.id);
   const required: Array<{ org: string; provider: string }> = [];
   const breakGlass: Array<{ org: string; provider: string }> = [];
@@ -40,11 +39,37 @@ export async function checkPasswordSignIn(deps: DashboardDeps, user: UserRecord)
       breakGlass.push({ org: m.org, provider: binding.provider });
     } else required.push({ org: m.org, provider: binding.provider });
   }
+  return { usable, required, breakGlass };
+}
+
+async function providerNames(deps: Pick<DashboardDeps, "sso">, ids: string[]) {
+  const names = [];
+  for (const id of new Set(ids)) names.push((await deps.sso.getProvider(id))?.name ?? id);
+  return names;
+}
+
+/**
+ * The identity providers to sign in with instead, when every organization of the user requires
+ * single sign-on and the user owns none of them (a password would reach nothing); null when a
+ * password is of use (an operator, an owner's break-glass, any organization without the
+ * requirement, or no organization yet). Password reset follows this rule.
+ */
+export async function ssoInsteadOfPassword(
+  deps: Pick<DashboardDeps, "accounts" | "sso">,
+  user: UserRecord,
+): Promise<string[] | null> {
+  if (user.operator) return null;
+  const reach = await passwordReach(deps, user);
+  if (reach.usable > 0 || reach.required.length === 0) return null;
+  return await providerNames(deps, reach.required.map((r) => r.provider));
+}
+
+/** Refuses a password sign-in that SSO-required organizations leave with nowhere to go. */
+export async function checkPasswordSignIn(deps: DashboardDeps, user: UserRecord): Promise<void> {
+  if (user.operator) return;
+  const { usable, required, breakGlass } = await passwordReach(deps, user);
   if (usable === 0 && required.length > 0) {
-    const names = [];
-    for (const id of new Set(required.map((r) => r.provider))) {
-      names.push((await deps.sso.getProvider(id))?.name ?? id);
-    }
+    const names = await providerNames(deps, required.map((r) => r.provider));
     for (const r of required) {
       await audit(deps, r.org, user.email, "sso.password_refused", user.email, {
         provider: r.provider,

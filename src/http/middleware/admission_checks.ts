@@ -2,14 +2,15 @@
  * The gate's admission checks, in the order they run (`gate.ts`):
  *
  * 1. the API key (`authorization`: 401 without one; 401 for an unknown one);
- * 2. the key's effective organization policy (`policyUnavailable`: 503 when the store fails
+ * 2. `KEY_CHECKS` — what the key's lookup says of its organization: suspended (403);
+ * 3. the key's effective organization policy (`policyUnavailable`: 503 when the store fails
  *    with nothing cached: fail closed);
- * 3. the snapshot of the key's and organization's counts (`snapshotFailed`: a store failure
+ * 4. the snapshot of the key's and organization's counts (`snapshotFailed`: a store failure
  *    lets the request pass: fail open);
- * 4. `LIMIT_CHECKS` — the limits, each deciding on that snapshot: the key's rate (429), the
+ * 5. `LIMIT_CHECKS` — the limits, each deciding on that snapshot: the key's rate (429), the
  *    organization's credit (402). A new per-key limit is one entry there plus its store field.
  *
- * The first three read the store and are awaited by the gate itself (`gate.ts` says why); the
+ * Steps 1, 3 and 4 read the store and are awaited by the gate itself (`gate.ts` says why); the
  * limit checks are synchronous: from the snapshot to the request's increment nothing awaits,
  * so concurrent requests see each other's counts.
  */
@@ -21,12 +22,29 @@ import type { ApiKeyRecord } from "../../state/records.ts";
 import type { RefusalReason } from "../../telemetry/telemetry.ts";
 import type { AppDeps } from "../../deps.ts";
 import { rateLimitHeaders } from "../rate_limit_headers.ts";
+import { suspendedOrganization } from "../../auth/organization_suspended.ts";
+import type { AuthenticatedKey } from "../../auth/api_key_authenticator.ts";
 
 /** The `authorization` header, or the spec's 401 `missing_api_key` without one. */
 export function authorization(header: string | undefined): string {
   if (header === undefined || header.trim() === "") throw missingApiKey();
   return header;
 }
+
+/** A check of what the key's lookup brought (no store read of its own). Synchronous. */
+export interface KeyCheck {
+  /** The telemetry's refusal label. */
+  reason: RefusalReason;
+  decide(key: AuthenticatedKey): GatewayError | undefined;
+}
+
+/** A key of an organization its operator suspended: 403 `organization_suspended`. */
+export const organizationState: KeyCheck = {
+  reason: "organization_suspended",
+  decide: suspendedOrganization,
+};
+
+export const KEY_CHECKS: readonly KeyCheck[] = [organizationState];
 
 /**
  * The gate's store read for the key's counts failed: counted and logged, and the request

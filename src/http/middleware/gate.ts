@@ -1,7 +1,7 @@
 /**
  * The gate: the admission checks in order (`admission_checks.ts`: auth, the organization's
- * policy, the snapshot, then each limit — rate, credit), then the request's increment and its
- * `RequestAdmission`. Rate buckets and the balance come from
+ * state, its policy, the snapshot, then each limit — rate, credit), then the request's
+ * increment and its `RequestAdmission`. Rate buckets and the balance come from
  * `GateState` (a store read at most a second old plus this instance's own increments and
  * debits). The rate bucket increment counts in memory at once; it is written to the store with
  * the request's admission record before its first upstream call (`limits/admission.ts`), or
@@ -19,6 +19,7 @@ import { GatewayError, unauthorized } from "../../errors.ts";
 import { minuteOf } from "../../state/minute.ts";
 import { errorMessage } from "../../log.ts";
 import { rateName, type Snapshot } from "../../limits/gate_state.ts";
+import type { QueueMark } from "../../limits/unsent_tally.ts";
 import { setHeaders } from "./request_id.ts";
 import { isAnswer } from "../answer.ts";
 import { endpointOf, type RequestTrace } from "../../telemetry/telemetry.ts";
@@ -30,6 +31,7 @@ import type { EffectivePolicy } from "../../policy/effective_policy.ts";
 import {
   authorization,
   insufficientCredits,
+  KEY_CHECKS,
   LIMIT_CHECKS,
   type LimitContext,
   policyUnavailable,
@@ -117,6 +119,18 @@ function admission(
     // 1 of 11 on this code: a race of the shared counts that this layout does not add to).
     const apiKey = await deps.auth.authenticate(authorization(c.req.header("authorization")));
     if (!apiKey) throw unauthorized();
+    for (const check of KEY_CHECKS) {
+      const refusal = check.decide(apiKey);
+      if (refusal === undefined) continue;
+      // Not bounded by the key's rate count (refused before it): its rows are merged per minute.
+      deps.telemetry.refused(check.reason);
+      throw gateRefusal(
+        deps,
+        { requestId, startedAt, org: apiKey.org, keyId: apiKey.id },
+        options.rowEndpoint,
+        refusal,
+      );
+    }
     let policy: EffectivePolicy;
     try {
       policy = await deps.policies.policyOf(apiKey.org, apiKey.id);
@@ -136,26 +150,42 @@ function admission(
       apiKey,
       startedAt,
       billed: options.billed,
-      view: snapshot && deps.gate.view(snapshot, apiKey.id, apiKey.org),
+      view: undefined,
       rateHeaders: NO_HEADERS,
     };
-    for (const check of LIMIT_CHECKS) {
-      const refusal = check.decide(limits);
-      if (refusal === undefined) continue;
-      deps.telemetry.refused(check.reason);
-      throw gateRefusal(
-        deps,
-        { requestId, startedAt, org: apiKey.org, keyId: apiKey.id },
-        options.rowEndpoint,
-        refusal,
-      );
+    const bucket = rateName(apiKey.id, minute);
+    let markSent: QueueMark | undefined;
+    // Decided and counted again when another isolate counted this key in between (the
+    // increment is one compare-and-swap against every isolate's count: no two admit on one).
+    while (markSent === undefined) {
+      limits.view = snapshot && deps.gate.view(snapshot, apiKey.id, apiKey.org);
+      for (const check of LIMIT_CHECKS) {
+        const refusal = check.decide(limits);
+        if (refusal === undefined) continue;
+        deps.telemetry.refused(check.reason);
+        throw gateRefusal(
+          deps,
+          { requestId, startedAt, org: apiKey.org, keyId: apiKey.id },
+          options.rowEndpoint,
+          refusal,
+        );
+      }
+      markSent = limits.view
+        ? deps.unsentRequests.queueIfUnchanged(
+          bucket,
+          1,
+          startedAt,
+          apiKey.id,
+          limits.view.rateSeen,
+        )
+        : deps.unsentRequests.queue(bucket, 1, startedAt, apiKey.id);
     }
     const { rateHeaders } = limits;
     const admission = requestAdmission(deps, {
       requestId,
-      startedAt,
       apiKey,
       minute,
+      markSent,
       billed: options.billed,
       deferAfterMs,
       rateHeaders,
@@ -177,30 +207,24 @@ function admission(
 }
 
 /**
- * The request's rate increment, queued to count in memory from now on, and its admission (the
- * credit hold and the record written before the first upstream call).
+ * The request's admission (the credit hold and the record written before the first upstream
+ * call), with its rate increment, which counts in memory from now on.
  */
 function requestAdmission(
   deps: AppDeps,
   request: {
     requestId: string;
-    startedAt: number;
     apiKey: { id: string; org: string };
     minute: number;
+    markSent: QueueMark;
     billed: boolean;
     deferAfterMs: number;
     rateHeaders: Record<string, string>;
   },
 ): RequestAdmission {
-  const { apiKey } = request;
-  const markSent = deps.unsentRequests.queue(
-    rateName(apiKey.id, request.minute),
-    1,
-    request.startedAt,
-    apiKey.id,
-  );
+  const { apiKey, markSent } = request;
   // The increment is written with the admission record before the first upstream call, or
-  // when the request ends without one (admission.ts); it counts in memory from now on.
+  // when the request ends without one (admission.ts).
   return new RequestAdmission({
     gate: deps.gate,
     store: deps.store,

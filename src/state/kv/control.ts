@@ -34,6 +34,32 @@ export class KvControlStore implements ControlStore {
     return u64(granted?.value) - u64(spent?.value);
   }
 
+  correctCredits(entry: LedgerEntry): Promise<bigint | undefined> {
+    const grantedKey = kvKeys.credit(entry.org, "granted");
+    return withLockRetry(async () => {
+      for (;;) {
+        // A grant sums into "granted" without a check; its commit changes the versionstamp
+        // this one checks, so the two never interleave (this one reads again).
+        const [granted, spent] = await this.kv.getMany([
+          grantedKey,
+          kvKeys.credit(entry.org, "spent"),
+        ]);
+        const next = u64(granted?.value) + BigInt(entry.amount_micro_eur);
+        if (next < 0n) return undefined;
+        const result = await this.kv.atomic()
+          .check(granted)
+          .set(grantedKey, new Deno.KvU64(next))
+          .set(kvKeys.ledger(entry.org, entry.id), {
+            ...entry,
+            kind: "correction",
+            corrects: entry.corrects ?? null,
+          })
+          .commit();
+        if (result.ok) return next - u64(spent?.value);
+      }
+    });
+  }
+
   async listLedger(orgId: string, limit: number): Promise<LedgerEntry[]> {
     const out: LedgerEntry[] = [];
     const iter = this.kv.list<LedgerEntry>({ prefix: kvKeys.ledgerPrefix(orgId) }, {
@@ -59,12 +85,25 @@ export class KvControlStore implements ControlStore {
   }
 
   async getOrgSettings(orgId: string): Promise<OrgSettings> {
-    const entry = await this.kv.get<OrgSettings>(kvKeys.orgSettings(orgId));
-    return { ...DEFAULT_ORG_SETTINGS, ...entry.value };
+    const [entry, suspended] = await this.kv.getMany<[OrgSettings, string]>([
+      kvKeys.orgSettings(orgId),
+      kvKeys.orgSuspended(orgId),
+    ]);
+    return { ...DEFAULT_ORG_SETTINGS, ...entry.value, suspended_at: suspended.value ?? null };
   }
 
   async setOrgSettings(orgId: string, settings: OrgSettings): Promise<void> {
-    await withLockRetry(() => this.kv.set(kvKeys.orgSettings(orgId), settings));
+    // The suspension has a key of its own: a settings change never undoes an operator's.
+    const { suspended_at: _kept, ...rest } = settings;
+    await withLockRetry(() => this.kv.set(kvKeys.orgSettings(orgId), rest));
+  }
+
+  async setOrgSuspension(orgId: string, suspendedAt: string | null): Promise<void> {
+    const key = kvKeys.orgSuspended(orgId);
+    await withLockRetry(async () => {
+      if (suspendedAt === null) await this.kv.delete(key);
+      else await this.kv.set(key, suspendedAt);
+    });
   }
 
   async requestsBetween(

@@ -1,19 +1,22 @@
 /**
- * The control-plane areas (accounts, ledger, audit, settings, single sign-on) over the gateway's
- * KV handle.
+ * The control-plane areas (accounts, ledger, audit, settings, single sign-on, two-factor
+ * sign-in) over the gateway's KV handle.
  */
 import { KvAccountStore } from "./accounts.ts";
 import { KvControlStore } from "./control.ts";
 import { KvSsoStore } from "./sso.ts";
+import { KvTwoFactorStore } from "./two_factor.ts";
 import type { AccountStore } from "../account_store.ts";
 import type { ControlStore } from "../control_store.ts";
 import type { SsoStore } from "../sso_store.ts";
+import type { TwoFactorStore } from "../two_factor_store.ts";
 import type { Store } from "../store.ts";
 
 export interface ControlPlaneStores {
   accounts: AccountStore;
   control: ControlStore;
   sso: SsoStore;
+  twoFactor: TwoFactorStore;
 }
 
 export function kvControlPlane(kv: Deno.Kv): ControlPlaneStores {
@@ -21,6 +24,7 @@ export function kvControlPlane(kv: Deno.Kv): ControlPlaneStores {
     accounts: new KvAccountStore(kv),
     control: new KvControlStore(kv),
     sso: new KvSsoStore(kv),
+    twoFactor: new KvTwoFactorStore(kv),
   };
 }
 

@@ -3,7 +3,8 @@
  *
  * Layout:
  *   ["org", orgId]                              → OrgRecord
- *   ["credit", orgId, "granted" | "spent"]      → KvU64, only ever summed (monotonic)
+ *   ["credit", orgId, "granted" | "spent"]      → KvU64, summed (an operator's correction sets
+ *                                                  "granted" under a version check instead)
  *   ["apikey", keyId]                           → ApiKeyRecord
  *   ["apikey_hash", sha256hex]                  → keyId
  *   ["org_key", orgId, keyId]                   → true (index for listing)
@@ -38,7 +39,8 @@
  *   ["email_invitation", email, invitationId]   → true (index: an e-mail's invitations)
  *   ["ledger", orgId, entryId]                  → LedgerEntry (ids sort by time)
  *   ["audit", orgId | "-", entryId]             → AuditEntry (ids sort by time)
- *   ["org_settings", orgId]                     → OrgSettings
+ *   ["org_settings", orgId]                     → OrgSettings (without `suspended_at`)
+ *   ["org_suspended", orgId]                    → ISO time (present while suspended)
  *   ["policy_org", orgId]                       → OrgPolicy (absent: the default policy)
  *   ["policy_key", keyId]                       → KeyPolicy (a key's narrowing)
  *   ["policy_audit", orgId, auditId]            → PolicyAuditEntry (ids sort by time)
@@ -51,6 +53,10 @@
  *   ["sso_user_identity", userId, issuer, sub]  → true (index: a user's identities)
  *   ["sso_managed", orgId, userId]              → SsoManagedMembership
  *   ["sso_flow", sha256hex]                     → SsoFlowRecord (expires with the flow)
+ *
+ * Two-factor sign-in (records in `two_factor_records.ts`):
+ *   ["totp", userId]                            → TotpRecord (pending or enabled)
+ *   ["signin_challenge", sha256hex]             → SignInChallengeRecord (expires with it)
  */
 import type { DailyAggregate } from "../account_records.ts";
 export const kvKeys = {
@@ -102,6 +108,8 @@ export const kvKeys = {
   auditAllPrefix: () => ["audit"] as const,
   orgSettings: (orgId: string) => ["org_settings", orgId] as const,
   orgSettingsPrefix: () => ["org_settings"] as const,
+  orgSuspended: (orgId: string) => ["org_suspended", orgId] as const,
+  orgSuspendedPrefix: () => ["org_suspended"] as const,
   orgPolicy: (orgId: string) => ["policy_org", orgId] as const,
   keyPolicy: (keyId: string) => ["policy_key", keyId] as const,
   policyAudit: (orgId: string, auditId: string) => ["policy_audit", orgId, auditId] as const,
@@ -134,6 +142,9 @@ export const kvKeys = {
   ssoManagedPrefix: (orgId: string) => ["sso_managed", orgId] as const,
   ssoManagedAllPrefix: () => ["sso_managed"] as const,
   ssoFlow: (hash: string) => ["sso_flow", hash] as const,
+  totp: (userId: string) => ["totp", userId] as const,
+  totpPrefix: () => ["totp"] as const,
+  signInChallenge: (hash: string) => ["signin_challenge", hash] as const,
 };
 
 /** A daily aggregate: the last part of its key. */

@@ -17,9 +17,11 @@ import {
   apiKeyLine,
   apiKeyRecord,
   auditLine,
+  ledgerEntry,
   ledgerLine,
   membershipLine,
   orgLine,
+  orgSettings,
   orgSettingsLine,
   policyAuditEntry,
   policyAuditLine,
@@ -27,6 +29,7 @@ import {
   requestRecord,
   type StateLine,
   type StateTransfer,
+  totpLine,
   untagged,
   USAGE_FIELDS,
   type UsageDayLine,
@@ -44,6 +47,7 @@ import type {
   SsoManagedMembership,
   SsoProviderRecord,
 } from "../sso_records.ts";
+import type { TotpRecord } from "../two_factor_records.ts";
 
 function u64(value: unknown): number {
   return value instanceof Deno.KvU64 ? Number(value.value) : 0;
@@ -114,8 +118,20 @@ export async function* exportKv(kv: Deno.Kv): AsyncIterable<StateLine> {
   ) {
     yield { type: "routing_policy", ...e.value } as StateLine;
   }
+  // A suspension has a key of its own; it travels in its organization's settings line (by
+  // organization id, as PostgreSQL lists them).
+  const settings = new Map<string, OrgSettings>();
   for await (const e of kv.list<OrgSettings>({ prefix: kvKeys.orgSettingsPrefix() })) {
-    yield orgSettingsLine(e.key[1] as string, { ...DEFAULT_ORG_SETTINGS, ...e.value });
+    settings.set(e.key[1] as string, { ...DEFAULT_ORG_SETTINGS, ...e.value });
+  }
+  for await (const e of kv.list<string>({ prefix: kvKeys.orgSuspendedPrefix() })) {
+    const org = e.key[1] as string;
+    settings.set(org, { ...(settings.get(org) ?? DEFAULT_ORG_SETTINGS), suspended_at: e.value });
+  }
+  for (const org of [...settings.keys()].sort()) yield orgSettingsLine(org, settings.get(org)!);
+  for await (const e of kv.list<TotpRecord>({ prefix: kvKeys.totpPrefix() })) {
+    const t = e.value;
+    if (t.enabled_at !== null) yield totpLine({ ...t, enabled_at: t.enabled_at });
   }
   // Providers before the bindings that name them.
   for await (const e of kv.list<SsoProviderRecord>({ prefix: kvKeys.ssoProviderPrefix() })) {
@@ -204,7 +220,7 @@ export async function importKv(kv: Deno.Kv, lines: StateLine[]): Promise<void> {
         break;
       }
       case "ledger": {
-        const entry = untagged<"ledger", LedgerEntry>(line);
+        const entry = ledgerEntry(line);
         op.set(kvKeys.ledger(entry.org, entry.id), entry);
         mutations++;
         break;
@@ -216,8 +232,15 @@ export async function importKv(kv: Deno.Kv, lines: StateLine[]): Promise<void> {
         break;
       }
       case "org_settings": {
-        const { org, ...settings } = untagged<"org_settings", OrgSettings & { org: string }>(line);
-        op.set(kvKeys.orgSettings(org), settings);
+        const { suspended_at, ...settings } = orgSettings(line);
+        op.set(kvKeys.orgSettings(line.org), settings);
+        if (suspended_at !== null) op.set(kvKeys.orgSuspended(line.org), suspended_at);
+        mutations += 2;
+        break;
+      }
+      case "totp": {
+        const record = untagged<"totp", TotpRecord>(line);
+        op.set(kvKeys.totp(record.user), record);
         mutations++;
         break;
       }

@@ -295,4 +295,38 @@ create index sovra_invitations_email on sovra_invitations (email, id);
 create index sovra_invitations_expires on sovra_invitations (expires);
 `,
   },
+  {
+    version: 9,
+    name: "two-factor sign-in, suspension, credit corrections",
+    sql: `
+-- TOTP enrolments (pending until confirmed) with the SHA-256 of each unused recovery code, and
+-- password sign-ins waiting for their second step (the challenge token as SHA-256 only).
+create table sovra_totp (
+  user_id text collate "C" primary key,
+  secret text not null,
+  created timestamptz not null,
+  enabled_at timestamptz,
+  last_step bigint not null default 0,
+  recovery_hashes text[] not null default '{}'
+);
+
+create table sovra_signin_challenges (
+  hash text primary key,
+  user_id text not null,
+  created timestamptz not null,
+  expires timestamptz not null,
+  next text not null
+);
+create index sovra_signin_challenges_expires on sovra_signin_challenges (expires);
+
+-- An owner's "require two-factor sign-in"; an operator's suspension (keys refused meanwhile).
+alter table sovra_org_settings add column require_2fa boolean not null default false;
+alter table sovra_org_settings add column suspended_at timestamptz;
+
+-- A correction is a ledger entry of its own (possibly negative), never an edit of a grant.
+alter table sovra_ledger add column kind text not null default 'grant'
+  check (kind in ('grant', 'correction'));
+alter table sovra_ledger add column corrects text;
+`,
+  },
 ];

@@ -1,7 +1,7 @@
 /**
  * The control area (credit ledger, audit log, organization settings, the dashboard's usage
- * ranges) on PostgreSQL. A grant adds to the granted total and writes its ledger row in one
- * transaction; ranges read the rows the settle statement already writes.
+ * ranges) on PostgreSQL. A grant (or a correction) changes the granted total and writes its
+ * ledger row in one transaction; ranges read the rows the settle statement already writes.
  */
 import type { Db } from "./connect.ts";
 import type { ControlStore } from "../control_store.ts";
@@ -22,6 +22,15 @@ interface LedgerRow {
   amount_micro_eur: bigint;
   actor: string;
   note: string | null;
+  kind: "grant" | "correction";
+  corrects: string | null;
+}
+
+interface SettingsRow {
+  low_balance: bigint | null;
+  rpm_ceiling: number | null;
+  require_2fa: boolean;
+  suspended_at: Date | null;
 }
 
 interface AuditRow {
@@ -41,6 +50,7 @@ const ledger = (r: LedgerRow): LedgerEntry => ({
   amount_micro_eur: Number(r.amount_micro_eur),
   actor: r.actor,
   note: r.note,
+  ...(r.kind === "correction" ? { kind: r.kind, corrects: r.corrects } : {}),
 });
 
 const audit = (r: AuditRow): AuditEntry => ({
@@ -70,6 +80,25 @@ export function pgControlStore(sql: Db): ControlStore {
         return row!.balance;
       });
     },
+    async correctCredits(entry) {
+      return await sql.begin(async (tx) => {
+        // The row lock orders this against grants and settles of the same organization.
+        const [row] = await tx<{ granted: bigint; spent: bigint }[]>`
+          select granted_micro_eur as granted, spent_micro_eur as spent from sovra_credits
+          where org_id = ${entry.org} for update`;
+        const granted = (row?.granted ?? 0n) + BigInt(entry.amount_micro_eur);
+        if (granted < 0n) return undefined;
+        await tx`
+          insert into sovra_ledger (id, org_id, created, amount_micro_eur, actor, note, kind,
+            corrects)
+          values (${entry.id}, ${entry.org}, ${entry.created}, ${BigInt(entry.amount_micro_eur)},
+            ${entry.actor}, ${entry.note}, 'correction', ${entry.corrects ?? null})`;
+        await tx`
+          insert into sovra_credits (org_id, granted_micro_eur) values (${entry.org}, ${granted})
+          on conflict (org_id) do update set granted_micro_eur = excluded.granted_micro_eur`;
+        return granted - (row?.spent ?? 0n);
+      });
+    },
     async listLedger(orgId, limit) {
       return (await sql<LedgerRow[]>`
         select * from sovra_ledger where org_id = ${orgId} order by id desc limit ${limit}`)
@@ -91,24 +120,32 @@ export function pgControlStore(sql: Db): ControlStore {
       return rows.map(audit);
     },
     async getOrgSettings(orgId) {
-      const [row] = await sql<{ low_balance: bigint | null; rpm_ceiling: number | null }[]>`
-        select low_balance_micro_eur as low_balance, rpm_ceiling from sovra_org_settings
-        where org_id = ${orgId}`;
+      const [row] = await sql<SettingsRow[]>`
+        select low_balance_micro_eur as low_balance, rpm_ceiling, require_2fa, suspended_at
+        from sovra_org_settings where org_id = ${orgId}`;
       if (!row) return { ...DEFAULT_ORG_SETTINGS };
       return {
         low_balance_micro_eur: row.low_balance === null ? null : Number(row.low_balance),
         rpm_ceiling: row.rpm_ceiling,
+        require_2fa: row.require_2fa,
+        suspended_at: row.suspended_at === null ? null : row.suspended_at.toISOString(),
       };
     },
     async setOrgSettings(orgId, settings) {
       const low = settings.low_balance_micro_eur === null
         ? null
         : BigInt(settings.low_balance_micro_eur);
+      // `suspended_at` is not written here: only setOrgSuspension changes it.
       await sql`
-        insert into sovra_org_settings (org_id, low_balance_micro_eur, rpm_ceiling)
-        values (${orgId}, ${low}, ${settings.rpm_ceiling})
+        insert into sovra_org_settings (org_id, low_balance_micro_eur, rpm_ceiling, require_2fa)
+        values (${orgId}, ${low}, ${settings.rpm_ceiling}, ${settings.require_2fa})
         on conflict (org_id) do update set low_balance_micro_eur = excluded.low_balance_micro_eur,
-          rpm_ceiling = excluded.rpm_ceiling`;
+          rpm_ceiling = excluded.rpm_ceiling, require_2fa = excluded.require_2fa`;
+    },
+    async setOrgSuspension(orgId, suspendedAt) {
+      await sql`
+        insert into sovra_org_settings (org_id, suspended_at) values (${orgId}, ${suspendedAt})
+        on conflict (org_id) do update set suspended_at = excluded.suspended_at`;
     },
     async requestsBetween(orgId, from, to, limit) {
       const rows = await sql<{ record: RequestRecord }[]>`

@@ -20,6 +20,7 @@ import {
   auditLine,
   ledgerLine,
   membershipLine,
+  orgSettings,
   orgSettingsLine,
   policyAuditEntry,
   policyAuditLine,
@@ -28,6 +29,7 @@ import {
   requestRecord,
   type StateLine,
   type StateTransfer,
+  totpLine,
   USAGE_FIELDS,
   type UsageDayLine,
   userLine,
@@ -239,6 +241,8 @@ async function* exportControlPlane(sql: Db): AsyncIterable<StateLine> {
         amount_micro_eur: bigint;
         actor: string;
         note: string | null;
+        kind: "grant" | "correction";
+        corrects: string | null;
       }[]
     >`select * from sovra_ledger order by org_id, id`.cursor(BATCH)
   ) {
@@ -250,6 +254,8 @@ async function* exportControlPlane(sql: Db): AsyncIterable<StateLine> {
         amount_micro_eur: Number(r.amount_micro_eur),
         actor: r.actor,
         note: r.note,
+        kind: r.kind,
+        corrects: r.corrects,
       });
     }
   }
@@ -286,7 +292,13 @@ async function* exportControlPlane(sql: Db): AsyncIterable<StateLine> {
   }
   for (
     const r of await sql<
-      { org_id: string; low_balance_micro_eur: bigint | null; rpm_ceiling: number | null }[]
+      {
+        org_id: string;
+        low_balance_micro_eur: bigint | null;
+        rpm_ceiling: number | null;
+        require_2fa: boolean;
+        suspended_at: Date | null;
+      }[]
     >`select * from sovra_org_settings order by org_id`
   ) {
     yield orgSettingsLine(r.org_id, {
@@ -294,6 +306,29 @@ async function* exportControlPlane(sql: Db): AsyncIterable<StateLine> {
         ? null
         : Number(r.low_balance_micro_eur),
       rpm_ceiling: r.rpm_ceiling,
+      require_2fa: r.require_2fa,
+      suspended_at: iso(r.suspended_at),
+    });
+  }
+  for (
+    const r of await sql<
+      {
+        user_id: string;
+        secret: string;
+        created: Date;
+        enabled_at: Date;
+        last_step: bigint;
+        recovery_hashes: string[];
+      }[]
+    >`select * from sovra_totp where enabled_at is not null order by user_id`
+  ) {
+    yield totpLine({
+      user: r.user_id,
+      secret: r.secret,
+      created: iso(r.created)!,
+      enabled_at: iso(r.enabled_at)!,
+      last_step: Number(r.last_step),
+      recovery_hashes: r.recovery_hashes,
     });
   }
   // Providers before the bindings that name them (a binding references its provider).
@@ -340,9 +375,10 @@ async function importControlPlane(tx: Tx, chunk: StateLine[]): Promise<void> {
       case "ledger":
         // The granted total comes with the credits line: the ledger row alone, no grant.
         await tx`
-          insert into sovra_ledger (id, org_id, created, amount_micro_eur, actor, note)
+          insert into sovra_ledger (id, org_id, created, amount_micro_eur, actor, note, kind,
+            corrects)
           values (${line.id}, ${line.org}, ${line.created}, ${BigInt(line.amount_micro_eur)},
-            ${line.actor}, ${line.note})
+            ${line.actor}, ${line.note}, ${line.kind ?? "grant"}, ${line.corrects ?? null})
           on conflict do nothing`;
         break;
       case "audit":
@@ -360,12 +396,21 @@ async function importControlPlane(tx: Tx, chunk: StateLine[]): Promise<void> {
           on conflict do nothing`;
         break;
       }
-      case "org_settings":
+      case "org_settings": {
+        const s = orgSettings(line);
+        const low = s.low_balance_micro_eur === null ? null : BigInt(s.low_balance_micro_eur);
         await tx`
-          insert into sovra_org_settings (org_id, low_balance_micro_eur, rpm_ceiling)
-          values (${line.org}, ${
-          line.low_balance_micro_eur === null ? null : BigInt(line.low_balance_micro_eur)
-        }, ${line.rpm_ceiling})
+          insert into sovra_org_settings
+            (org_id, low_balance_micro_eur, rpm_ceiling, require_2fa, suspended_at)
+          values (${line.org}, ${low}, ${s.rpm_ceiling}, ${s.require_2fa}, ${s.suspended_at})
+          on conflict do nothing`;
+        break;
+      }
+      case "totp":
+        await tx`
+          insert into sovra_totp (user_id, secret, created, enabled_at, last_step, recovery_hashes)
+          values (${line.user}, ${line.secret}, ${line.created}, ${line.enabled_at},
+            ${line.last_step}, ${line.recovery_hashes})
           on conflict do nothing`;
         break;
       case "sso_provider": {
