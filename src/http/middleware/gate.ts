@@ -113,10 +113,9 @@ function admission(
   ) => {
     const start = c.get("request");
     const { requestId, startedAt } = start;
-    // The checks that read the store are awaited here, not in async helpers: a helper adds a
-    // turn before the view is taken, and the cross-isolate rate burst of
-    // tests/limits/instance_limits_test.ts then overshot rpm more often (3 of 4 runs, against
-    // 1 of 11 on this code: a race of the shared counts that this layout does not add to).
+    // The checks that read the store are awaited here, not in async helpers of their own: no
+    // further async frame and promise a request, and the view is taken in the turn the
+    // snapshot arrives in.
     const apiKey = await deps.auth.authenticate(authorization(c.req.header("authorization")));
     if (!apiKey) throw unauthorized();
     for (const check of KEY_CHECKS) {
