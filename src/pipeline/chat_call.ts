@@ -63,7 +63,7 @@ function adapterFor(deps: PipelineDeps, route: ResolvedRoute): ProviderAdapter {
  * An upstream controller that the client's leaving aborts, and `unlink` to drop that listener
  * once the stream is over: the client's signal outlives the stream (and Deno keeps a request's
  * objects past the young generation's next collections), so the listener kept the finished
- * stream's upstream, and what hung from it, reachable (docs/performance.md, "Session 6").
+ * stream's upstream, and what hung from it, reachable (docs/performance.md, "Finished streams collected young").
  */
 function linkedController(signal: AbortSignal): { controller: AbortController; unlink(): void } {
   const controller = new AbortController();

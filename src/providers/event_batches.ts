@@ -135,7 +135,7 @@ class UpstreamBatches<E> implements EventBatches<E> {
    * The body's reader and the decoder, until the stream is done with (ended, failed or
    * cancelled): then they go, with the decoder's state and the read buffer. A finished stream's
    * objects can outlive the young generation's next collections (docs/performance.md,
-   * "Session 6"), and whatever they still point to is promoted with them.
+   * "Finished streams collected young"), and whatever they still point to is promoted with them.
    */
   #reader: ChunkReader | undefined;
   #decoder: StreamDecoder<E> | undefined;
