@@ -22,7 +22,7 @@ import { rateName, type Snapshot } from "../../limits/gate_state.ts";
 import type { QueueMark } from "../../limits/unsent_tally.ts";
 import { setHeaders } from "./request_id.ts";
 import { isAnswer } from "../answer.ts";
-import { endpointOf, type RequestTrace } from "../../telemetry/telemetry.ts";
+import { endpointOf, type RefusalReason, type RequestTrace } from "../../telemetry/telemetry.ts";
 import { RequestAdmission } from "../../limits/admission.ts";
 import { newRequestNotes } from "../../policy/request_notes.ts";
 import { isRefusal, refusedRequestOf, rowEndpointOf } from "../refused_request.ts";
@@ -120,15 +120,10 @@ function admission(
     if (!apiKey) throw unauthorized();
     for (const check of KEY_CHECKS) {
       const refusal = check.decide(apiKey);
-      if (refusal === undefined) continue;
       // Not bounded by the key's rate count (refused before it): its rows are merged per minute.
-      deps.telemetry.refused(check.reason);
-      throw gateRefusal(
-        deps,
-        { requestId, startedAt, org: apiKey.org, keyId: apiKey.id },
-        options.rowEndpoint,
-        refusal,
-      );
+      if (refusal) {
+        throw gateRefusal(deps, check.reason, start, apiKey, options.rowEndpoint, refusal);
+      }
     }
     let policy: EffectivePolicy;
     try {
@@ -160,14 +155,9 @@ function admission(
       limits.view = snapshot && deps.gate.view(snapshot, apiKey.id, apiKey.org);
       for (const check of LIMIT_CHECKS) {
         const refusal = check.decide(limits);
-        if (refusal === undefined) continue;
-        deps.telemetry.refused(check.reason);
-        throw gateRefusal(
-          deps,
-          { requestId, startedAt, org: apiKey.org, keyId: apiKey.id },
-          options.rowEndpoint,
-          refusal,
-        );
+        if (refusal) {
+          throw gateRefusal(deps, check.reason, start, apiKey, options.rowEndpoint, refusal);
+        }
       }
       markSent = limits.view
         ? deps.unsentRequests.queueIfUnchanged(
@@ -251,16 +241,22 @@ function requestAdmission(
 }
 
 /**
- * A refusal of the gate itself, before the request counts against the key's rate: its row is
- * merged with the key's others of that minute (a flood writes at most two rows a minute).
+ * A refusal of the gate itself, before the request counts against the key's rate: counted under
+ * its check's reason, and its row merged with the key's others of that minute (a flood writes
+ * at most two rows a minute).
  */
 function gateRefusal(
   deps: AppDeps,
-  who: { requestId: string; startedAt: number; org: string; keyId: string },
+  reason: RefusalReason,
+  start: { requestId: string; startedAt: number },
+  apiKey: { id: string; org: string },
   endpoint: RequestRecord["endpoint"] | undefined,
   error: GatewayError,
 ): GatewayError {
+  deps.telemetry.refused(reason);
   if (endpoint) {
+    const { requestId, startedAt } = start;
+    const who = { requestId, startedAt, org: apiKey.org, keyId: apiKey.id };
     const refused = refusedRequestOf(who, endpoint, undefined, error, deps.now());
     deps.refusedRows.recordCoalesced(refused);
   }
