@@ -4,11 +4,13 @@ import { startGatewayWorkers } from "./src/workers/pool.ts";
 import { createLogger } from "./src/log.ts";
 import { startDashboardBeside } from "./src/dashboard/server.ts";
 import { describeBindError } from "./src/http/port_in_use.ts";
+import { keepServingOnStrayRejections } from "./src/lifecycle/stray_rejections.ts";
 
 let closeDashboard: (() => Promise<void>) | undefined;
 try {
   const config = loadConfig();
   const log = createLogger(config.logLevel);
+  keepServingOnStrayRejections(log);
   for (const name of unknownSovraVariables(Deno.env.toObject())) {
     log.warn("unknown SOVRA_ variable ignored (a typo?); the README lists the known ones", {
       name,

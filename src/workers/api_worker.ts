@@ -8,6 +8,7 @@ import { configFromEnv } from "../config.ts";
 import { type Gateway, startGateway } from "../gateway.ts";
 import { createLogger, errorMessage } from "../log.ts";
 import type { WorkerReply, WorkerRequest } from "./messages.ts";
+import { keepServingOnStrayRejections } from "../lifecycle/stray_rejections.ts";
 
 const scope = self as unknown as {
   onmessage: ((event: MessageEvent<WorkerRequest>) => void) | null;
@@ -19,8 +20,10 @@ async function handle(message: WorkerRequest): Promise<WorkerReply> {
   switch (message.type) {
     case "start": {
       const config = configFromEnv(message.env);
+      const log = createLogger(config.logLevel);
+      keepServingOnStrayRejections(log);
       gateway = await startGateway(config, {
-        log: createLogger(config.logLevel),
+        log,
         worker: { index: message.index, count: message.count },
         shared: { buffer: message.shared, primary: false, isolates: message.count },
         instance: message.instance,
