@@ -8,10 +8,13 @@
  * as before (which also keeps their errors: `BigInt` refuses NaN and Infinity).
  */
 import type { Pricing } from "../catalog/schema.ts";
-import { PRICE_FIELDS, type PricedUsageField } from "../billed_quantities.ts";
 
-/** The priced quantities of a request (`billed_quantities.ts` `PRICE_FIELDS`). */
-export type PricedUsage = { [K in PricedUsageField]?: number | undefined };
+export interface PricedUsage {
+  promptTokens?: number | undefined;
+  completionTokens?: number | undefined;
+  audioSeconds?: number | undefined;
+  characters?: number | undefined;
+}
 
 const MILLION = 1_000_000n;
 const HOUR = 3_600n;
@@ -28,17 +31,13 @@ function big(n: number | undefined): bigint {
   return n === undefined ? 0n : BigInt(Math.max(0, Math.trunc(n)));
 }
 
-/** A price per million units is scaled by the hour, a price per hour by the million. */
-const SCALE = { million: 3_600, hour: 1_000_000 } as const;
-const BIG_SCALE = { million: HOUR, hour: MILLION } as const;
-
 export function costMicroEur(pricing: Pricing, used: PricedUsage): number {
   // Terms are ≥ 0 and rounding is monotonic: a true product or sum above the limit cannot
   // come out at or below it, so a sum at or below it is exact.
-  let numerator = 0;
-  for (const c of PRICE_FIELDS) {
-    numerator += whole(used[c.usage]) * whole(pricing[c.price]) * SCALE[c.per];
-  }
+  const numerator = whole(used.promptTokens) * whole(pricing.prompt_micro_eur_per_million) * 3_600 +
+    whole(used.completionTokens) * whole(pricing.completion_micro_eur_per_million) * 3_600 +
+    whole(used.audioSeconds) * whole(pricing.audio_micro_eur_per_hour) * 1_000_000 +
+    whole(used.characters) * whole(pricing.character_micro_eur_per_million) * 3_600;
   if (!(numerator <= NUMBER_LIMIT)) return bigCost(pricing, used);
   // The sum is a multiple of 400 (the gcd of 3,600 and 10⁶): its quotient is a whole number or
   // at least 1.1 × 10⁻⁷ away from one, and the division's rounding is below 2 × 10⁻¹⁰ here.
@@ -46,10 +45,10 @@ export function costMicroEur(pricing: Pricing, used: PricedUsage): number {
 }
 
 function bigCost(pricing: Pricing, used: PricedUsage): number {
-  let numerator = 0n;
-  for (const c of PRICE_FIELDS) {
-    numerator += big(used[c.usage]) * big(pricing[c.price]) * BIG_SCALE[c.per];
-  }
+  const numerator = big(used.promptTokens) * big(pricing.prompt_micro_eur_per_million) * HOUR +
+    big(used.completionTokens) * big(pricing.completion_micro_eur_per_million) * HOUR +
+    big(used.audioSeconds) * big(pricing.audio_micro_eur_per_hour) * MILLION +
+    big(used.characters) * big(pricing.character_micro_eur_per_million) * HOUR;
   const cost = (numerator + DENOMINATOR - 1n) / DENOMINATOR;
   return Number(cost);
 }

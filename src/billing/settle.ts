@@ -6,7 +6,6 @@ import type { Model } from "../catalog/schema.ts";
 import type { Store } from "../state/store.ts";
 import type { RequestRecord } from "../state/records.ts";
 import { costMicroEur } from "./cost.ts";
-import type { Usage } from "../billed_quantities.ts";
 import { isoTime } from "./iso_time.ts";
 import { END_USER_MAX } from "../canonical/end_user.ts";
 import { errorMessage, type Logger } from "../log.ts";
@@ -14,8 +13,7 @@ import type { QueueMark, UnsentTally } from "../limits/unsent_tally.ts";
 import type { CreditHolds } from "../limits/credit_holds.ts";
 import type { RequestTrace, Telemetry } from "../telemetry/telemetry.ts";
 
-/** Its usage quantities (`promptTokens` …) come from `billed_quantities.ts`. */
-export interface SettleInput extends Usage {
+export interface SettleInput {
   id: string;
   startedAt: number;
   org: string;
@@ -32,6 +30,11 @@ export interface SettleInput extends Usage {
   status: number;
   stream: boolean;
   fallbacks: number;
+  promptTokens?: number | undefined;
+  completionTokens?: number | undefined;
+  totalTokens?: number | undefined;
+  audioSeconds?: number | undefined;
+  characters?: number | undefined;
   estimated: boolean;
   guardrail?: RequestRecord["guardrail"];
   /** The organization policy's reasons for a 403 refusal (the request reached no provider). */

@@ -5,7 +5,6 @@
 import { z } from "zod";
 import type { DialectSettings, DialectTable } from "./dialect_rules.ts";
 import type { BILLED_ENDPOINTS, EndpointName } from "../billed_endpoints.ts";
-import { PRICE_FIELDS, type PriceField } from "../billed_quantities.ts";
 
 /**
  * An upstream dialect id (`openai`, `bedrock` …). The dialects are declared by the provider
@@ -123,11 +122,12 @@ void ENDPOINT_KINDS_KNOWN;
 
 const microEur = z.number().int().nonnegative();
 
-/** One optional integer micro-EUR price per price class (`billed_quantities.ts`), in its order. */
-const pricingShape = {} as { [K in PriceField]: z.ZodOptional<typeof microEur> };
-for (const { price } of PRICE_FIELDS) pricingShape[price] = microEur.optional();
-
-export const Pricing = z.strictObject(pricingShape);
+export const Pricing = z.strictObject({
+  prompt_micro_eur_per_million: microEur.optional(),
+  completion_micro_eur_per_million: microEur.optional(),
+  audio_micro_eur_per_hour: microEur.optional(),
+  character_micro_eur_per_million: microEur.optional(),
+});
 export type Pricing = z.infer<typeof Pricing>;
 
 export const ReasoningEffortName = z.enum(["none", "minimal", "low", "medium", "high", "xhigh"]);

@@ -7,7 +7,6 @@
  */
 import type { RequestRecord } from "../state/records.ts";
 import type { SettleInput } from "../billing/settle.ts";
-import type { Usage } from "../billed_quantities.ts";
 import type { ResolvedRoute } from "../catalog/resolved_route.ts";
 import type { FinishReason } from "../canonical/chat.ts";
 import { GatewayError } from "../errors.ts";
@@ -23,7 +22,12 @@ export interface SettledRoute {
 }
 
 /** What a request consumed, for its bill (an absent count is unknown, not zero). */
-export type Consumption = Usage & { estimated?: boolean };
+export type Consumption =
+  & Pick<
+    SettleInput,
+    "promptTokens" | "completionTokens" | "totalTokens" | "audioSeconds" | "characters"
+  >
+  & { estimated?: boolean };
 
 export interface RequestSettlement {
   caller: Caller;

@@ -1,6 +1,5 @@
 /** What the state layer stores and returns. Plain data; no prompts, no completions. */
 import type { EndpointName } from "../billed_endpoints.ts";
-import { USAGE_COLUMNS, type UsageColumns } from "../billed_quantities.ts";
 
 export interface OrgRecord {
   id: string;
@@ -28,11 +27,8 @@ export interface ApiKeyRecord {
   revoked_at: string | null;
 }
 
-/**
- * One line of `admin requests`: the contract's fields, nothing else. Its usage columns
- * (`prompt_tokens` …) come from `billed_quantities.ts`.
- */
-export interface RequestRecord extends UsageColumns {
+/** One line of `admin requests`: the contract's fields, nothing else. */
+export interface RequestRecord {
   id: string;
   created: string;
   org: string;
@@ -44,6 +40,11 @@ export interface RequestRecord extends UsageColumns {
   provider: string | null;
   status: number;
   latency_ms: number;
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+  total_tokens: number | null;
+  audio_seconds: number | null;
+  characters: number | null;
   cost_micro_eur: number;
   estimated: boolean;
   stream: boolean;
@@ -155,7 +156,11 @@ export const REQUEST_RECORD_FIELDS = [
   "provider",
   "status",
   "latency_ms",
-  ...USAGE_COLUMNS,
+  "prompt_tokens",
+  "completion_tokens",
+  "total_tokens",
+  "audio_seconds",
+  "characters",
   "cost_micro_eur",
   "estimated",
   "stream",

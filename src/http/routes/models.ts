@@ -12,13 +12,19 @@ import type { AppEnv } from "../context.ts";
 import { allowedModelsHeader } from "../policy_headers.ts";
 import { respond } from "../answer.ts";
 import type { Model } from "../../catalog/schema.ts";
-import { PRICE_FIELDS } from "../../billed_quantities.ts";
+
+const PRICE_FIELDS = [
+  "prompt_micro_eur_per_million",
+  "completion_micro_eur_per_million",
+  "audio_micro_eur_per_hour",
+  "character_micro_eur_per_million",
+] as const;
 
 export function modelEntry(model: Model, created: number): Record<string, unknown> {
   const pricing: Record<string, number> = {};
-  for (const { price } of PRICE_FIELDS) {
-    const value = model.pricing[price];
-    if (value) pricing[price] = value;
+  for (const field of PRICE_FIELDS) {
+    const value = model.pricing[field];
+    if (value) pricing[field] = value;
   }
   const entry: Record<string, unknown> = {
     id: model.id,
