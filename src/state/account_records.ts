@@ -171,32 +171,13 @@ export const DEFAULT_ORG_SETTINGS: OrgSettings = {
   suspended_at: null,
 };
 
-/** The settle's daily aggregates per organization, in their order (export lines, KV keys). */
-export const DAILY_AGGREGATES = [
-  "requests",
-  "cost_micro_eur",
-  "prompt_tokens",
-  "completion_tokens",
-  "audio_seconds",
-  "characters",
-] as const;
-
-export type DailyAggregate = (typeof DAILY_AGGREGATES)[number];
-export type DailyTotals = Record<DailyAggregate, number>;
-
-/** A day with nothing counted: every aggregate 0, in their order. */
-export function zeroUsage(): DailyTotals {
-  return {
-    requests: 0,
-    cost_micro_eur: 0,
-    prompt_tokens: 0,
-    completion_tokens: 0,
-    audio_seconds: 0,
-    characters: 0,
-  };
-}
-
 /** One day's totals from the settle aggregates (missing fields are zero). */
-export interface UsageDay extends DailyTotals {
+export interface UsageDay {
   day: string;
+  requests: number;
+  cost_micro_eur: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  audio_seconds: number;
+  characters: number;
 }

@@ -8,7 +8,6 @@
  * (the export is as secret as the store). Rate buckets are not exported (they expire within
  * two minutes), nor pending enrolments and sign-in challenges (minutes). An import goes into an empty store only, so nothing is counted twice.
  */
-import { DAILY_AGGREGATES } from "./account_records.ts";
 import { z } from "zod";
 import {
   SsoBindingLine,
@@ -92,8 +91,14 @@ const RequestLine = z.looseObject({
   fallbacks: count,
 });
 
-/** The daily aggregates an export line carries (`account_records.ts`). */
-export const USAGE_FIELDS = DAILY_AGGREGATES;
+export const USAGE_FIELDS = [
+  "requests",
+  "cost_micro_eur",
+  "prompt_tokens",
+  "completion_tokens",
+  "audio_seconds",
+  "characters",
+] as const;
 
 const UsageDayLine = z.object({
   type: z.literal("usage_day"),

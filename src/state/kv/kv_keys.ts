@@ -58,7 +58,6 @@
  *   ["totp", userId]                            → TotpRecord (pending or enabled)
  *   ["signin_challenge", sha256hex]             → SignInChallengeRecord (expires with it)
  */
-import type { DailyAggregate } from "../account_records.ts";
 export const kvKeys = {
   org: (orgId: string) => ["org", orgId] as const,
   orgPrefix: () => ["org"] as const,
@@ -147,5 +146,10 @@ export const kvKeys = {
   signInChallenge: (hash: string) => ["signin_challenge", hash] as const,
 };
 
-/** A daily aggregate: the last part of its key. */
-export type UsageField = DailyAggregate;
+export type UsageField =
+  | "requests"
+  | "cost_micro_eur"
+  | "prompt_tokens"
+  | "completion_tokens"
+  | "audio_seconds"
+  | "characters";

@@ -2,7 +2,6 @@
 import { kvKeys, type UsageField } from "./kv_keys.ts";
 import { withLockRetry } from "../lock_retry.ts";
 import type { ApiKeyRecord, OrgRecord, RequestRecord } from "../records.ts";
-import { zeroUsage } from "../account_records.ts";
 import type { KeyPolicy, OrgPolicy, PolicyAuditEntry } from "../policy_store.ts";
 import type { RoutingPolicyRecord } from "../routing_policy_store.ts";
 import {
@@ -148,6 +147,13 @@ export async function* exportKv(kv: Deno.Kv): AsyncIterable<StateLine> {
   ) {
     yield ssoManagedLine(e.value);
   }
+}
+
+function zeroUsage(): Record<(typeof USAGE_FIELDS)[number], number> {
+  return Object.fromEntries(USAGE_FIELDS.map((f) => [f, 0])) as Record<
+    (typeof USAGE_FIELDS)[number],
+    number
+  >;
 }
 
 export async function isKvEmpty(kv: Deno.Kv): Promise<boolean> {

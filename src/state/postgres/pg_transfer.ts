@@ -1,7 +1,7 @@
 /** Export and import of the whole state on PostgreSQL (see ../transfer.ts for the format). */
 import type { Db } from "./connect.ts";
 import type { TransactionSql } from "postgres";
-import { type AuditEntry, type Role, zeroUsage } from "../account_records.ts";
+import type { AuditEntry, Role } from "../account_records.ts";
 import type { RoutingPolicyRecord } from "../routing_policy_store.ts";
 import {
   ssoBindingLine,
@@ -91,7 +91,12 @@ export async function* exportPg(sql: Db): AsyncIterable<StateLine> {
         type: "usage_day",
         org: String(r.org_id),
         day: String(r.day),
-        ...zeroUsage(),
+        requests: 0,
+        cost_micro_eur: 0,
+        prompt_tokens: 0,
+        completion_tokens: 0,
+        audio_seconds: 0,
+        characters: 0,
       };
       for (const f of USAGE_FIELDS) line[f] = Number(r[f]);
       yield line;
