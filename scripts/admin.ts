@@ -179,6 +179,7 @@ try {
       ...withPlane(controlPlaneOf(store)),
       catalog: () => loadCatalog(config.catalogDir, DIALECTS),
       secret: config.secret,
+      webhookAllowLocal: config.webhookAllowLocal,
     });
   }
   // A warning (the command succeeded) is also told on stderr, one JSON line each.

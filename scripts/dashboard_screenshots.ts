@@ -131,6 +131,10 @@ for (let day = 29; day >= 1; day--) {
       estimated: false,
       stream: rand() < 0.5,
       fallbacks: 0,
+      cached_tokens: null,
+      cache_write_tokens: null,
+      cache_write_1h_tokens: null,
+      cache_savings_micro_eur: 0,
     };
     await store.settle(record);
   }

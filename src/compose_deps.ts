@@ -20,6 +20,7 @@ import { PolicyCache } from "./policy/policy_cache.ts";
 import { guardrailRequestCheck, policyFilter } from "./policy/hooks.ts";
 import { Guardrail } from "./guardrail/scanner.ts";
 import { routerModelSource } from "./routing/router_source.ts";
+import { CacheAffinity } from "./routing/cache_affinity.ts";
 import { RoutingPolicyCache } from "./smart_router/policy_cache.ts";
 import { RouterPins } from "./smart_router/pins.ts";
 import { createLogger, type Logger } from "./log.ts";
@@ -30,6 +31,11 @@ import { createSharedLimits } from "./limits/shared_limits.ts";
 import { Telemetry } from "./telemetry/telemetry.ts";
 import { Lifecycle } from "./lifecycle/lifecycle.ts";
 import { randomId } from "./util/ids.ts";
+import { AlertSender } from "./alerts/alert_sender.ts";
+import { mailerFor } from "./mail/mailer.ts";
+import { type BudgetView, SpendAlerts } from "./alerts/spend_alerts.ts";
+import { keyBudgetStanding } from "./accounts/key_budget.ts";
+import { budgetName } from "./util/budget_period.ts";
 import { postUpstream } from "./providers/transport/post_upstream.ts";
 import { upstreamClient } from "./providers/transport/upstream_client.ts";
 import { failureFromResponse } from "./providers/openai/errors.ts";
@@ -95,6 +101,8 @@ export async function composeDependencies(
   const counters = { gateStoreFailures: 0 };
   const settler = new Settler(store, log, unsentDebits, telemetry, holds);
   telemetry.observeFailOpen(() => counters.gateStoreFailures);
+  const alerts = composeAlerts(store, unsentDebits, log, config, now);
+  if (alerts) settler.onSettled((record) => alerts.spend.observe(record));
   const deps: AppDeps = {
     config,
     closeUpstream: () => client?.close(),
@@ -110,6 +118,7 @@ export async function composeDependencies(
     adapters: createAdapters({ secret: config.secret, fetch: upstreamFetch }),
     settler,
     refusedRows: new RefusedRows(settler, now),
+    ...(alerts ? { alerts } : {}),
     metrics: new RouteMetrics(),
     routing: {
       ...NO_ROUTING_HOOKS,
@@ -124,6 +133,7 @@ export async function composeDependencies(
         }),
       ],
       filters: [policyFilter()],
+      cacheAffinity: new CacheAffinity(now),
     },
     policies: new PolicyCache(store, config.keyCacheSeconds * 1000, now, config.staleServeMs),
     routerPolicies: new RoutingPolicyCache(store.routingPolicies, config.routerPolicyCacheMs, now),
@@ -161,6 +171,7 @@ export async function composeDependencies(
         policies: deps.routerPolicies,
         metrics: deps.metrics,
         pins: deps.routerPins,
+        cacheAffinity: deps.routing.cacheAffinity,
         filters: () => deps.routing.filters,
         exploration: config.routerExplorationPercent / 100,
       }),
@@ -170,6 +181,69 @@ export async function composeDependencies(
   // Where the store tells of revocations (PostgreSQL), other instances' reach this cache at once.
   await store.onKeyRevoked?.((keyId) => deps.auth.forget(keyId));
   return deps;
+}
+
+/**
+ * Spend alerts where the store has their area: evaluated on every settle, sent signed; at start
+ * the deliveries a stopped instance left pending are resumed (in the background).
+ */
+function composeAlerts(
+  store: Store,
+  unsentDebits: UnsentTally,
+  log: Logger,
+  config: Config,
+  now: () => number,
+): AppDeps["alerts"] {
+  const area = store.alerts;
+  if (!area) return undefined;
+  const mailer = mailerFor(config);
+  const sender = new AlertSender({
+    store: area,
+    log,
+    allowLocal: config.webhookAllowLocal,
+    now,
+    ...(mailer ? { mailer } : {}),
+  });
+  const spend = new SpendAlerts({
+    alerts: area,
+    orgs: store,
+    usage: store,
+    unsentDebits,
+    sender,
+    log,
+    now,
+    budgets: budgetView(store, unsentDebits, now),
+  });
+  sender.resume((org) => area.getAlertSettings(org)).catch((error) =>
+    log.warn("resuming alert deliveries failed", { reason: String(error) })
+  );
+  return { spend, sender, ...(mailer ? { mailer } : {}) };
+}
+
+/**
+ * A key's budget standing for the spend alerts: the store's period spend plus this instance's
+ * debits of the key not yet in it (marked before the read, as the gate does).
+ */
+function budgetView(store: Store, unsentDebits: UnsentTally, now: () => number): BudgetView {
+  return {
+    async standing(keyId) {
+      const key = await store.getApiKey(keyId);
+      if (!key?.budget_micro_eur || !key.budget_period) return undefined;
+      const mark = unsentDebits.sentCount(budgetName(keyId));
+      const standing = await keyBudgetStanding(store, key, now());
+      if (!standing) return undefined;
+      const unsent = Number(unsentDebits.unsentCount(budgetName(keyId), mark));
+      return {
+        keyId,
+        keyName: key.name,
+        budgetMicroEur: standing.budget_micro_eur,
+        spentMicroEur: standing.spent_micro_eur + unsent,
+        period: standing.budget_period,
+        periodStart: standing.period_start,
+        resetsAt: standing.resets_at,
+      };
+    },
+  };
 }
 
 /**
@@ -193,6 +267,10 @@ export async function closeDependencies(deps: AppDeps): Promise<void> {
   deps.refusedRows.flush(true);
   await deps.settler.idle();
   deps.settler.stopRetries();
+  await deps.alerts?.spend.idle();
+  await deps.alerts?.sender.idle();
+  deps.alerts?.sender.close();
+  deps.alerts?.mailer?.close();
   await deps.routerPins.idle();
   await deps.store.close();
   deps.limits.stop();

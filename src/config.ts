@@ -81,6 +81,8 @@ export interface Config {
   upstreamIdleMs: number;
   /** Provider base URLs on this machine or link-local are expected (the demo): no warning. */
   allowLocalUpstreams: boolean;
+  /** Spend-alert webhooks may be http and point at local or private addresses (tests, on-premises). */
+  webhookAllowLocal: boolean;
   /** Smart router: per cent of `metrics` decisions that explore a not-best model. */
   routerExplorationPercent: number;
   /** Smart router: milliseconds a routing policy may be cached (≤ 30 s: edits bite in 30 s). */
@@ -231,6 +233,7 @@ export function configFromEnv(env: Record<string, string>): Config {
     bodyTimeoutMs: integer(env, "SOVRA_BODY_TIMEOUT_MS", 30_000, 1),
     upstreamIdleMs: integer(env, "SOVRA_UPSTREAM_IDLE_MS", 30_000, 1),
     allowLocalUpstreams: env.SOVRA_ALLOW_LOCAL_UPSTREAMS === "true",
+    webhookAllowLocal: env.SOVRA_WEBHOOK_ALLOW_LOCAL === "true",
     routerExplorationPercent,
     routerPolicyCacheMs,
     workers: integer(env, "SOVRA_WORKERS", navigator.hardwareConcurrency || 1, 1),

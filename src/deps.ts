@@ -17,6 +17,9 @@ import type { PolicyCache } from "./policy/policy_cache.ts";
 import type { Lifecycle } from "./lifecycle/lifecycle.ts";
 import type { RoutingPolicyCache } from "./smart_router/policy_cache.ts";
 import type { RouterPins } from "./smart_router/pins.ts";
+import type { AlertSender } from "./alerts/alert_sender.ts";
+import type { Mailer } from "./mail/mailer.ts";
+import type { SpendAlerts } from "./alerts/spend_alerts.ts";
 
 export interface GatewayCounters {
   /** Requests let through because the store failed (rate limit fail-open). */
@@ -43,6 +46,8 @@ export interface AppDeps {
   routerPolicies: RoutingPolicyCache;
   /** Router pins (tool loops, sticky end-users), shared through the store when it can. */
   routerPins: RouterPins;
+  /** Spend alerts, evaluated on settle, and their delivery (absent: the store has no alert area). */
+  alerts?: { spend: SpendAlerts; sender: AlertSender; mailer?: Mailer };
   log: Logger;
   gate: GateState;
   /** The limits every isolate of the process shares (gate counts, transcription slots). */

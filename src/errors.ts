@@ -101,6 +101,14 @@ export const unauthorized = () =>
     "Invalid or revoked API key; send 'Authorization: Bearer sk-ex-…' with an active key.",
   );
 
+/** The key's expiry has passed (a set expiry, or the end of a rotation's grace period). */
+export const expiredApiKey = (expiresAt: string) =>
+  new GatewayError(
+    401,
+    "api_key_expired",
+    `This API key expired at ${expiresAt}; use the key that replaced it or create a new one.`,
+  );
+
 export const missingApiKey = () =>
   new GatewayError(
     401,

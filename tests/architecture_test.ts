@@ -13,7 +13,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["errors"],
   ["state", "canonical", "guardrail", "request_body"],
   ["limits", "auth", "catalog", "telemetry", "lifecycle"],
-  ["providers", "billing", "smart_router", "accounts", "policy"],
+  ["providers", "billing", "smart_router", "accounts", "policy", "alerts"],
   ["routing", "dashboard"],
   ["pipeline", "api_formats", "admin"],
   ["deps"],

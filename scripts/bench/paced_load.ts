@@ -35,6 +35,28 @@ export interface PacedResult {
 
 const REQUEST_TIMEOUT_MS = 15_000;
 
+/**
+ * Calls `fire(i, due)` for i = 0 … total − 1 at `start + i × interval` (ms, `performance.now()`),
+ * late ones at once: whatever earlier requests did (an open loop).
+ */
+export async function pace(
+  start: number,
+  interval: number,
+  total: number,
+  fire: (index: number, due: number) => void,
+): Promise<void> {
+  let index = 0;
+  while (index < total) {
+    const now = performance.now();
+    while (index < total && start + index * interval <= now) {
+      fire(index, start + index * interval);
+      index++;
+    }
+    const wait = start + index * interval - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+}
+
 export async function runPaced(
   spec: RequestSpec,
   options: { rate: number; durationSeconds: number; warmupSeconds: number; connections: number },
@@ -92,17 +114,7 @@ export async function runPaced(
     done.finally(() => pending.delete(done));
   };
 
-  const start = performance.now() + 20;
-  let index = 0;
-  while (index < total) {
-    const now = performance.now();
-    while (index < total && start + index * interval <= now) {
-      fire(index, start + index * interval);
-      index++;
-    }
-    const wait = start + index * interval - performance.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-  }
+  await pace(performance.now() + 20, interval, total, fire);
   await Promise.all([...pending]);
   client.close();
   return {

@@ -10,7 +10,7 @@
  *   compromised), one uvicorn worker, a wildcard `openai/*` route to the simulator.
  */
 import type { BenchProcess } from "./processes.ts";
-import { commandOutput, watchExit } from "./processes.ts";
+import { commandOutput, freePort, watchExit } from "./processes.ts";
 import type { Endpoint } from "./workload.ts";
 
 export type PeerName = "portkey" | "litellm";
@@ -32,14 +32,6 @@ export const LOOPBACK_PRELOAD = new URL("./loopback_listen.mjs", import.meta.url
 
 const STDERR_KEEP = 4000;
 const START_TIMEOUT_MS = 90_000;
-
-/** A free port on 127.0.0.1 (bound, read, released). */
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  return port;
-}
 
 async function run(cmd: string, args: string[], cwd: string): Promise<string | undefined> {
   try {
@@ -115,9 +107,12 @@ async function startPortkey(
     return { skipped: "Node.js (`node`) is not installed" };
   }
   const prefix = `${dir}/portkey`;
+  const script = `${prefix}/node_modules/@portkey-ai/gateway/build/start-server.js`;
   await Deno.mkdir(prefix, { recursive: true });
-  log(`portkey: npm install @portkey-ai/gateway@${PORTKEY_VERSION} into ${prefix}`);
-  const failed = await run("npm", [
+  // Started again for the production-shaped scenarios: installed once per run.
+  const installed = await Deno.stat(script).then((s) => s.isFile, () => false);
+  if (!installed) log(`portkey: npm install @portkey-ai/gateway@${PORTKEY_VERSION} into ${prefix}`);
+  const failed = installed ? undefined : await run("npm", [
     "install",
     "--prefix",
     prefix,
@@ -130,7 +125,7 @@ async function startPortkey(
   const port = freePort();
   const started = await startPinned("portkey", "node", [
     `--import=${LOOPBACK_PRELOAD}`,
-    `${prefix}/node_modules/@portkey-ai/gateway/build/start-server.js`,
+    script,
     `--port=${port}`,
     "--headless",
   ], { cpu, cwd: prefix, readyUrl: `http://127.0.0.1:${port}/` });
@@ -160,16 +155,20 @@ async function startLitellm(
     ? "python3"
     : undefined;
   if (python === undefined) return { skipped: "Python 3 (`python3`) is not installed" };
-  log(`litellm: python3 -m venv ${venv}; pip install litellm[proxy]==${LITELLM_VERSION}`);
-  const venvFailed = await run(python, ["-m", "venv", venv], dir);
-  if (venvFailed !== undefined) return { skipped: `venv failed (${venvFailed})` };
-  const pipFailed = await run(`${venv}/bin/pip`, [
-    "install",
-    "--quiet",
-    "--disable-pip-version-check",
-    `litellm[proxy]==${LITELLM_VERSION}`,
-  ], dir);
-  if (pipFailed !== undefined) return { skipped: `install failed (${pipFailed})` };
+  // Started again for the production-shaped scenarios: installed once per run.
+  const installed = await Deno.stat(`${venv}/bin/litellm`).then((s) => s.isFile, () => false);
+  if (!installed) {
+    log(`litellm: python3 -m venv ${venv}; pip install litellm[proxy]==${LITELLM_VERSION}`);
+    const venvFailed = await run(python, ["-m", "venv", venv], dir);
+    if (venvFailed !== undefined) return { skipped: `venv failed (${venvFailed})` };
+    const pipFailed = await run(`${venv}/bin/pip`, [
+      "install",
+      "--quiet",
+      "--disable-pip-version-check",
+      `litellm[proxy]==${LITELLM_VERSION}`,
+    ], dir);
+    if (pipFailed !== undefined) return { skipped: `install failed (${pipFailed})` };
+  }
   const config = `${dir}/litellm.yaml`;
   // A wildcard route: every model name goes to the simulator as an OpenAI model of that name.
   await Deno.writeTextFile(

@@ -49,13 +49,7 @@ export async function spawnDeno(
     stdin: "null",
   }).spawn();
 
-  let stderr = "";
-  void (async () => {
-    const decoder = new TextDecoder();
-    for await (const chunk of child.stderr) {
-      stderr = (stderr + decoder.decode(chunk, { stream: true })).slice(-STDERR_KEEP);
-    }
-  })().catch(() => {});
+  const stderrTail = keepTail(child.stderr);
 
   const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = "";
@@ -90,16 +84,28 @@ export async function spawnDeno(
   };
   if (first === undefined) {
     await stop();
-    throw new Error(`${name} did not start: ${stderr.slice(-1500)}`);
+    throw new Error(`${name} did not start: ${stderrTail().slice(-1500)}`);
   }
   return {
     name,
     pid: child.pid,
     hello: first.startsWith("{") ? JSON.parse(first) : { line: first },
     nextLine,
-    stderrTail: () => stderr,
+    stderrTail,
     stop,
   };
+}
+
+/** Reads `stream` to its end in the background, keeping its last `keep` characters. */
+export function keepTail(stream: ReadableStream<Uint8Array>, keep = STDERR_KEEP): () => string {
+  let tail = "";
+  void (async () => {
+    const decoder = new TextDecoder();
+    for await (const chunk of stream) {
+      tail = (tail + decoder.decode(chunk, { stream: true })).slice(-keep);
+    }
+  })().catch(() => {});
+  return () => tail;
 }
 
 /** A child's exit, watched: whether it has exited, and a stop (SIGTERM, SIGKILL after 5 s). */
@@ -169,4 +175,45 @@ export async function commandOutput(cmd: string, args: string[]): Promise<string
   } catch {
     return undefined;
   }
+}
+
+/** The threads of a process by what they do, from their names (`/proc/<pid>/task/<tid>/comm`). */
+export type ThreadGroup = "main" | "workers" | "kv" | "v8" | "io";
+
+/**
+ * Which group a thread is in: the main isolate's thread (its id is the pid), a `SOVRA_WORKERS`
+ * isolate (`worker-N`), a Deno KV writer (`sw-N`), V8's helpers (`V8 DefaultWorke`: GC and
+ * compilation), and everything else (tokio's runtime and blocking threads: sockets, files).
+ */
+export function threadGroup(pid: number, tid: number, comm: string): ThreadGroup {
+  if (tid === pid) return "main";
+  if (comm.startsWith("worker-")) return "workers";
+  if (comm.startsWith("sw-")) return "kv";
+  if (comm.startsWith("V8 ")) return "v8";
+  return "io";
+}
+
+/** CPU seconds so far per thread group (threads that exited are no longer counted). */
+export async function readThreadCpuSeconds(
+  pid: number,
+  ticksPerSecond = 100,
+): Promise<Record<ThreadGroup, number>> {
+  const out: Record<ThreadGroup, number> = { main: 0, workers: 0, kv: 0, v8: 0, io: 0 };
+  for await (const task of Deno.readDir(`/proc/${pid}/task`)) {
+    const tid = Number(task.name);
+    try {
+      const stat = await Deno.readTextFile(`/proc/${pid}/task/${tid}/stat`);
+      const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      out[threadGroup(pid, tid, comm)] += parseStatTicks(stat) / ticksPerSecond;
+    } catch { /* the thread ended meanwhile */ }
+  }
+  return out;
+}
+
+/** A free port on 127.0.0.1 (bound, read, released). */
+export function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  return port;
 }

@@ -6,8 +6,13 @@
 import type { ClosedResult } from "./closed_load.ts";
 import type { PacedResult } from "./paced_load.ts";
 import type { LatencySummary } from "./latency_stats.ts";
-import type { ScenarioName, TargetName } from "./workload.ts";
+import type { ProductionScenario, ScenarioName, TargetName } from "./workload.ts";
 import type { PeerName } from "./peers.ts";
+import type { ProductionTargetResult } from "./measure.ts";
+import type { ThreadGroup } from "./processes.ts";
+import type { ProductionTiming } from "./production_upstream.ts";
+import { renderProduction } from "./production_report.ts";
+import { renderTargets } from "./targets.ts";
 import { type BaselineResults, median, roundRatios, type SideBySideRound } from "./baseline.ts";
 
 export interface TargetResult {
@@ -77,7 +82,9 @@ export interface BenchResults {
     targets: Partial<Record<"bare-proxy" | "sovra" | "sovra-unguarded", SpreadTargetResult>>;
   };
   /** `SOVRA_WORKERS` 1 and 2, both unpinned: non-stream closed-loop throughput. */
-  workers?: Partial<Record<1 | 2, ClosedResult>>;
+  workers?: Partial<Record<1 | 2, WorkersResult>>;
+  /** The production-shaped scenarios (production_load.ts), fresh processes per target. */
+  production?: ProductionResults;
   /**
    * The gate's steps per request with the process-wide limit table and without it, and a
    * message round trip to an authority isolate (`shared_limits_cost.ts`).
@@ -88,6 +95,28 @@ export interface BenchResults {
   openStreams: Partial<Record<"sovra" | "sovra-unguarded" | "bare-proxy", OpenStreamsResult>>;
   /** `--baseline`: this checkout and earlier code loaded side by side (baseline.ts). */
   baseline?: BaselineResults;
+}
+
+/** One `SOVRA_WORKERS` count: closed-loop throughput and what the process used meanwhile. */
+export interface WorkersResult extends ClosedResult {
+  /** The closed loop's length, s (the CPU bracket around it). */
+  seconds?: number;
+  /** CPU of the Sovra process (every thread) over the closed loop, s. */
+  cpuSeconds?: number;
+  threadCpuSeconds?: Record<ThreadGroup, number>;
+}
+
+export interface ProductionResults {
+  timing: ProductionTiming;
+  /** Requests meant to be open at once (wrk's connections and the probe's share). */
+  open: number;
+  /** wrk's pause before each next request on a connection: 0 to this, ms. */
+  maxDelayMs: number;
+  warmupSeconds: number;
+  durationSeconds: number;
+  scenarios: Partial<
+    Record<ProductionScenario, Partial<Record<TargetName, ProductionTargetResult>>>
+  >;
 }
 
 export interface Check {
@@ -105,8 +134,11 @@ export const LIMITS = {
   addedP99Ms: 3,
   addedTtfbMs: 1,
   loopDelayP99Ms: 2,
-  /** Sovra ÷ bare proxy req/s: issue 15 asks ≥ 60 % for non-stream, ≥ 50 % otherwise. */
-  minRatio: { "non-stream": 0.6, default: 0.5 },
+  /**
+   * Sovra ÷ bare proxy req/s in the scenarios the targets table has no row for (the router's);
+   * non-stream and stream are the targets table's (targets.ts).
+   */
+  minRatio: { default: 0.5 },
   maxOpenStreamsMiB: 150,
   /** Sovra's RSS increment per open stream ÷ the bare proxy's (issue 15). */
   maxPerStreamRatio: 1.5,
@@ -185,7 +217,8 @@ export function checks(results: BenchResults): Check[] {
           pass: sovra.loopDelay.p99 <= LIMITS.loopDelayP99Ms,
         });
       }
-      if (bare?.closed && sovra.closed) {
+      // Non-stream and stream req/s ÷ the bare proxy's are rows of the targets table.
+      if (bare?.closed && sovra.closed && scenario !== "non-stream" && scenario !== "stream") {
         const ratio = sovra.closed.requestsPerSecond / bare.closed.requestsPerSecond;
         out.push({
           name: `${label}: ÷ bare proxy req/s at ${results.settings.connections} connections`,
@@ -196,7 +229,6 @@ export function checks(results: BenchResults): Check[] {
       }
     }
   }
-  out.push(...peerChecks(results));
   out.push(...baselineChecks(results));
   const one = results.workers?.[1];
   const two = results.workers?.[2];
@@ -321,35 +353,6 @@ function peersIn(
   ) as Array<[PeerName, TargetResult]>;
 }
 
-/** Sovra ahead of every peer: req/s where there is a closed loop, else the paced p50. */
-function peerChecks(results: BenchResults): Check[] {
-  const out: Check[] = [];
-  for (const [scenario, targets] of Object.entries(results.scenarios)) {
-    const sovra = targets?.sovra;
-    if (!sovra) continue;
-    for (const [peer, r] of peersIn(targets)) {
-      if (sovra.closed && r.closed) {
-        const ratio = sovra.closed.requestsPerSecond / r.closed.requestsPerSecond;
-        out.push({
-          name: `${scenario}: Sovra ÷ ${peer} req/s at ${results.settings.connections} connections`,
-          measured: `${fmt(ratio)}×`,
-          target: "≥ 1×",
-          pass: ratio >= 1 && sovra.closed.errors === 0,
-        });
-      } else {
-        const ratio = sovra.paced.latency.p50 / r.paced.latency.p50;
-        out.push({
-          name: `${scenario}: Sovra ÷ ${peer} paced p50 latency`,
-          measured: `${fmt(ratio)}×`,
-          target: "≤ 1×",
-          pass: ratio <= 1 && sovra.paced.errors === 0,
-        });
-      }
-    }
-  }
-  return out;
-}
-
 /** Sovra ÷ each peer, per scenario: throughput, CPU per request, paced latency. */
 function renderPeers(results: BenchResults, lines: string[]): void {
   const entries = Object.entries(results.peers);
@@ -417,6 +420,75 @@ function renderSpread(results: BenchResults, lines: string[]): void {
   }
 }
 
+/** Cores a figure is extrapolated to (an operator's machine). */
+export const EXTRAPOLATE_CORES = 16;
+
+/**
+ * Throughput per core Sovra used, for each isolate count, and the figure extrapolated to
+ * `EXTRAPOLATE_CORES` cores: the 2-isolate throughput per core used, times the cores (what it
+ * would be if every further isolate served as many requests per core-second as the second
+ * does). undefined when the row was not run or its CPU was not read.
+ */
+export function workersScaling(results: BenchResults):
+  | { perCore1: number; perCore2: number; efficiency: number; extrapolated: number }
+  | undefined {
+  const one = results.workers?.[1];
+  const two = results.workers?.[2];
+  if (!one?.cpuSeconds || !two?.cpuSeconds || !one.seconds || !two.seconds) return undefined;
+  const perCore1 = one.requestsPerSecond / (one.cpuSeconds / one.seconds);
+  const perCore2 = two.requestsPerSecond / (two.cpuSeconds / two.seconds);
+  return {
+    perCore1,
+    perCore2,
+    efficiency: perCore2 / perCore1,
+    extrapolated: perCore2 * EXTRAPOLATE_CORES,
+  };
+}
+
+function renderWorkers(results: BenchResults, lines: string[]): void {
+  if (!results.workers) return;
+  const s = results.settings;
+  lines.push(
+    "",
+    `\`SOVRA_WORKERS\` (fresh processes, unpinned: every core, shared with the load ` +
+      "generator and the simulator, each its own process), non-stream closed loop; cores = " +
+      "the Sovra process's CPU (every thread) ÷ the loop's length; CPU per request by thread " +
+      "(µs: isolates' JavaScript main / workers, kv = Deno KV writers, v8 = GC and compiler " +
+      "helpers, io = tokio):",
+    "",
+    `| SOVRA_WORKERS | req/s (${s.connections} conn) | cores used | req/s per core | ` +
+      "CPU/req | main / workers / kv / v8 / io | errors |",
+    "|--:|--:|--:|--:|--:|--:|--:|",
+  );
+  for (const [count, r] of Object.entries(results.workers)) {
+    const cores = r.cpuSeconds !== undefined && r.seconds ? r.cpuSeconds / r.seconds : NaN;
+    const per = (seconds: number | undefined) =>
+      seconds === undefined || r.requests <= 0 ? "–" : fmt(seconds * 1e6 / r.requests, 0);
+    const t = r.threadCpuSeconds;
+    lines.push(
+      `| ${count} | ${int(r.requestsPerSecond)} | ${fmt(cores)} | ` +
+        `${int(r.requestsPerSecond / cores)} | ${
+          cpu(
+            r.cpuSeconds === undefined ? undefined : r.cpuSeconds * 1e6 / r.requests,
+          )
+        } | ` +
+        `${t ? [t.main, t.workers, t.kv, t.v8, t.io].map(per).join(" / ") : "–"} | ${r.errors} |`,
+    );
+  }
+  const scaling = workersScaling(results);
+  if (scaling) {
+    lines.push(
+      "",
+      `Per core used, 2 isolates serve ${fmt(scaling.efficiency * 100, 0)} % of what one ` +
+        `does (${int(scaling.perCore2)} against ${int(scaling.perCore1)} req/s per core). ` +
+        `Extrapolated to ${EXTRAPOLATE_CORES} cores given to Sovra alone (load elsewhere), at ` +
+        `the 2-isolate figure per core: about ${int(scaling.extrapolated)} req/s, an upper ` +
+        'bound: every isolate commits to the same store (docs/performance.md, "Every core ' +
+        'used").',
+    );
+  }
+}
+
 export function renderMarkdown(results: BenchResults): string {
   const s = results.settings;
   const lines: string[] = [];
@@ -427,6 +499,11 @@ export function renderMarkdown(results: BenchResults): string {
       `${s.warmupSeconds} s warm-up. Paced: open loop at ${s.pacedRate} req/s ` +
       `(slow-upstream: ${s.slowRate ?? "–"} req/s) for ${s.pacedSeconds} s. ` +
       `Sovra state: ${s.sovraKv}. Sovra has no connection layer of its own (its connection limits are the front proxy's).`,
+  );
+  renderTargets(results, lines);
+  lines.push(
+    "",
+    "Instant upstream (the simulator answering at once: the fixed cost of a request):",
     "",
     `| Scenario | Target | req/s (${s.connections} conn) | ÷ bare proxy | proxy CPU/req | errors |`,
     "|---|---|--:|--:|--:|--:|",
@@ -470,19 +547,8 @@ export function renderMarkdown(results: BenchResults): string {
   renderPeers(results, lines);
   renderBaseline(results, lines);
   renderSpread(results, lines);
-  if (results.workers) {
-    lines.push(
-      "",
-      `\`SOVRA_WORKERS\` (fresh processes, unpinned: every core, shared with the load ` +
-        "generator and the simulator), non-stream closed loop:",
-      "",
-      `| SOVRA_WORKERS | req/s (${s.connections} conn) | errors |`,
-      "|--:|--:|--:|",
-    );
-    for (const [count, r] of Object.entries(results.workers)) {
-      lines.push(`| ${count} | ${int(r.requestsPerSecond)} | ${r.errors} |`);
-    }
-  }
+  renderProduction(results.production, lines);
+  renderWorkers(results, lines);
   lines.push("", "| Memory | RSS |", "|---|--:|");
   if (results.sovraPeakKb !== undefined) {
     lines.push(
@@ -499,7 +565,13 @@ export function renderMarkdown(results: BenchResults): string {
       `| ${name}: increment per open stream | ${fmt(perStreamKb(o), 0)} KiB |`,
     );
   }
-  lines.push("", "| Target | Measured | Limit | Result |", "|---|--:|--:|---|");
+  lines.push(
+    "",
+    "Further checks (the limits of earlier work, kept to catch a regression):",
+    "",
+    "| Check | Measured | Limit | Result |",
+    "|---|--:|--:|---|",
+  );
   for (const c of checks(results)) {
     lines.push(`| ${c.name} | ${c.measured} | ${c.target} | ${c.pass ? "PASS" : "MISS"} |`);
   }

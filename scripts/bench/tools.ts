@@ -1,9 +1,11 @@
 /**
  * What the benchmark needs from the machine: `taskset` (util-linux) to pin processes, wrk
  * for closed-loop load (installed from Debian's packages when missing, else the Deno
- * generator), and enough file descriptors for the open-streams measurement.
+ * generator), nginx with its echo module for the production-shaped upstream (installed when
+ * missing), and enough file descriptors for the open-streams measurement.
  */
 import { commandOutput } from "./processes.ts";
+import { ECHO_MODULE, nginxBinary } from "./production_upstream.ts";
 
 export interface LoadTools {
   closed: "wrk" | "deno";
@@ -18,7 +20,23 @@ async function aptInstall(pkg: string, log: (msg: string) => void): Promise<bool
   const run = async (args: string[]) =>
     (await new Deno.Command("apt-get", { args, stdout: "null", stderr: "null" }).output()
       .catch(() => undefined))?.success === true;
-  return await run(["update", "-qq"]) && await run(["install", "-y", "-qq", pkg]);
+  return await run(["update", "-qq"]) &&
+    await run(["install", "-y", "-qq", ...pkg.split(" ")]);
+}
+
+/**
+ * The production-shaped scenarios' upstream: Debian's nginx with the echo module
+ * (production_upstream.ts), installed with apt-get when missing.
+ */
+export async function ensureNginxEcho(log: (msg: string) => void): Promise<void> {
+  const module = await Deno.stat(ECHO_MODULE).then(() => true, () => false);
+  if ((await nginxBinary()) !== undefined && module) return;
+  if (!(await aptInstall("nginx-light libnginx-mod-http-echo", log))) {
+    throw new Error(
+      "The production-shaped scenarios need nginx and its echo module " +
+        "(apt-get install nginx-light libnginx-mod-http-echo).",
+    );
+  }
 }
 
 export async function ensureLoadTools(

@@ -28,6 +28,48 @@ export const SCENARIOS: readonly ScenarioName[] = [
   "router",
   "slow-upstream",
 ];
+/**
+ * The production-shaped scenarios (production_load.ts against production_upstream.ts): streams
+ * whose first chunk comes after 300 ms and 40 chunks 25 ms apart, and non-stream answers after
+ * 800 ms, arrivals paced so that about 1,000 requests are open at once.
+ */
+export type ProductionScenario = "prod-stream" | "prod-non-stream";
+export const PRODUCTION_SCENARIOS: readonly ProductionScenario[] = [
+  "prod-stream",
+  "prod-non-stream",
+];
+/**
+ * Measurements of their own beside the scenarios: spread-out streams, isolates, open streams,
+ * the instance-wide limits' cost on the gate's steps.
+ */
+export type ExtraPart = "spread" | "workers" | "open-streams" | "shared-limits";
+export const EXTRA_PARTS: readonly ExtraPart[] = [
+  "spread",
+  "workers",
+  "open-streams",
+  "shared-limits",
+];
+/** What `--scenarios` can name (every one by default). */
+export type RunPart = ScenarioName | ProductionScenario | ExtraPart;
+export const RUN_PARTS: readonly RunPart[] = [
+  ...SCENARIOS,
+  ...PRODUCTION_SCENARIOS,
+  ...EXTRA_PARTS,
+];
+
+/** The `--scenarios` list: known names in the order given; an unknown one is an error. */
+export function parseRunParts(raw: string): RunPart[] {
+  const names = raw.split(",").map((s) => s.trim()).filter((s) => s !== "");
+  const unknown = names.filter((n) => !(RUN_PARTS as readonly string[]).includes(n));
+  if (unknown.length > 0) {
+    throw new Error(
+      `Unknown --scenarios ${unknown.map((n) => `'${n}'`).join(", ")}; known: ${
+        RUN_PARTS.join(", ")
+      }.`,
+    );
+  }
+  return names as RunPart[];
+}
 export const TARGETS: readonly TargetName[] = ["direct", "bare-proxy", "sovra", "sovra-unguarded"];
 /** Scenarios the peers run (the router scenario is Sovra's own feature). */
 export const PEER_SCENARIOS: readonly ScenarioName[] = ["non-stream", "stream", "slow-upstream"];
@@ -47,6 +89,8 @@ export const BENCH_MODELS = {
   slow: { id: "bench/slow", upstream: SLOW_UPSTREAM },
   ttfb: { id: "bench/ttfb", upstream: TTFB_UPSTREAM },
   spread: { id: "bench/spread", upstream: SPREAD_UPSTREAM },
+  /** Served by production_upstream.ts, whose timing and answer do not depend on the name. */
+  prod: { id: "bench/prod", upstream: "bench+prod" },
 } as const;
 
 /** The `router` scenario's policy: an `auto` pool of two models on the same upstream. */

@@ -3,6 +3,7 @@
  * minute and an optional name (`keyName`), shown once, stored only as a hash with a short
  * prefix for recognition.
  */
+import type { KeyBudgetSetting } from "./key_budget.ts";
 import { generateApiKey, hashApiKey } from "../auth/api_key_format.ts";
 import { randomId } from "../util/ids.ts";
 import type { ApiKeyStore, OrgStore } from "../state/store.ts";
@@ -49,7 +50,17 @@ export function keyName(raw: string | null): string | null {
 
 export async function issueApiKey(
   store: OrgStore & ApiKeyStore,
-  input: { org: string; name: string | null; rpm: number },
+  input: {
+    org: string;
+    name: string | null;
+    rpm: number;
+    /** ISO time from which the key answers 401 `api_key_expired` (`key_lifecycle.ts`). */
+    expiresAt?: string | null;
+    /** The key this one replaces (a rotation). */
+    rotatedFrom?: string;
+    /** Its budget (`key_budget.ts`), if any. */
+    budget?: KeyBudgetSetting | null;
+  },
 ): Promise<{ record: ApiKeyRecord; key: string }> {
   const name = keyName(input.name);
   await requireOrganization(store, input.org);
@@ -64,6 +75,9 @@ export async function issueApiKey(
     rpm: input.rpm,
     hash: hashApiKey(key),
     prefix: key.slice(0, 10),
+    expires_at: input.expiresAt ?? null,
+    ...(input.rotatedFrom ? { rotated_from: input.rotatedFrom } : {}),
+    ...(input.budget ? input.budget : {}),
   });
   return { record, key };
 }

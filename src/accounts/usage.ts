@@ -14,6 +14,10 @@ const ZERO_USAGE = {
   completion_tokens: 0,
   audio_seconds: 0,
   characters: 0,
+  cached_tokens: 0,
+  cache_write_tokens: 0,
+  cache_savings_micro_eur: 0,
+  cache_surcharge_micro_eur: 0,
 };
 
 export type DailyUsage = typeof ZERO_USAGE & Record<string, number>;

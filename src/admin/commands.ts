@@ -7,6 +7,15 @@ import type { Store } from "../state/store.ts";
 import { AccountError } from "../accounts/account_error.ts";
 import { createOrganization, requireOrganization, topUpCredits } from "../accounts/orgs.ts";
 import { issueApiKey, listApiKeys, revokeApiKey } from "../accounts/api_keys.ts";
+import {
+  graceSeconds,
+  parseExpiry,
+  rotateApiKey,
+  setKeyExpiry,
+} from "../accounts/key_lifecycle.ts";
+import { audit } from "../dashboard/audit.ts";
+import { type KeyBudgetSetting, parseKeyBudget, setKeyBudget } from "../accounts/key_budget.ts";
+import type { AuditAction, AuditEntry } from "../state/account_records.ts";
 import { dailyUsage, recentRequests } from "../accounts/usage.ts";
 import { grantCredits } from "../dashboard/areas/credits.ts";
 import {
@@ -20,6 +29,7 @@ import { type ControlPlane, runUserCommand, UserCommandError } from "./user_comm
 import type { Catalog } from "../catalog/catalog.ts";
 import { RoutingCommandError, runRoutingCommand } from "./routing_commands.ts";
 import { runSsoCommand, SsoCommandError } from "./sso_commands.ts";
+import { AlertCommandError, runAlertCommand } from "./alert_commands.ts";
 
 export class AdminError extends Error {
   override name = "AdminError";
@@ -49,6 +59,51 @@ function nonNegativeInteger(flags: Flags, name: string, fallback?: bigint): bigi
   return value;
 }
 
+/** `--expires-at` (a time, a duration such as 90d, or `never`), if given. */
+function expiryFlag(flags: Flags, now: number): string | null | undefined {
+  const raw = flags["expires-at"];
+  if (raw === undefined) return undefined;
+  if (typeof raw !== "string") throw new AdminError("--expires-at needs a value.");
+  return parseExpiry(raw, now, "expires-at");
+}
+
+/** An audit entry by actor `cli`, where the control plane is at hand (it holds the log). */
+/**
+ * `--budget N --period P` (N micro-EUR; P day|week|month|total, month by default) or
+ * `--budget off`; undefined when neither is given.
+ */
+function budgetFlags(flags: Flags): KeyBudgetSetting | null | undefined {
+  const raw = flags.budget;
+  if (raw === undefined) {
+    if (flags.period !== undefined) throw new AdminError("--period needs --budget N.");
+    return undefined;
+  }
+  if (typeof raw !== "string") throw new AdminError("--budget needs a value (micro-EUR or off).");
+  if (raw === "off" || raw === "none") return null;
+  if (!/^\d+$/.test(raw)) {
+    throw new AdminError(`--budget must be a whole number of micro-EUR or off, got '${raw}'.`);
+  }
+  const period = typeof flags.period === "string" ? flags.period : undefined;
+  return parseKeyBudget(Number(raw), period);
+}
+
+async function getKeyOrFail(store: Store, id: string) {
+  const record = await store.getApiKey(id);
+  if (!record) throw new AdminError(`API key '${id}' does not exist.`);
+  return record;
+}
+
+async function auditKey(
+  args: AdminArgs,
+  org: string,
+  action: AuditAction,
+  keyId: string,
+  detail: AuditEntry["detail"],
+): Promise<void> {
+  if (!args.plane) return;
+  await audit({ control: args.plane.control, now: Date.now }, org, "cli", action, keyId, detail);
+}
+
 export interface AdminArgs {
   command: string[];
   flags: Flags;
@@ -58,6 +113,8 @@ export interface AdminArgs {
   plane?: ControlPlane;
   /** Environment variables by name (whether an SSO client secret is set). */
   secret?: (name: string) => string | undefined;
+  /** Webhook URLs may be http and local (`SOVRA_WEBHOOK_ALLOW_LOCAL`). */
+  webhookAllowLocal?: boolean;
 }
 
 export async function runAdminCommand(
@@ -130,6 +187,14 @@ async function runCommand(
         throw error instanceof SsoCommandError ? new AdminError(error.message) : error;
       });
   }
+  if (args.command[0] === "alerts" && args.command.length === 2) {
+    return await runAlertCommand(store, args.command[1]!, flags, {
+      allowLocal: args.webhookAllowLocal ?? false,
+      control: args.plane?.control,
+    }).catch((error) => {
+      throw error instanceof AlertCommandError ? new AdminError(error.message) : error;
+    });
+  }
   switch (name) {
     case "org create": {
       const org = await createOrganization(store, {
@@ -187,8 +252,71 @@ async function runCommand(
         org: orgId,
         name: typeof flags.name === "string" ? flags.name : null,
         rpm: Number(nonNegativeInteger(flags, "rpm", BigInt(args.defaultRpm))),
+        expiresAt: expiryFlag(flags, Date.now()) ?? null,
+        budget: budgetFlags(flags) ?? null,
       });
-      return { id: record.id, key, rpm: record.rpm, org: orgId, name: record.name };
+      return {
+        id: record.id,
+        key,
+        rpm: record.rpm,
+        org: orgId,
+        name: record.name,
+        expires_at: record.expires_at ?? null,
+        budget_micro_eur: record.budget_micro_eur ?? null,
+        budget_period: record.budget_period ?? null,
+      };
+    }
+    case "key rotate": {
+      const now = Date.now();
+      const rotation = await rotateApiKey(store, null, required(flags, "id"), {
+        grace: graceSeconds(
+          flags["grace-seconds"] === undefined
+            ? undefined
+            : Number(nonNegativeInteger(flags, "grace-seconds")),
+        ),
+        now,
+        expiresAt: expiryFlag(flags, now) ?? null,
+        actor: "cli",
+      });
+      await auditKey(args, rotation.previous.org, "key.rotated", rotation.previous.id, {
+        successor: rotation.successor.id,
+        old_key_expires_at: rotation.previous.expires_at ?? null,
+      });
+      return {
+        id: rotation.successor.id,
+        key: rotation.key,
+        rpm: rotation.successor.rpm,
+        org: rotation.successor.org,
+        name: rotation.successor.name,
+        expires_at: rotation.successor.expires_at ?? null,
+        rotated_from: rotation.previous.id,
+        old_key_expires_at: rotation.previous.expires_at,
+      };
+    }
+    case "key update": {
+      const id = required(flags, "id");
+      const budget = budgetFlags(flags);
+      if (typeof flags["expires-at"] !== "string" && budget === undefined) {
+        throw new AdminError(
+          "Nothing to change: give --expires-at (a time, a duration or 'never') or --budget N|off [--period P].",
+        );
+      }
+      let record = await getKeyOrFail(store, id);
+      if (typeof flags["expires-at"] === "string") {
+        record = await setKeyExpiry(store, null, id, expiryFlag(flags, Date.now()) ?? null);
+        await auditKey(args, record.org, "key.expiry_set", record.id, {
+          expires_at: record.expires_at ?? null,
+        });
+      }
+      if (budget !== undefined) {
+        record = await setKeyBudget(store, null, id, budget);
+        await auditKey(args, record.org, "key.budget_set", record.id, {
+          budget_micro_eur: record.budget_micro_eur ?? null,
+          budget_period: record.budget_period ?? null,
+        });
+      }
+      const { hash: _hash, ...listing } = record;
+      return { ...listing };
     }
     case "key list":
       return (await listApiKeys(store, required(flags, "org"))).map((k) => ({ ...k }));
@@ -212,7 +340,7 @@ async function runCommand(
     }
     default:
       throw new AdminError(
-        `Unknown command '${name}'. Commands: org create|show|list|suspend|restore, credits topup|correct, key create|list|revoke, requests, usage, policy show|set, migrate, export, import, user create|list|remove|reset|remove-2fa, routing create|list|show|delete, sso provider add|list|remove, sso bind|show|unbind; 'admin --help' shows the flags.`,
+        `Unknown command '${name}'. Commands: org create|show|list|suspend|restore, credits topup|correct, key create|list|revoke|rotate|update, requests, usage, policy show|set, migrate, export, import, user create|list|remove|reset|remove-2fa, routing create|list|show|delete, alerts show|set|secret|deliveries, sso provider add|list|remove, sso bind|show|unbind; 'admin --help' shows the flags.`,
       );
   }
 }

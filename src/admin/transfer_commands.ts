@@ -57,6 +57,7 @@ export async function importState(
     sso_identity: 0,
     sso_managed: 0,
     totp: 0,
+    alert_settings: 0,
   };
   let header = false;
   text.split("\n").forEach((raw, i) => {

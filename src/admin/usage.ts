@@ -14,9 +14,18 @@ SOVRA_DATABASE_URL is set. Prints one JSON object, or JSON lines for listings; e
   credits correct --org ID --micro-eur -N --reason TEXT [--grant LEDGER_ID]
                                                    a compensating ledger entry (N may be
                                                    negative or positive; the grant is kept)
-  key create --org ID [--rpm N] [--name NAME]      a new API key (shown only this once)
+  key create --org ID [--rpm N] [--name NAME] [--expires-at T] [--budget N --period P]
+                                                   a new API key (shown only this once); T: an
+                                                   ISO time with zone, a duration (90d, 12h) or never;
+                                                   N micro-EUR per P: day|week|month|total (UTC)
   key list --org ID                                an organization's keys, never the key itself
   key revoke --id ID                               revoke any organization's key (within 30 s)
+  key rotate --id ID [--grace-seconds N] [--expires-at T]
+                                                   a successor key (shown once, same name, rpm and
+                                                   narrowing); the old key expires after N s
+                                                   (default 86400, at most 30 days)
+  key update --id ID [--expires-at T] [--budget N|off [--period P]]
+                                                   set or remove (never, off) a key's expiry, budget
   requests --org ID [--limit N]                    request metadata, newest first
   usage --org ID [--day YYYY-MM-DD]                one day's aggregates
   user create --email E [--org ID --role R] [--operator]
@@ -37,6 +46,12 @@ SOVRA_DATABASE_URL is set. Prints one JSON object, or JSON lines for listings; e
   routing create --org ID --id SLUG --pool M[,M…] [--strategy auto|metrics|ordered]
          [--threshold 1..10] [--name N] [--weights ttft=1,error_rate=1] [--sticky-seconds S]
                                                    create or replace a smart-router policy
+  alerts show --org ID                             an organization's spend alerts (never the secret)
+  alerts set --org ID [--webhook-url U|off] [--email E|off] [--balance-below-micro-eur N|off]
+      [--daily-spend-above-micro-eur N|off] [--key-budget-percents 80,100|off]
+                                                   change them (gateways apply it within 30 s)
+  alerts secret --org ID                           a new webhook signing secret (shown only once)
+  alerts deliveries --org ID [--limit N]           the alert delivery log, newest first
   routing list --org ID | routing show --org ID --id SLUG | routing delete --org ID --id SLUG
   catalog check                                    the catalog (SOVRA_CATALOG) against the provider
                                                    schemas, offline: exit 1 on problems

@@ -5,7 +5,7 @@
 import type { Model } from "../catalog/schema.ts";
 import type { Store } from "../state/store.ts";
 import type { RequestRecord } from "../state/records.ts";
-import { costMicroEur } from "./cost.ts";
+import { cacheSavingsMicroEur, costMicroEur } from "./cost.ts";
 import { isoTime } from "./iso_time.ts";
 import { END_USER_MAX } from "../canonical/end_user.ts";
 import { errorMessage, type Logger } from "../log.ts";
@@ -33,6 +33,10 @@ export interface SettleInput {
   promptTokens?: number | undefined;
   completionTokens?: number | undefined;
   totalTokens?: number | undefined;
+  /** Of the prompt tokens: cache reads, cache writes, 1-hour writes (as reported). */
+  cachedPromptTokens?: number | undefined;
+  cacheWritePromptTokens?: number | undefined;
+  cacheWrite1hPromptTokens?: number | undefined;
   audioSeconds?: number | undefined;
   characters?: number | undefined;
   estimated: boolean;
@@ -74,6 +78,10 @@ export function buildRequestRecord(input: SettleInput, now = Date.now()): Reques
     estimated: input.estimated,
     stream: input.stream,
     fallbacks: input.fallbacks,
+    cached_tokens: input.cachedPromptTokens ?? null,
+    cache_write_tokens: input.cacheWritePromptTokens ?? null,
+    cache_write_1h_tokens: input.cacheWrite1hPromptTokens ?? null,
+    cache_savings_micro_eur: input.model ? cacheSavingsMicroEur(input.model.pricing, input) : 0,
   };
   // Assigned, not spread: a spread in a literal this size made it several times dearer (the
   // request path builds two records a request). The stored order stays the same.
@@ -106,6 +114,8 @@ export class Settler {
   >();
   /** After `stopRetries`: a refused settle is left to recovery at once. */
   #stopped = false;
+  /** Told of every record once its debit is queued (spend alerts); never awaited. */
+  #listeners: Array<(record: RequestRecord) => void> = [];
 
   constructor(
     private readonly store: Pick<Store, "settle">,
@@ -137,6 +147,14 @@ export class Settler {
     this.#inFlight.add(done);
     done.finally(() => this.#inFlight.delete(done));
     return done;
+  }
+
+  /**
+   * Tells `listener` of every settled record, right after its debit is queued (before the
+   * store write): synchronously, so a listener must only note it and work in the background.
+   */
+  onSettled(listener: (record: RequestRecord) => void): void {
+    this.#listeners.push(listener);
   }
 
   /** Resolves when every settle started so far has been written (tests, shutdown). */
@@ -171,13 +189,19 @@ export class Settler {
     const record = buildRequestRecord(input);
     if (!counted) this.telemetry?.settled(record, trace);
     // Queued before the hold goes: the gate never sees the request's credit in neither.
-    const markSent = this.unsentDebits.queue(
-      record.org,
-      record.cost_micro_eur,
-      Date.now(),
-      record.org,
-    );
+    const budget = this.holds?.budgetOf(record.id);
+    const markSent = this.#queueDebit(record, budget);
     this.holds?.release(record.id);
+    for (const listener of this.#listeners) {
+      try {
+        listener(record);
+      } catch (error) {
+        this.log.warn("settle listener failed", {
+          request_id: record.id,
+          reason: errorMessage(error),
+        });
+      }
+    }
     const write = () => this.store.settle(record, markSent);
     return (this.telemetry ? this.telemetry.settleSpan(trace, write) : write()).then(
       () => {
@@ -186,7 +210,7 @@ export class Settler {
       },
       (error) => {
         // The retry counts the debit again before this attempt's stops counting.
-        this.#retry(record, 0, error);
+        this.#retry(record, 0, error, budget);
         markSent();
         markSent.settled();
         return record;
@@ -195,10 +219,30 @@ export class Settler {
   }
 
   /**
+   * Counts the debit in memory until the store has it: against the organization, and against
+   * the key's budget (`budget`, its name) when the request was held against one.
+   */
+  #queueDebit(record: RequestRecord, budget: string | undefined): QueueMark {
+    const now = Date.now();
+    const org = this.unsentDebits.queue(record.org, record.cost_micro_eur, now, record.org);
+    if (budget === undefined) return org;
+    const key = this.unsentDebits.queue(budget, record.cost_micro_eur, now, budget);
+    const mark = (() => {
+      org();
+      key();
+    }) as QueueMark;
+    mark.settled = () => {
+      org.settled();
+      key.settled();
+    };
+    return mark;
+  }
+
+  /**
    * Writes a refused settle again after the `attempt`th wait (a timer that keeps no process
    * alive). The debit counts in memory again meanwhile: the refused commit never landed.
    */
-  #retry(record: RequestRecord, attempt: number, error: unknown): void {
+  #retry(record: RequestRecord, attempt: number, error: unknown, budget?: string): void {
     const delay = this.retryDelaysMs[attempt];
     const fields = {
       ...loggedSettle(record),
@@ -210,12 +254,7 @@ export class Settler {
       return;
     }
     this.log.warn("settle failed; retrying", { ...fields, retry_in_ms: delay });
-    const markSent = this.unsentDebits.queue(
-      record.org,
-      record.cost_micro_eur,
-      Date.now(),
-      record.org,
-    );
+    const markSent = this.#queueDebit(record, budget);
     const timer = setTimeout(() => {
       this.#retries.delete(timer);
       // In flight like a first write: `idle()` (shutdown) waits for it.
@@ -225,7 +264,7 @@ export class Settler {
           this.log.info("settle retried", { request_id: record.id, attempts: attempt + 2 });
         },
         (next) => {
-          this.#retry(record, attempt + 1, next);
+          this.#retry(record, attempt + 1, next, budget);
           markSent();
           markSent.settled();
         },

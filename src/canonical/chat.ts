@@ -5,6 +5,29 @@
  */
 import type { Usage } from "./usage.ts";
 
+/** How long a provider keeps a cached prompt prefix: Anthropic's `ephemeral` TTLs. */
+export type CacheTtl = "5m" | "1h";
+
+/**
+ * A prompt-cache breakpoint (`cache_control: {type: "ephemeral", ttl?}`): the prompt up to and
+ * including the part it is on may be cached by the provider.
+ */
+export interface CacheBreakpoint {
+  ttl: CacheTtl;
+  /** Where the client put it (`messages[2].content[1]`, `tools[0]`), for refusals. */
+  at: string;
+}
+
+/**
+ * One text part of a message that carries a cache breakpoint somewhere: the parts' texts joined
+ * are exactly the message's `content`. Kept only on messages with a breakpoint (the rebuilding
+ * routes place the breakpoints by them); every other reader uses `content`.
+ */
+export interface TextPart {
+  text: string;
+  cache?: CacheBreakpoint;
+}
+
 /** OpenRouter-style structured reasoning, round-tripped unchanged in tool loops. */
 export type ReasoningDetail =
   | {
@@ -37,9 +60,9 @@ export interface ToolCall {
 }
 
 export type ChatMessage =
-  | { role: "system"; content: string; name?: string }
+  | { role: "system"; content: string; name?: string; parts?: TextPart[] }
   /** `origin`: where the client put it when not `messages[i]` (Responses: `input[3]`). */
-  | { role: "user"; content: string; name?: string; origin?: string }
+  | { role: "user"; content: string; name?: string; origin?: string; parts?: TextPart[] }
   | {
     role: "assistant";
     content: string | null;
@@ -47,8 +70,16 @@ export type ChatMessage =
     toolCalls?: ToolCall[];
     reasoning?: string;
     reasoningDetails?: ReasoningDetail[];
+    parts?: TextPart[];
   }
-  | { role: "tool"; content: string; toolCallId: string; name?: string; origin?: string };
+  | {
+    role: "tool";
+    content: string;
+    toolCallId: string;
+    name?: string;
+    origin?: string;
+    parts?: TextPart[];
+  };
 
 export interface FunctionTool {
   type: "function";
@@ -98,8 +129,24 @@ export interface ChatRequest {
   responseFormat?: Record<string, unknown>;
   reasoning?: ReasoningRequest;
   user?: string;
+  /**
+   * Cache breakpoints on tool definitions (`tools[i].cache_control`), by index in `tools`: the
+   * tool objects themselves are sent without it on routes that pass tools on.
+   */
+  toolBreakpoints?: Array<{ tool: number; cache: CacheBreakpoint }>;
   /** Other client fields, passed through unchanged where the dialect allows. */
   extra: Record<string, unknown>;
+  /**
+   * The client's JSON body as sent (chat completions only): an `openai`-dialect route forwards
+   * these bytes, edited only where a value had to change (`providers/openai/stable_body.ts`).
+   */
+  clientBody?: ClientBody;
+}
+
+/** A client's JSON body: its text as received and the value it parsed to. */
+export interface ClientBody {
+  text: string;
+  value: unknown;
 }
 
 /**

@@ -18,6 +18,13 @@ export interface ForwardedChunk {
   events(): readonly ChatStreamEvent[];
   /** True when `events()` is known without parsing (the chunk was parsed on the way). */
   readonly decoded: boolean;
+  /**
+   * The text the chunk generates, when that is known without parsing: a chunk of the stream's
+   * learnt shape is one content (or reasoning) delta of choice 0 whose JSON string has no
+   * escape, so its text is that string's body as it came (`chunk_shape.ts`). Billing keeps this
+   * instead of the chunk, so an open stream holds its text, not its upstream events.
+   */
+  readonly text?: string;
 }
 
 /** What a pass-through stream yields: forwarded chunks, or canonical events for the rest. */

@@ -3,7 +3,8 @@
  * or the generated text to estimate from when the provider reported none or the client left.
  * A chunk forwarded without parsing (stream pass-through) is kept as it is and decoded only
  * when the text is asked for, or once the kept chunks pass `KEPT_CHUNK_CHARS` (a long stream
- * then holds text, not whole chunks); the chunks that carry usage or a finish reason are always
+ * then holds text, not whole chunks); a forwarded chunk whose text is known without parsing
+ * (`ForwardedChunk.text`: most of a stream) is kept as that text alone; the chunks that carry usage or a finish reason are always
  * parsed on the way, so `usage` and `finishReason` are known without decoding.
  */
 import type { ChatStreamEvent, FinishReason } from "./chat.ts";
@@ -28,6 +29,12 @@ export class StreamAccounting {
 
   observe(item: PassthroughItem): void {
     if (item.type === "forwarded") {
+      if (item.text !== undefined) {
+        // The chunk goes with the client write; an open stream keeps only its text.
+        this.events++;
+        this.#generated.push(item.text);
+        return;
+      }
       if (!item.decoded) {
         this.events++;
         this.#generated.push(item);

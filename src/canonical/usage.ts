@@ -1,15 +1,22 @@
 /**
  * Token usage as the gateway counts it. A field that the provider did not report is
  * `undefined`, never `0`: billing must tell "free" from "not reported".
+ *
+ * Counts are inclusive, as OpenAI's are: `promptTokens` is every prompt token, cache reads and
+ * writes included; `cachedPromptTokens` and `cacheWritePromptTokens` say how many of them were
+ * read from or written to the provider's cache. Providers whose input count excludes the cache
+ * (Anthropic's `input_tokens`, Bedrock's `inputTokens`) are added up on the way in.
  */
 export interface Usage {
   promptTokens?: number | undefined;
   completionTokens?: number | undefined;
   totalTokens?: number | undefined;
-  /** Prompt tokens served from a provider cache (billed at the prompt price here). */
+  /** Of the prompt tokens: served from a provider cache (billed at the cached price). */
   cachedPromptTokens?: number | undefined;
-  /** Prompt tokens written to a provider cache (Anthropic `cache_creation_input_tokens`). */
+  /** Of the prompt tokens: written to a provider cache (Anthropic `cache_creation_input_tokens`). */
   cacheWritePromptTokens?: number | undefined;
+  /** Of the cache writes: those with the 1-hour TTL (billed at the 1-hour write price). */
+  cacheWrite1hPromptTokens?: number | undefined;
   reasoningTokens?: number | undefined;
 }
 

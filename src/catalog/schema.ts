@@ -122,11 +122,27 @@ void ENDPOINT_KINDS_KNOWN;
 
 const microEur = z.number().int().nonnegative();
 
+/**
+ * A prompt-cache price: positive, or left out. Left out, that class of prompt tokens is billed
+ * at `prompt_micro_eur_per_million` (the model's provider gives no discount or surcharge), so a
+ * provider that reports cached tokens on a model without these prices is never billed below
+ * its input price.
+ */
+const cachePrice = z.number().int().positive(
+  "must be a positive price; leave the field out to bill these tokens at the prompt price",
+);
+
 export const Pricing = z.strictObject({
   prompt_micro_eur_per_million: microEur.optional(),
   completion_micro_eur_per_million: microEur.optional(),
   audio_micro_eur_per_hour: microEur.optional(),
   character_micro_eur_per_million: microEur.optional(),
+  /** Prompt tokens read from the provider's cache (Anthropic: 10 % of input; Mistral: 10 %). */
+  cached_prompt_micro_eur_per_million: cachePrice.optional(),
+  /** Prompt tokens written to the cache, 5-minute TTL (Anthropic: 125 % of input). */
+  cache_write_micro_eur_per_million: cachePrice.optional(),
+  /** Prompt tokens written to the cache with the 1-hour TTL (Anthropic: 200 % of input). */
+  cache_write_1h_micro_eur_per_million: cachePrice.optional(),
 });
 export type Pricing = z.infer<typeof Pricing>;
 

@@ -12,6 +12,9 @@ import { publicUser, setPasswordWithToken, signIn } from "./areas/accounts.ts";
 import { endSession, startSession } from "./sessions.ts";
 import { overview } from "./areas/overview.ts";
 import { createKey, keySnippets, listKeys, revokeKey } from "./areas/keys.ts";
+import { changeKeyBudget, changeKeyExpiry, keySettings, rotateKey } from "./areas/key_settings.ts";
+import { BUDGET_PERIODS } from "../util/budget_period.ts";
+import { alertsView, changeAlerts, rotateAlertSecret, sendTestAlert } from "./areas/alerts.ts";
 import { grantCredits, ledger, updateSettings } from "./areas/credits.ts";
 import { parseRange, recentRequests, toCsv, usageSeries } from "./areas/usage.ts";
 import { changeMember, inviteMember, listMembers, parseRole } from "./areas/members.ts";
@@ -64,6 +67,18 @@ const SetPassword = z.object({ token: z.string().max(100), password: z.string().
 const NewKey = z.object({
   name: z.string(),
   rpm: z.number().int().positive().optional(),
+  expires_at: z.string().nullish(),
+  budget_micro_eur: z.number().int().positive().nullish(),
+  budget_period: z.enum(BUDGET_PERIODS).optional(),
+});
+const KeyChange = z.object({
+  expires_at: z.string().nullable().optional(),
+  budget_micro_eur: z.number().int().positive().nullable().optional(),
+  budget_period: z.enum(BUDGET_PERIODS).optional(),
+});
+const KeyRotation = z.object({
+  grace_seconds: z.number().int().nonnegative().optional(),
+  expires_at: z.string().nullish(),
 });
 const Grant = z.object({
   amount_micro_eur: z.number().int().positive(),
@@ -73,6 +88,13 @@ const Settings = z.object({
   low_balance_micro_eur: z.number().int().nonnegative().nullable().optional(),
   rpm_ceiling: z.number().int().positive().nullable().optional(),
   require_2fa: z.boolean().optional(),
+});
+const AlertChange = z.strictObject({
+  webhook_url: z.string().nullable().optional(),
+  balance_below_micro_eur: z.number().int().nonnegative().nullable().optional(),
+  daily_spend_above_micro_eur: z.number().int().nonnegative().nullable().optional(),
+  key_budget_percents: z.array(z.number().int().min(1).max(100)).max(10).optional(),
+  email: z.string().nullable().optional(),
 });
 const PolicyChange = z.object({
   sovereignty: z.enum(["any", "strict_only"]).optional(),
@@ -210,6 +232,34 @@ export function createApi(deps: DashboardDeps): Hono<DashEnv> {
     async (c) => c.json(await revokeKey(deps, c.var.access, c.var.viewer, c.req.param("key"))),
   );
   org.get(
+    "/keys/:key",
+    async (c) => c.json(await keySettings(deps, c.var.access, c.req.param("key"))),
+  );
+  org.patch("/keys/:key", async (c) => {
+    const input = await body(c, KeyChange);
+    const key = c.req.param("key");
+    if (input.expires_at === undefined && input.budget_micro_eur === undefined) {
+      throw badInput("Give expires_at or budget_micro_eur (with budget_period).");
+    }
+    let view = await keySettings(deps, c.var.access, key);
+    if (input.expires_at !== undefined) {
+      view = await changeKeyExpiry(deps, c.var.access, c.var.viewer, key, input.expires_at);
+    }
+    if (input.budget_micro_eur !== undefined) {
+      view = await changeKeyBudget(deps, c.var.access, c.var.viewer, key, {
+        budget_micro_eur: input.budget_micro_eur,
+        budget_period: input.budget_period,
+      });
+    }
+    return c.json(view);
+  });
+  org.post("/keys/:key/rotate", async (c) => {
+    const input = await body(c, KeyRotation);
+    const rotated = await rotateKey(deps, c.var.access, c.var.viewer, c.req.param("key"), input);
+    const snippets = keySnippets(deps.apiUrl, rotated.created.key, exampleModel(deps));
+    return c.json({ ...rotated.created, snippets, previous: rotated.previous }, 201);
+  });
+  org.get(
     "/keys/:key/policy",
     async (c) => c.json(await keyPolicyView(deps, c.var.access, c.req.param("key"))),
   );
@@ -227,6 +277,22 @@ export function createApi(deps: DashboardDeps): Hono<DashEnv> {
     const input = await body(c, Settings);
     return c.json(await updateSettings(deps, c.var.access, c.var.viewer, input));
   });
+  org.get("/alerts", async (c) => {
+    const limit = limitOf(c.req.query("limit"), 50, 500);
+    return c.json(await alertsView(deps, c.var.access, limit));
+  });
+  org.patch("/alerts", async (c) => {
+    const input = await body(c, AlertChange);
+    return c.json(await changeAlerts(deps, c.var.access, c.var.viewer, input));
+  });
+  org.post("/alerts/secret", async (c) => {
+    c.header("cache-control", "no-store");
+    return c.json(await rotateAlertSecret(deps, c.var.access, c.var.viewer), 201);
+  });
+  org.post(
+    "/alerts/test",
+    async (c) => c.json(await sendTestAlert(deps, c.var.access, c.var.viewer)),
+  );
   org.get(
     "/usage",
     async (c) => c.json(await usageSeries(deps, c.var.access, parseRange(c.req.query("days")))),

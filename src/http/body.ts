@@ -16,6 +16,14 @@ export async function readJsonBody(
   request: Request,
   options: { limit?: number; deadlineMs?: number } = {},
 ): Promise<unknown> {
+  return (await readJsonBodyText(request, options)).value;
+}
+
+/** `readJsonBody`, with the body's text as received (for byte-stable forwarding). */
+export async function readJsonBodyText(
+  request: Request,
+  options: { limit?: number; deadlineMs?: number } = {},
+): Promise<{ value: unknown; text: string }> {
   const limit = options.limit ?? JSON_BODY_LIMIT;
   if (!isJsonContentType(request.headers.get("content-type"))) {
     await request.body?.cancel().catch(() => {});
@@ -37,11 +45,12 @@ export async function readJsonBody(
   }
   if (bytes.length === 0) throw invalidRequest("The request body is empty; send a JSON object.");
   let value: unknown;
+  const text = decoder.decode(bytes);
   try {
-    value = JSON.parse(decoder.decode(bytes));
+    value = JSON.parse(text);
   } catch {
     throw invalidRequest("The request body is not valid JSON.");
   }
   checkJsonDepth(value);
-  return value;
+  return { value, text };
 }

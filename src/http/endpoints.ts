@@ -257,6 +257,7 @@ export function operations(): OperationSpec[] {
   return endpoints.map(({ gate, handler: _handler, ...operation }) => ({
     ...operation,
     ...(gate === "none" ? { auth: false } : {}),
+    ...(gate === "billed" ? { billed: true } : {}),
   }));
 }
 

@@ -17,7 +17,16 @@ export interface OperationSpec {
   /** The path's `{name}` parameters (each one must be described), with an example. */
   pathParams?: Record<string, { description: string; example?: string }>;
   auth?: boolean;
+  /** The request is billed (credit and key budget checks): its 402s are listed. */
+  billed?: boolean;
 }
+
+/** The 401 codes of every authenticated operation. */
+const UNAUTHORIZED =
+  "`missing_api_key` (no Authorization header), `invalid_api_key` (a bad or revoked key), `api_key_expired` (the key's `expires_at` has passed: a set expiry or the end of a rotation's grace period). Do not retry with the same key.";
+/** The 402 codes of every billed operation. */
+const PAYMENT_REQUIRED =
+  "`insufficient_credits` (the organization's balance is at or below zero: top up), `key_budget_exceeded` (the API key's spend in its budget period reached its `budget_micro_eur`; the message names when the period resets, UTC). The error object's `message` says which.";
 
 export interface ResponseSpec {
   description: string;
@@ -107,6 +116,13 @@ export function buildOpenApiDocument(
     for (const [status, r] of Object.entries(op.responses)) {
       responses[status] = responseObject({ ...r, headers: { ...TRACE_HEADERS, ...r.headers } });
     }
+    const error = (description: string) => ({
+      description,
+      headers: responseObject({ description: "", headers: TRACE_HEADERS }).headers,
+      content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+    });
+    if (op.auth !== false) responses["401"] ??= error(UNAUTHORIZED);
+    if (op.billed) responses["402"] ??= error(PAYMENT_REQUIRED);
     if (op.auth !== false && !responses["403"]) responses["403"] = SUSPENDED;
     responses.default = {
       description: "Error (the spec's error object)",

@@ -17,9 +17,17 @@ const ToolCall = z.looseObject({
 });
 
 const ChatUsage = z.looseObject({
-  prompt_tokens: z.number().int(),
+  prompt_tokens: z.number().int().describe("Every prompt token, cached ones included."),
   completion_tokens: z.number().int(),
   total_tokens: z.number().int(),
+  prompt_tokens_details: z.looseObject({
+    cached_tokens: z.number().int().describe(
+      "Of prompt_tokens: read from the provider's prompt cache, billed at the model's cached_prompt price (0 when none).",
+    ),
+    cache_write_tokens: z.number().int().optional().describe(
+      "Of prompt_tokens: written to the provider's cache, billed at the cache_write price; present where the provider reports writes (Claude).",
+    ),
+  }),
 });
 
 export const ChatCompletionSchema = z.looseObject({
@@ -81,7 +89,15 @@ export const ResponseObjectSchema = z.looseObject({
   error: z.looseObject({ code: z.string(), message: z.string() }).nullable(),
   store: z.literal(false),
   usage: z.looseObject({
-    input_tokens: z.number().int(),
+    input_tokens: z.number().int().describe("Every input token, cached ones included."),
+    input_tokens_details: z.looseObject({
+      cached_tokens: z.number().int().describe(
+        "Of input_tokens: read from the provider's prompt cache (cached price).",
+      ),
+      cache_write_tokens: z.number().int().describe(
+        "Of input_tokens: written to the provider's prompt cache (cache-write price).",
+      ),
+    }),
     output_tokens: z.number().int(),
     total_tokens: z.number().int(),
   }).optional(),
@@ -108,7 +124,9 @@ export const ModelEntrySchema = z.looseObject({
   kind: ModelKind,
   sovereignty: z.enum(["strict", "pragmatic"]),
   pricing: z.record(z.string(), z.number().int())
-    .describe("micro-EUR per million tokens / per hour of audio / per million characters"),
+    .describe(
+      "micro-EUR per million tokens / per hour of audio / per million characters: prompt_micro_eur_per_million, completion_micro_eur_per_million, audio_micro_eur_per_hour, character_micro_eur_per_million, and for models with a prompt cache cached_prompt_micro_eur_per_million (cache reads), cache_write_micro_eur_per_million (5-minute writes), cache_write_1h_micro_eur_per_million (1-hour writes); a zero price is omitted, an omitted cache price means the prompt price.",
+    ),
   supported_parameters: z.array(z.string()),
   context_length: z.number().int().optional(),
   reasoning: z.looseObject({}).optional(),

@@ -17,7 +17,8 @@
  *   (every LLM) costs no commit of its own per request, and a fast one no latency.
  *   A request that never calls out writes its plain increment when it ends (`countOnce`).
  */
-import type { GateState } from "./gate_state.ts";
+import type { GateState, KeyBudget } from "./gate_state.ts";
+import type { HoldRefusal } from "./credit_holds.ts";
 import type { MeteringStore } from "../state/store.ts";
 import type { RequestRecord } from "../state/records.ts";
 
@@ -76,8 +77,10 @@ export interface AdmissionContext {
   markSent: () => void;
   /** Its write settled (`QueueMark.settled`: the other isolates stop counting it as pending). */
   markSettled?: () => void;
-  /** Builds the 402 (and counts the refusal). */
-  refusal: () => Error;
+  /** The key's budget in the request's period, if it has one (held against as the balance). */
+  budget?: KeyBudget | undefined;
+  /** Builds the 402 of what refused (and counts the refusal). */
+  refusal: (refused: HoldRefusal) => Error;
   /** A failed store write (logged; the request goes on). */
   onWriteError: (error: unknown) => void;
 }
@@ -108,8 +111,9 @@ export class RequestAdmission implements UpstreamAdmission {
 
   hold(holdMicroEur: bigint): void {
     const { gate, keyId, org, requestId } = this.ctx;
-    if (this.ctx.billed && !gate.tryHold(keyId, org, requestId, holdMicroEur)) {
-      throw this.ctx.refusal();
+    if (this.ctx.billed) {
+      const refused = gate.tryHoldWithin(keyId, org, requestId, holdMicroEur, this.ctx.budget);
+      if (refused) throw this.ctx.refusal(refused);
     }
     this.#held = true;
   }

@@ -23,7 +23,12 @@ const sharedAmount = (amount: Whole): bigint => {
 interface Hold {
   org: string;
   amount: Whole;
+  /** The key budget's name (`budgetName`) the hold also counts against, if the key has one. */
+  budget?: string;
 }
+
+/** Why a hold was not placed: the organization's credit or the key's budget is used up. */
+export type HoldRefusal = "balance" | "budget";
 
 export class CreditHolds {
   #byRequest = new Map<string, Hold>();
@@ -53,19 +58,60 @@ export class CreditHolds {
     amount: bigint | number,
     fits: (held: Whole) => boolean,
   ): boolean {
+    return this.tryHoldWithin(requestId, org, amount, fits) === undefined;
+  }
+
+  /**
+   * `tryHold`, and with `budget` against the key's budget too (its holds counted under
+   * `budget.name`, `budget.fits` deciding on them): the budget is held first, then the
+   * organization's credit, the budget's hold taken back if the credit refuses. Undefined when
+   * held, else what refused.
+   */
+  tryHoldWithin(
+    requestId: string,
+    org: string,
+    amount: bigint | number,
+    fits: (held: Whole) => boolean,
+    budget?: { name: string; fits: (held: Whole) => boolean },
+  ): HoldRefusal | undefined {
     this.release(requestId);
     const held = whole(amount);
     if (this.shared) {
-      const placed = this.shared.tryHold(org, sharedAmount(held), (all) => fits(whole(all)));
-      if (!placed) return false;
-    } else if (!fits(this.heldCount(org))) return false;
-    this.#record(requestId, org, held);
-    return true;
+      const big = sharedAmount(held);
+      if (budget && !this.shared.tryHold(budget.name, big, (all) => budget.fits(whole(all)))) {
+        return "budget";
+      }
+      if (!this.shared.tryHold(org, big, (all) => fits(whole(all)))) {
+        if (budget) this.shared.release(budget.name, big);
+        return "balance";
+      }
+    } else {
+      if (budget && !budget.fits(this.heldCount(budget.name))) return "budget";
+      if (!fits(this.heldCount(org))) return "balance";
+    }
+    this.#record(requestId, org, held, budget?.name);
+    return undefined;
   }
 
-  #record(requestId: string, org: string, held: Whole): void {
-    this.#byRequest.set(requestId, { org, amount: held });
-    this.#byOrg.set(org, addWhole(this.#byOrg.get(org) ?? 0, held));
+  #record(requestId: string, org: string, held: Whole, budget?: string): void {
+    this.#byRequest.set(requestId, budget ? { org, amount: held, budget } : { org, amount: held });
+    this.#add(org, held);
+    if (budget) this.#add(budget, held);
+  }
+
+  #add(name: string, held: Whole): void {
+    this.#byOrg.set(name, addWhole(this.#byOrg.get(name) ?? 0, held));
+  }
+
+  #take(name: string, held: Whole): void {
+    const left = subtractWhole(this.#byOrg.get(name) ?? 0, held);
+    if (left === 0) this.#byOrg.delete(name);
+    else this.#byOrg.set(name, left);
+  }
+
+  /** The key budget the request's hold counts against, if any (its debit counts there too). */
+  budgetOf(requestId: string): string | undefined {
+    return this.#byRequest.get(requestId)?.budget;
   }
 
   /** Releases the request's hold; nothing happens when it has none (idempotent). */
@@ -74,12 +120,14 @@ export class CreditHolds {
     if (!hold) return;
     this.#byRequest.delete(requestId);
     this.shared?.release(hold.org, sharedAmount(hold.amount));
-    const left = subtractWhole(this.#byOrg.get(hold.org) ?? 0, hold.amount);
-    if (left === 0) this.#byOrg.delete(hold.org);
-    else this.#byOrg.set(hold.org, left);
+    this.#take(hold.org, hold.amount);
+    if (hold.budget) {
+      this.shared?.release(hold.budget, sharedAmount(hold.amount));
+      this.#take(hold.budget, hold.amount);
+    }
   }
 
-  /** What the organization's requests in flight hold. */
+  /** What the organization's (or, by its `budgetName`, a key budget's) requests in flight hold. */
   heldBy(org: string): bigint {
     return BigInt(this.heldCount(org));
   }
@@ -98,7 +146,7 @@ export class CreditHolds {
   /** Everything this isolate's requests hold now, all organizations (metrics, tests). */
   get total(): bigint {
     let sum: Whole = 0;
-    for (const amount of this.#byOrg.values()) sum = addWhole(sum, amount);
+    for (const hold of this.#byRequest.values()) sum = addWhole(sum, hold.amount);
     return BigInt(sum);
   }
 }

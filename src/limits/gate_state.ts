@@ -19,7 +19,8 @@
  */
 import type { Store } from "../state/store.ts";
 import type { UnsentTally } from "./unsent_tally.ts";
-import { CreditHolds } from "./credit_holds.ts";
+import { CreditHolds, type HoldRefusal } from "./credit_holds.ts";
+import { budgetName } from "../util/budget_period.ts";
 import { addWhole, type Whole, whole } from "./whole.ts";
 import type { Entry, SharedCounters } from "./shared_counters.ts";
 
@@ -27,11 +28,20 @@ export interface GateView {
   rateCurrent: number;
   ratePrevious: number;
   balanceMicroEur: bigint;
+  /** What the key's budget has left in its period (absent: no budget asked for). */
+  budgetLeftMicroEur?: bigint;
   /**
    * The key's queued total over every isolate that `rateCurrent` counts (absent: no other
    * isolate, or a stale snapshot): the increment is counted only while it is unchanged.
    */
   rateSeen?: bigint;
+}
+
+/** A key's budget for this request: its limit and the period it is counted in. */
+export interface KeyBudget {
+  limitMicroEur: bigint;
+  /** `budgetWindow(...).id` of the request's start. */
+  periodId: string;
 }
 
 export interface Snapshot {
@@ -50,6 +60,12 @@ export interface Snapshot {
   /** Their places in the process's table (absent: this isolate is the instance). */
   rateEntry?: Entry;
   debitEntry?: Entry;
+  /** The budget period read (absent: none) and the key's spend in it, with its marks. */
+  budgetPeriodId?: string;
+  keySpent: bigint;
+  keyDebitMark: Whole;
+  othersKeyDebitMark: bigint;
+  keyDebitEntry?: Entry;
   /** Age (ms) from which a request renews this snapshot in the background. */
   renewAfterMs: number;
   /** Served from an old read while the store fails: the rate limit fails open. */
@@ -81,21 +97,30 @@ export class GateState {
    * A snapshot fresh enough for this request. Apply it with `view` in the same synchronous
    * step as the decision and the increment, or concurrent requests could all pass on one count.
    */
-  async snapshot(keyId: string, orgId: string, minute: number, now: number): Promise<Snapshot> {
+  async snapshot(
+    keyId: string,
+    orgId: string,
+    minute: number,
+    now: number,
+    budgetPeriodId?: string,
+  ): Promise<Snapshot> {
     let snapshot = this.#snapshots.get(keyId);
-    if (!snapshot || snapshot.minute !== minute || now - snapshot.fetchedAt >= this.refreshMs) {
+    if (
+      !snapshot || snapshot.minute !== minute || now - snapshot.fetchedAt >= this.refreshMs ||
+      snapshot.budgetPeriodId !== budgetPeriodId
+    ) {
       snapshot = await this.#orStale(
         keyId,
         minute,
         now,
-        () => this.#sharedRefresh(keyId, orgId, minute, now),
+        () => this.#sharedRefresh(keyId, orgId, minute, now, budgetPeriodId),
       );
     } else if (
       now - snapshot.fetchedAt >= snapshot.renewAfterMs && now >= this.#quietUntil &&
       !this.store.away?.()
     ) {
       // Ahead of expiry: this request goes on with the current snapshot.
-      this.#sharedRefresh(keyId, orgId, minute, now).catch(() => {
+      this.#sharedRefresh(keyId, orgId, minute, now, budgetPeriodId).catch(() => {
         // The request that finds the snapshot expired reads again (and handles the failure).
       });
     }
@@ -105,7 +130,7 @@ export class GateState {
         keyId,
         minute,
         now,
-        () => this.#refresh(keyId, orgId, minute, now),
+        () => this.#refresh(keyId, orgId, minute, now, budgetPeriodId),
       );
     }
     return snapshot;
@@ -149,16 +174,26 @@ export class GateState {
    * The counts now: the snapshot plus what this instance queued that it cannot contain; the
    * balance less the credit its requests in flight hold.
    */
-  view(s: Snapshot, keyId: string, orgId: string): GateView {
+  view(s: Snapshot, keyId: string, orgId: string, budget?: KeyBudget): GateView {
     // This isolate's bucket name is kept in the snapshot (`rateKey`); the others count by key.
     const balanceMicroEur = s.balance - BigInt(this.#pending(s, orgId));
-    if (s.stale) return { rateCurrent: 0, ratePrevious: 0, balanceMicroEur };
+    const left = budget && s.budgetPeriodId === budget.periodId
+      ? {
+        budgetLeftMicroEur: budget.limitMicroEur - s.keySpent -
+          BigInt(
+            addWhole(this.#unsentKeyDebits(s, keyId), this.holds.heldCount(budgetName(keyId))),
+          ),
+      }
+      : {};
+    if (s.stale) return { rateCurrent: 0, ratePrevious: 0, balanceMicroEur, ...left };
     let rateCurrent = s.rateCurrent + Number(this.requests.unsentCount(s.rateKey, s.rateMark));
-    if (!this.shared) return { rateCurrent, ratePrevious: s.ratePrevious, balanceMicroEur };
+    if (!this.shared) {
+      return { rateCurrent, ratePrevious: s.ratePrevious, balanceMicroEur, ...left };
+    }
     const entry = s.rateEntry ?? keyId;
     const rateSeen = this.shared.queuedTotal(entry);
     rateCurrent += Number(this.shared.othersPending(entry, s.othersRateMark, rateSeen));
-    return { rateCurrent, ratePrevious: s.ratePrevious, balanceMicroEur, rateSeen };
+    return { rateCurrent, ratePrevious: s.ratePrevious, balanceMicroEur, rateSeen, ...left };
   }
 
   /**
@@ -169,19 +204,49 @@ export class GateState {
    * Without a snapshot (the store failed at the gate) the hold is placed and the request passes.
    */
   tryHold(keyId: string, orgId: string, requestId: string, amount: bigint | number): boolean {
+    return this.tryHoldWithin(keyId, orgId, requestId, amount) === undefined;
+  }
+
+  /**
+   * `tryHold`, and against the key's budget the same way: held unless the key's period spend,
+   * its debits not yet in the read and the holds of its other requests in flight reach the
+   * budget (a request alone is admitted while the budget has anything left). Undefined when
+   * held, else what refused.
+   */
+  tryHoldWithin(
+    keyId: string,
+    orgId: string,
+    requestId: string,
+    amount: bigint | number,
+    budget?: KeyBudget,
+  ): HoldRefusal | undefined {
     const snapshot = this.#snapshots.get(keyId);
     if (!snapshot) {
       this.holds.hold(requestId, orgId, amount);
-      return true;
+      return undefined;
     }
     // The holds are read first, then the debits: a settle elsewhere queues its debit before it
     // releases its hold, so no credit is missed between the two.
-    return this.holds.tryHold(
+    const counted = budget && snapshot.budgetPeriodId === budget.periodId;
+    return this.holds.tryHoldWithin(
       requestId,
       orgId,
       amount,
       (held) => snapshot.balance > addWhole(this.#unsentDebits(snapshot, orgId), held),
+      counted
+        ? {
+          name: budgetName(keyId),
+          fits: (held) =>
+            budget.limitMicroEur >
+              snapshot.keySpent + BigInt(addWhole(this.#unsentKeyDebits(snapshot, keyId), held)),
+        }
+        : undefined,
     );
+  }
+
+  /** The key's debits queued since the snapshot's read (this isolate's and the others'). */
+  #unsentKeyDebits(s: Snapshot, keyId: string): Whole {
+    return this.#unsentOf(budgetName(keyId), s.keyDebitMark, s.keyDebitEntry, s.othersKeyDebitMark);
   }
 
   /**
@@ -190,9 +255,14 @@ export class GateState {
    * the others'.
    */
   #unsentDebits(s: Snapshot, orgId: string): Whole {
-    const own = this.debits.unsentCount(orgId, s.debitMark);
+    return this.#unsentOf(orgId, s.debitMark, s.debitEntry, s.othersDebitMark);
+  }
+
+  /** A name's debits queued since a read's marks: this isolate's, and the others'. */
+  #unsentOf(name: string, mark: Whole, entry: Entry | undefined, othersMark: bigint): Whole {
+    const own = this.debits.unsentCount(name, mark);
     if (!this.shared) return own;
-    const others = this.shared.othersPending(s.debitEntry ?? orgId, s.othersDebitMark);
+    const others = this.shared.othersPending(entry ?? name, othersMark);
     return others === 0n ? own : addWhole(own, whole(others));
   }
 
@@ -201,11 +271,17 @@ export class GateState {
     return addWhole(this.#unsentDebits(s, orgId), this.holds.heldCount(orgId));
   }
 
-  #sharedRefresh(keyId: string, orgId: string, minute: number, now: number): Promise<Snapshot> {
-    const id = `${keyId}:${minute}`;
+  #sharedRefresh(
+    keyId: string,
+    orgId: string,
+    minute: number,
+    now: number,
+    budgetPeriodId?: string,
+  ): Promise<Snapshot> {
+    const id = `${keyId}:${minute}:${budgetPeriodId ?? ""}`;
     let pending = this.#refreshing.get(id);
     if (!pending) {
-      pending = this.#refresh(keyId, orgId, minute, now).finally(() => {
+      pending = this.#refresh(keyId, orgId, minute, now, budgetPeriodId).finally(() => {
         this.#refreshing.delete(id);
       });
       this.#refreshing.set(id, pending);
@@ -213,16 +289,26 @@ export class GateState {
     return pending;
   }
 
-  async #refresh(keyId: string, orgId: string, minute: number, now: number): Promise<Snapshot> {
+  async #refresh(
+    keyId: string,
+    orgId: string,
+    minute: number,
+    now: number,
+    budgetPeriodId?: string,
+  ): Promise<Snapshot> {
     // Marks first: the read below is issued synchronously inside readGate.
     const rateKey = rateName(keyId, minute);
     const rateMark = this.requests.sentCount(rateKey);
     const debitMark = this.debits.sentCount(orgId);
+    const budget = budgetName(keyId);
+    const keyDebitMark = this.debits.sentCount(budget);
     const rateEntry = this.shared?.entry(keyId);
     const debitEntry = this.shared?.entry(orgId);
+    const keyDebitEntry = budgetPeriodId === undefined ? undefined : this.shared?.entry(budget);
     const othersRateMark = rateEntry ? this.shared!.othersVisible(rateEntry) : 0n;
     const othersDebitMark = debitEntry ? this.shared!.othersVisible(debitEntry) : 0n;
-    const read = await this.store.readGate(keyId, orgId, minute);
+    const othersKeyDebitMark = keyDebitEntry ? this.shared!.othersVisible(keyDebitEntry) : 0n;
+    const read = await this.store.readGate(keyId, orgId, minute, budgetPeriodId);
     const snapshot: Snapshot = {
       minute,
       rateKey,
@@ -235,6 +321,11 @@ export class GateState {
       othersRateMark,
       othersDebitMark,
       ...(rateEntry ? { rateEntry, debitEntry: debitEntry! } : {}),
+      ...(budgetPeriodId === undefined ? {} : { budgetPeriodId }),
+      keySpent: read.keySpentMicroEur ?? 0n,
+      keyDebitMark,
+      othersKeyDebitMark,
+      ...(keyDebitEntry ? { keyDebitEntry } : {}),
       renewAfterMs: this.refreshMs * (0.6 + 0.3 * Math.random()),
     };
     if (this.#snapshots.size > 100_000) this.#snapshots.clear();

@@ -7,6 +7,10 @@ export interface BillableUsage {
   promptTokens: number;
   completionTokens: number;
   totalTokens: number;
+  /** The prompt's cache classes, as reported (an estimated prompt has none). */
+  cachedPromptTokens?: number;
+  cacheWritePromptTokens?: number;
+  cacheWrite1hPromptTokens?: number;
   estimated: boolean;
 }
 
@@ -30,7 +34,20 @@ export async function billableUsage(
   const totalTokens = !estimated && usage?.totalTokens !== undefined
     ? usage.totalTokens
     : promptTokens + completionTokens;
-  return { promptTokens, completionTokens, totalTokens, estimated };
+  const billable: BillableUsage = { promptTokens, completionTokens, totalTokens, estimated };
+  // The cache classes are parts of the reported prompt: an estimated prompt keeps none.
+  if (usage?.promptTokens !== undefined) {
+    if (usage.cachedPromptTokens !== undefined) {
+      billable.cachedPromptTokens = usage.cachedPromptTokens;
+    }
+    if (usage.cacheWritePromptTokens !== undefined) {
+      billable.cacheWritePromptTokens = usage.cacheWritePromptTokens;
+    }
+    if (usage.cacheWrite1hPromptTokens !== undefined) {
+      billable.cacheWrite1hPromptTokens = usage.cacheWrite1hPromptTokens;
+    }
+  }
+  return billable;
 }
 
 /** The generated text of a whole result (every choice), for estimates. */

@@ -25,6 +25,7 @@ import { prefetchRouterPins } from "./chat_target.ts";
 import { type StreamCheckpoints, streamCheckpoints } from "./stream_checkpoint.ts";
 import type { UpstreamAdmission } from "../limits/admission.ts";
 import { collectToolCallIds } from "../smart_router/stream_tool_calls.ts";
+import { type CacheUse, cacheUseOf } from "../routing/cache_affinity.ts";
 
 export interface ChatCallContext {
   deps: PipelineDeps;
@@ -214,6 +215,9 @@ export async function completeChat(
     },
   );
   const result = success.value;
+  if (ctx.deps.routing.cacheAffinity) {
+    noteCacheHolder(ctx.deps, ctx.caller.org, cacheUseOf(request, ctx.caller.keyId), success.route);
+  }
   plan.routing?.onServed?.(
     success.route.model,
     [result, ...(result.moreChoices ?? [])].flatMap((c) => c.toolCalls?.map((t) => t.id) ?? []),
@@ -441,6 +445,9 @@ class ChatStream implements OpenChatStream<PassthroughItem> {
   readonly #toolCallIds: string[] = [];
   readonly #messages: ChatRequest["messages"];
   readonly #settlement: ReturnType<typeof settlementOf>;
+  /** The prompt cache this request uses, when the routing follows cache holders. */
+  readonly #cacheUse: CacheUse | undefined;
+  readonly #org: string;
   readonly #checkpoints: StreamCheckpoints | undefined;
   readonly #untrack: (() => void) | undefined;
   readonly #metricsKey: string;
@@ -483,6 +490,8 @@ class ChatStream implements OpenChatStream<PassthroughItem> {
     this.#routing = routing;
     this.#messages = request.messages;
     this.#settlement = settlementOf(ctx, request, this.served);
+    this.#cacheUse = deps.routing.cacheAffinity ? cacheUseOf(request, ctx.caller.keyId) : undefined;
+    this.#org = ctx.caller.org;
     // A long stream's completion so far rides the group commits (its admission record).
     this.#checkpoints = streamCheckpoints(
       deps.config.streamCheckpointMs,
@@ -571,6 +580,7 @@ class ChatStream implements OpenChatStream<PassthroughItem> {
   /** Live route metrics and, after a success, the router's pins. */
   #recordOutcome(outcome: "completed" | "failed" | "cancelled"): void {
     if (outcome === "completed") {
+      noteCacheHolder(this.#deps, this.#org, this.#cacheUse, this.served.route);
       this.#routing?.onServed?.(this.served.route.model, this.#toolCallIds);
       this.#deps.metrics.recordSuccess(this.#metricsKey, {
         latencyMs: performance.now() - this.#started,
@@ -595,6 +605,20 @@ class ChatStream implements OpenChatStream<PassthroughItem> {
     // The estimate (if any) has read the text once `consumed` settles; the text goes then.
     releaseWhenSettled(consumed, accounting);
   }
+}
+
+/** A caching request served: its session's prompt cache now lives on this route. */
+function noteCacheHolder(
+  deps: PipelineDeps,
+  org: string,
+  use: CacheUse | undefined,
+  route: ResolvedRoute,
+) {
+  if (use === undefined) return;
+  deps.routing.cacheAffinity?.served(org, use, {
+    model: route.model.id,
+    provider: route.providerId,
+  });
 }
 
 /** Holds the request's credit and writes its admission record (admission_estimate.ts). */

@@ -25,7 +25,14 @@ export interface SettledRoute {
 export type Consumption =
   & Pick<
     SettleInput,
-    "promptTokens" | "completionTokens" | "totalTokens" | "audioSeconds" | "characters"
+    | "promptTokens"
+    | "completionTokens"
+    | "totalTokens"
+    | "cachedPromptTokens"
+    | "cacheWritePromptTokens"
+    | "cacheWrite1hPromptTokens"
+    | "audioSeconds"
+    | "characters"
   >
   & { estimated?: boolean };
 
@@ -101,6 +108,9 @@ function settleInput(s: RequestSettlement, used: Consumption | undefined): Settl
     promptTokens: used?.promptTokens,
     completionTokens: used?.completionTokens,
     totalTokens: used?.totalTokens,
+    cachedPromptTokens: used?.cachedPromptTokens,
+    cacheWritePromptTokens: used?.cacheWritePromptTokens,
+    cacheWrite1hPromptTokens: used?.cacheWrite1hPromptTokens,
     audioSeconds: used?.audioSeconds,
     characters: used?.characters,
     estimated: used?.estimated ?? false,

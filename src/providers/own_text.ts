@@ -9,3 +9,12 @@
 export function ownText(text: string): string {
   return (" " + text).slice(1);
 }
+
+/** V8 copies a slice shorter than this; a longer one is a view into its parent. */
+const SLICE_VIEW_MIN = 13;
+
+/** `text.slice(start, end)` holding no reference to `text` (a copy only where V8 makes a view). */
+export function ownSlice(text: string, start: number, end: number): string {
+  const slice = text.slice(start, end);
+  return slice.length < SLICE_VIEW_MIN ? slice : ownText(slice);
+}

@@ -11,6 +11,7 @@
 import type { ChatRequest } from "../canonical/chat.ts";
 import type { ResolvedRoute } from "../catalog/resolved_route.ts";
 import { dialectOf } from "../providers/registry.ts";
+import { hasBreakpoints, withoutBreakpoints } from "../canonical/prompt_cache.ts";
 
 type Filterable =
   | "temperature"
@@ -41,6 +42,8 @@ interface RouteParameters {
   unsupported: ReadonlyArray<readonly [Filterable, string]>;
   /** `n` is sent: the dialect has the capability and the route supports the parameter. */
   n: boolean;
+  /** Prompt-cache breakpoints reach the provider (`cache_control` is supported). */
+  cacheControl: boolean;
 }
 
 const BY_ROUTE = new WeakMap<ResolvedRoute, RouteParameters>();
@@ -51,6 +54,7 @@ function parametersOf(route: ResolvedRoute): RouteParameters {
     parameters = {
       unsupported: PARAMETER_NAMES.filter(([, name]) => !isSupported(route, name)),
       n: dialectOf(route.dialect)?.capabilities.n === true && isSupported(route, "n"),
+      cacheControl: isSupported(route, "cache_control"),
     };
     BY_ROUTE.set(route, parameters);
   }
@@ -91,6 +95,11 @@ export function filterParameters(
     else if (value !== undefined && value !== null) dropped.push(name);
   }
   for (const group of route.model.exclusive_parameters ?? []) dropExclusive(group, out, dropped);
+  // Breakpoints on a route that caches nothing: the same text goes, without them.
+  if (!parameters.cacheControl && hasBreakpoints(request)) {
+    dropped.push("cache_control");
+    return { request: withoutBreakpoints(out), dropped };
+  }
   return { request: out, dropped };
 }
 

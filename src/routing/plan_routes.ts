@@ -47,6 +47,7 @@ import type {
 import type { Model } from "../catalog/schema.ts";
 import { ROUTER_PREFIX } from "../smart_router/policy.ts";
 import { requestNeeds } from "../smart_router/decide.ts";
+import { type CacheAffinity, cacheSession } from "./cache_affinity.ts";
 
 export function planRoutes<P extends PlannedRequest>(
   input: PlanInput<P>,
@@ -80,6 +81,9 @@ export function planRoutes<P extends PlannedRequest>(
 
   if (input.endpoint === "chat" || input.endpoint === "responses") {
     routes = withoutShortStandbys(routes, input.request, removed, explanation);
+    if (hooks.cacheAffinity) {
+      routes = cacheHolderFirst(routes, input.request, input, hooks.cacheAffinity, explanation);
+    }
   }
 
   if (input.endpoint === "speech" && routes.length > 1) {
@@ -148,6 +152,33 @@ function keptBy(
     explanation.push(`${filter.name} removed ${routeName(route)}: ${reason}`);
   }
   return kept ?? routes;
+}
+
+/**
+ * Cache affinity: the route whose provider holds this session's prompt cache goes before the
+ * other routes of its model (a standby that served it stays first while the cache lives).
+ */
+function cacheHolderFirst(
+  routes: readonly ResolvedRoute[],
+  request: ChatRequest,
+  input: PlanInput,
+  affinity: CacheAffinity,
+  explanation: string[],
+): readonly ResolvedRoute[] {
+  const session = cacheSession(request, input.caller.keyId);
+  if (session === undefined) return routes;
+  const holder = affinity.holder(input.caller.org, session);
+  if (holder === undefined) return routes;
+  const at = routes.findIndex((r) =>
+    r.model.id === holder.model && r.providerId === holder.provider
+  );
+  const first = routes.findIndex((r) => r.model.id === holder.model);
+  if (at <= first) return routes;
+  const moved = [...routes];
+  const [route] = moved.splice(at, 1);
+  moved.splice(first, 0, route!);
+  explanation.push(`cache affinity: ${routeName(route!)} holds this session's prompt cache`);
+  return moved;
 }
 
 function candidatesLine(routes: readonly ResolvedRoute[]): string {

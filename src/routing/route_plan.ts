@@ -15,6 +15,7 @@ import type { PlanRefusal } from "../policy/refusal_record.ts";
 import type { ResolvedRoute } from "../catalog/resolved_route.ts";
 import type { RequestTrace } from "../telemetry/telemetry.ts";
 import type { UpstreamAdmission } from "../limits/admission.ts";
+import type { CacheAffinity } from "./cache_affinity.ts";
 import type {
   EmbeddingsRequest,
   SpeechRequest,
@@ -161,6 +162,11 @@ export interface RoutingHooks {
   requestChecks: readonly RequestCheck[];
   modelSources: readonly ModelSource[];
   filters: readonly CandidateFilter[];
+  /**
+   * Where caching sessions' prompt caches live (`cache_affinity.ts`): the plan tries that
+   * route first among its model's routes; the pipeline tells it each success.
+   */
+  cacheAffinity?: CacheAffinity;
 }
 
 export const NO_ROUTING_HOOKS: RoutingHooks = { requestChecks: [], modelSources: [], filters: [] };

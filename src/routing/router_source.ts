@@ -21,6 +21,7 @@ import { noEligibleModel } from "../smart_router/errors.ts";
 import { routerPolicyId } from "../smart_router/policy.ts";
 import type { RoutingPolicyCache } from "../smart_router/policy_cache.ts";
 import { continuedCalls, type RouterPins } from "../smart_router/pins.ts";
+import { type CacheAffinity, cacheSession } from "./cache_affinity.ts";
 import type { RouteMetrics } from "./route_metrics.ts";
 import type { CandidateFilter, ModelSource, PlanInput, SourcedModels } from "./route_plan.ts";
 
@@ -28,6 +29,8 @@ export interface RouterSourceOptions {
   policies: RoutingPolicyCache;
   metrics: RouteMetrics;
   pins: RouterPins;
+  /** Where caching sessions' prompt caches live: such a session stays on that model. */
+  cacheAffinity?: CacheAffinity | undefined;
   /** The plan's candidate filters (organization policy), read at each request. */
   filters: () => readonly CandidateFilter[];
   random?: () => number;
@@ -84,11 +87,17 @@ export function routerModelSource(options: RouterSourceOptions): ModelSource {
     };
     const calls = continuedCalls(request);
     const loopModel = calls.length ? options.pins.toolLoop(org, policy.id, calls) : undefined;
-    const userModel = !loopModel && policy.sticky_seconds && request.user
+    const session = options.cacheAffinity ? cacheSession(request, input.caller.keyId) : undefined;
+    const warmModel = session === undefined
+      ? undefined
+      : options.cacheAffinity?.holder(org, session)?.model;
+    const userModel = !loopModel && !warmModel && policy.sticky_seconds && request.user
       ? options.pins.endUser(org, policy.id, request.user)
       : undefined;
     const pinned = loopModel
       ? { model: loopModel, reason: `pinned: tool-loop continuation stays on ${loopModel}` }
+      : warmModel
+      ? { model: warmModel, reason: `sticky: the session's prompt cache is on ${warmModel}` }
       : userModel
       ? { model: userModel, reason: `sticky: end-user keeps ${userModel}` }
       : undefined;
@@ -101,7 +110,7 @@ export function routerModelSource(options: RouterSourceOptions): ModelSource {
       model: table.model,
       allowed,
       refuses,
-      needs: requestNeeds(request),
+      needs: { ...requestNeeds(request), warmModel },
       threshold: policy.threshold,
       health,
       pinned,

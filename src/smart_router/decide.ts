@@ -12,6 +12,7 @@ import type { ChatRequest } from "../canonical/chat.ts";
 import type { Classification } from "./classifier.ts";
 import { dialPosition, neededQuality, tierFor } from "./dial.ts";
 import type { MetricWeights, RoutingPolicy } from "./policy.ts";
+import { cacheablePromptChars } from "../canonical/prompt_cache.ts";
 
 /** What a request needs from a model. */
 export interface RequestNeeds {
@@ -20,7 +21,11 @@ export interface RequestNeeds {
   responseFormat: boolean;
   /** Estimated prompt tokens (characters / 4: no tokenizer on the hot path). */
   promptTokens: number;
+  /** Of those, the prompt up to its last cache breakpoint (0 without breakpoints). */
+  cacheablePromptTokens?: number;
   maxTokens: number | undefined;
+  /** The pool model whose provider holds this request's prompt cache (cache affinity). */
+  warmModel?: string | undefined;
 }
 
 /** Completion tokens assumed for the price estimate when `max_tokens` is not given. */
@@ -44,6 +49,7 @@ export function requestNeeds(request: ChatRequest): RequestNeeds {
     responseFormat: request.responseFormat !== undefined &&
       request.responseFormat.type !== "text",
     promptTokens: Math.ceil(chars / 4),
+    cacheablePromptTokens: Math.ceil(cacheablePromptChars(request) / 4),
     maxTokens: request.maxTokens,
   };
 }
@@ -112,11 +118,23 @@ export interface Decision {
   excluded: { id: string; reason: string }[];
 }
 
-/** Price of this request on a model, micro-EUR (estimate, for ranking only). */
+/**
+ * Price of this request on a model, micro-EUR (estimate, for ranking only), cache-aware: on a
+ * model that caches (`cache_control`), the prompt up to the last breakpoint is priced at the
+ * cached price where the model's provider holds this session's cache (`warmModel`), else at the
+ * cache-write price (the first request writes it); the rest at the prompt price.
+ */
 export function requestPrice(model: Model, needs: RequestNeeds): number {
   const out = needs.maxTokens ?? TYPICAL_COMPLETION_TOKENS;
-  return (needs.promptTokens * (model.pricing.prompt_micro_eur_per_million ?? 0) +
-    out * (model.pricing.completion_micro_eur_per_million ?? 0)) / 1e6;
+  const pricing = model.pricing;
+  const prompt = pricing.prompt_micro_eur_per_million ?? 0;
+  const caches = model.supported_parameters.includes("cache_control");
+  const cacheable = caches ? Math.min(needs.cacheablePromptTokens ?? 0, needs.promptTokens) : 0;
+  const cacheRate = needs.warmModel === model.id
+    ? pricing.cached_prompt_micro_eur_per_million ?? prompt
+    : pricing.cache_write_micro_eur_per_million ?? prompt;
+  return ((needs.promptTokens - cacheable) * prompt + cacheable * cacheRate +
+    out * (pricing.completion_micro_eur_per_million ?? 0)) / 1e6;
 }
 
 export function qualityOf(model: Model, task?: string): number | undefined {

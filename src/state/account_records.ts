@@ -93,6 +93,9 @@ export interface LedgerEntry {
 export type AuditAction =
   | "key.created"
   | "key.revoked"
+  | "key.rotated"
+  | "key.expiry_set"
+  | "key.budget_set"
   | "credits.granted"
   | "member.invited"
   | "member.added"
@@ -121,6 +124,8 @@ export type AuditAction =
   | "sso.role_kept"
   | "sso.password_refused"
   | "sso.break_glass"
+  | "alerts.changed"
+  | "alerts.secret_created"
   | "user.password_changed"
   | "user.password_reset_requested"
   | "user.password_reset_refused"
@@ -180,4 +185,10 @@ export interface UsageDay {
   completion_tokens: number;
   audio_seconds: number;
   characters: number;
+  /** Prompt tokens read from a provider's cache, and written to it. */
+  cached_tokens: number;
+  cache_write_tokens: number;
+  /** What caching saved (requests whose savings were positive) and cost extra (negative). */
+  cache_savings_micro_eur: number;
+  cache_surcharge_micro_eur: number;
 }

@@ -46,7 +46,9 @@ export function guardStore<S extends Store & BackendSignals>(store: S, breaker: 
     findApiKeyByHash: (hash) => read(() => store.findApiKeyByHash(hash)),
     getOrgPolicy: (org) => read(() => store.getOrgPolicy(org)),
     getKeyPolicy: (key) => read(() => store.getKeyPolicy(key)),
-    readGate: (keyId, orgId, minute) => read(() => store.readGate(keyId, orgId, minute)),
+    readGate: (keyId, orgId, minute, budgetPeriodId) =>
+      read(() => store.readGate(keyId, orgId, minute, budgetPeriodId)),
+    readKeySpend: (keyId, budgetPeriodId) => read(() => store.readKeySpend(keyId, budgetPeriodId)),
     countRequest: (keyId, minute, onSent, admission, deferrable) =>
       breaker.wait(store.countRequest(keyId, minute, onSent, admission, deferrable)),
     away: () => breaker.open,

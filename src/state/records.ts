@@ -1,5 +1,6 @@
 /** What the state layer stores and returns. Plain data; no prompts, no completions. */
 import type { EndpointName } from "../billed_endpoints.ts";
+import type { BudgetPeriod } from "../util/budget_period.ts";
 
 export interface OrgRecord {
   id: string;
@@ -25,6 +26,21 @@ export interface ApiKeyRecord {
   created: string;
   revoked: boolean;
   revoked_at: string | null;
+  /**
+   * From this time (ISO) the key answers 401 `api_key_expired`; null or absent: it never
+   * expires. A rotation sets it on the key it replaces (the grace period's end).
+   */
+  expires_at?: string | null;
+  /** The key this one replaced by a rotation (its successor shown once). */
+  rotated_from?: string | null;
+  /** The key that replaced this one; set by the rotation, the old key expires after its grace. */
+  rotated_to?: string | null;
+  /**
+   * The most the key may spend in one `budget_period` (micro-EUR); null or absent: no budget
+   * (the organization's balance alone bounds it).
+   */
+  budget_micro_eur?: number | null;
+  budget_period?: BudgetPeriod | null;
 }
 
 /** One line of `admin requests`: the contract's fields, nothing else. */
@@ -49,6 +65,20 @@ export interface RequestRecord {
   estimated: boolean;
   stream: boolean;
   fallbacks: number;
+  /**
+   * Of `prompt_tokens`: read from the provider's prompt cache (billed at the model's cached
+   * price); null when the provider reported no cache counts.
+   */
+  cached_tokens: number | null;
+  /** Of `prompt_tokens`: written to the provider's cache (billed at the cache-write price). */
+  cache_write_tokens: number | null;
+  /** Of `cache_write_tokens`: written with the 1-hour TTL (billed at the 1-hour write price). */
+  cache_write_1h_tokens: number | null;
+  /**
+   * The cost with every prompt token at the prompt price, less `cost_micro_eur`: what the cache
+   * saved (negative while writes, dearer than input, are not yet read back); 0 without caching.
+   */
+  cache_savings_micro_eur: number;
   /** Set when the organization's guardrail flagged the request (never the matched text). */
   guardrail?: GuardrailMetadata;
   /** Set when the organization's policy refused the request (403): the rules, as named to the client. */
@@ -141,9 +171,14 @@ export interface GateSnapshot {
   rateCurrent: number;
   ratePrevious: number;
   balanceMicroEur: bigint;
+  /** The key's spend in the budget period asked for (0 when none was). */
+  keySpentMicroEur?: bigint;
 }
 
-/** The contract's request-metadata fields, in its order (listings, CSV export). */
+/**
+ * The contract's request-metadata fields, in its order (listings, CSV export), then the prompt
+ * cache's (an addition, documented in docs/operator-contract.md).
+ */
 export const REQUEST_RECORD_FIELDS = [
   "id",
   "created",
@@ -165,4 +200,8 @@ export const REQUEST_RECORD_FIELDS = [
   "estimated",
   "stream",
   "fallbacks",
+  "cached_tokens",
+  "cache_write_tokens",
+  "cache_write_1h_tokens",
+  "cache_savings_micro_eur",
 ] as const satisfies readonly (keyof RequestRecord)[];

@@ -16,6 +16,8 @@ import type { AdmissionStore } from "./admission_store.ts";
 import type { PolicyStore } from "./policy_store.ts";
 import type { RoutingPolicyStore } from "./routing_policy_store.ts";
 import type { RouterPinStore } from "./router_pin_store.ts";
+import type { AlertStore } from "./alert_store.ts";
+import type { BudgetPeriod } from "../util/budget_period.ts";
 
 export interface NewApiKey {
   id: string;
@@ -24,6 +26,18 @@ export interface NewApiKey {
   rpm: number;
   hash: string;
   prefix: string;
+  expires_at?: string | null;
+  rotated_from?: string | null;
+  budget_micro_eur?: number | null;
+  budget_period?: BudgetPeriod | null;
+}
+
+/** What `updateApiKey` changes: each field given is replaced, the others kept. */
+export interface ApiKeyChange {
+  expires_at?: string | null;
+  rotated_to?: string | null;
+  budget_micro_eur?: number | null;
+  budget_period?: BudgetPeriod | null;
 }
 
 /** Organizations and their credits (admin CLI, dashboard). */
@@ -38,8 +52,16 @@ export interface OrgStore {
 export interface ApiKeyStore {
   createApiKey(key: NewApiKey): Promise<ApiKeyRecord>;
   findApiKeyByHash(hash: string): Promise<ApiKeyRecord | undefined>;
+  /** One key by id (the control plane: rotation, updates), or undefined. */
+  getApiKey(keyId: string): Promise<ApiKeyRecord | undefined>;
   listApiKeys(orgId: string): Promise<ApiKeyRecord[]>;
   revokeApiKey(keyId: string): Promise<ApiKeyRecord | undefined>;
+  /**
+   * Changes a key's settings (expiry, successor); undefined when no such key. Instances learn
+   * of it as of a revocation (`onKeyRevoked`, where the backend tells), else within the key
+   * cache's expiry.
+   */
+  updateApiKey(keyId: string, change: ApiKeyChange): Promise<ApiKeyRecord | undefined>;
   /**
    * Calls `listener` with the id of each key any instance revokes from now on, where the
    * backend can tell its instances (PostgreSQL: LISTEN/NOTIFY). A hint for the key cache only:
@@ -50,7 +72,18 @@ export interface ApiKeyStore {
 
 /** The hot path: one read before a request (gate), one group-committed write after (settle). */
 export interface MeteringStore {
-  readGate(keyId: string, orgId: string, minute: number): Promise<GateSnapshot>;
+  /**
+   * The key's two rate buckets, the organization's balance and, with `budgetPeriodId`
+   * (`util/budget_period.ts`), the key's spend in that period: one read.
+   */
+  readGate(
+    keyId: string,
+    orgId: string,
+    minute: number,
+    budgetPeriodId?: string,
+  ): Promise<GateSnapshot>;
+  /** The key's spend in one budget period (the dashboard's spend bar, the alerts). */
+  readKeySpend(keyId: string, budgetPeriodId: string): Promise<bigint>;
   /**
    * Counts a request in a rate bucket, with its admission record when it is about to call a
    * provider (one atomic commit); resolves when durable. `onSent` runs once a read issued
@@ -103,6 +136,8 @@ export interface Store
   readonly routingPolicies?: RoutingPolicyStore;
   /** The router-pin area (`router_pin_store.ts`); absent: pins stay per instance. */
   readonly routerPins?: RouterPinStore;
+  /** The spend-alert area (`alert_store.ts`); absent: no alerts are evaluated or sent. */
+  readonly alerts?: AlertStore;
   /** Resolves once every queued write is durable (tests, shutdown). */
   flushed(): Promise<void>;
   /**

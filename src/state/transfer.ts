@@ -8,6 +8,8 @@
  * (the export is as secret as the store). Rate buckets are not exported (they expire within
  * two minutes), nor pending enrolments and sign-in challenges (minutes). An import goes into an empty store only, so nothing is counted twice.
  */
+import type { AlertSettings } from "./alert_store.ts";
+import { BUDGET_PERIODS } from "../util/budget_period.ts";
 import { z } from "zod";
 import {
   SsoBindingLine,
@@ -64,6 +66,14 @@ const ApiKeyLine = z.object({
   created: z.string(),
   revoked: z.boolean(),
   revoked_at: z.string().nullable(),
+  // Expiry and rotation (absent in exports written before they existed: none).
+  expires_at: z.string().nullable().default(null),
+  rotated_from: z.string().nullable().default(null),
+  rotated_to: z.string().nullable().default(null),
+  // A per-key budget (absent in older exports: none). The period's spend is not exported: it
+  // starts again from the imported requests' settles.
+  budget_micro_eur: z.number().int().positive().nullable().default(null),
+  budget_period: z.enum(BUDGET_PERIODS).nullable().default(null),
 });
 
 const nullableCount = count.nullable();
@@ -89,6 +99,11 @@ const RequestLine = z.looseObject({
   estimated: z.boolean(),
   stream: z.boolean(),
   fallbacks: count,
+  // The prompt cache's fields (absent in exports written before they existed: unreported).
+  cached_tokens: nullableCount.default(null),
+  cache_write_tokens: nullableCount.default(null),
+  cache_write_1h_tokens: nullableCount.default(null),
+  cache_savings_micro_eur: z.number().int().default(0),
 });
 
 export const USAGE_FIELDS = [
@@ -98,6 +113,10 @@ export const USAGE_FIELDS = [
   "completion_tokens",
   "audio_seconds",
   "characters",
+  "cached_tokens",
+  "cache_write_tokens",
+  "cache_savings_micro_eur",
+  "cache_surcharge_micro_eur",
 ] as const;
 
 const UsageDayLine = z.object({
@@ -110,6 +129,10 @@ const UsageDayLine = z.object({
   completion_tokens: count,
   audio_seconds: count,
   characters: count,
+  cached_tokens: count.default(0),
+  cache_write_tokens: count.default(0),
+  cache_savings_micro_eur: money.default(0),
+  cache_surcharge_micro_eur: money.default(0),
 });
 
 const OrgPolicyLine = z.object({
@@ -208,6 +231,22 @@ const OrgSettingsLine = z.object({
   suspended_at: iso.optional(),
 });
 
+/**
+ * An organization's spend-alert settings (`alert_store.ts`), its signing secret included (like
+ * a TOTP secret: the export is the whole state); the delivery log and claimed crossings stay.
+ */
+const AlertSettingsLine = z.object({
+  type: z.literal("alert_settings"),
+  org: z.string().min(1),
+  webhook_url: z.string().nullable(),
+  secret: z.string().regex(/^whsec_[A-Za-z0-9+/=]+$/, "must be a whsec_ secret").nullable(),
+  balance_below_micro_eur: money.nullable(),
+  daily_spend_above_micro_eur: money.nullable(),
+  key_budget_percents: z.array(z.number().int().min(1).max(100)),
+  email: z.string().nullable(),
+  updated: iso,
+});
+
 /** An enabled TOTP enrolment (`two_factor_records.ts`). */
 const TotpLine = z.object({
   type: z.literal("totp"),
@@ -254,6 +293,7 @@ export const StateLine = z.discriminatedUnion("type", [
   SsoIdentityLine,
   SsoManagedLine,
   TotpLine,
+  AlertSettingsLine,
 ]);
 export type StateLine = z.infer<typeof StateLine>;
 export type UsageDayLine = z.infer<typeof UsageDayLine>;
@@ -269,7 +309,37 @@ export interface StateTransfer {
 }
 
 export const orgLine = (o: OrgRecord): StateLine => ({ type: "org", ...o });
-export const apiKeyLine = (k: ApiKeyRecord): StateLine => ({ type: "api_key", ...k });
+/** One field order whichever backend it comes from (jsonb reorders keys). */
+export const alertSettingsLine = (s: AlertSettings): StateLine => ({
+  type: "alert_settings",
+  org: s.org,
+  webhook_url: s.webhook_url,
+  secret: s.secret,
+  balance_below_micro_eur: s.balance_below_micro_eur,
+  daily_spend_above_micro_eur: s.daily_spend_above_micro_eur,
+  key_budget_percents: s.key_budget_percents,
+  email: s.email,
+  updated: s.updated,
+});
+export function alertSettingsOf(
+  line: Extract<StateLine, { type: "alert_settings" }>,
+): AlertSettings {
+  const { type: _type, ...settings } = line;
+  return settings;
+}
+/** One field order whichever backend's record it is (a KV record sets the optional fields early). */
+export const apiKeyLine = (k: ApiKeyRecord): StateLine => {
+  const { expires_at, rotated_from, rotated_to, budget_micro_eur, budget_period, ...rest } = k;
+  return {
+    type: "api_key",
+    ...rest,
+    expires_at: expires_at ?? null,
+    rotated_from: rotated_from ?? null,
+    rotated_to: rotated_to ?? null,
+    budget_micro_eur: budget_micro_eur ?? null,
+    budget_period: budget_period ?? null,
+  };
+};
 export const requestLine = (r: RequestRecord): StateLine => ({ type: "request", ...r });
 const ORG_POLICY_FIELDS = [
   "sovereignty",

@@ -36,7 +36,11 @@ export interface RequestTrace {
   span: RequestSpan | undefined;
 }
 
-export type RefusalReason = "rate_limit" | "insufficient_credits" | "organization_suspended";
+export type RefusalReason =
+  | "rate_limit"
+  | "insufficient_credits"
+  | "key_budget_exceeded"
+  | "organization_suspended";
 
 export interface TelemetryOptions {
   /** Record spans through `@opentelemetry/api` (Deno's built-in OpenTelemetry). */

@@ -64,6 +64,10 @@ Deno.test("recentRequests / dailyUsage — limits checked, every aggregate prese
     completion_tokens: 0,
     audio_seconds: 0,
     characters: 0,
+    cached_tokens: 0,
+    cache_write_tokens: 0,
+    cache_savings_micro_eur: 0,
+    cache_surcharge_micro_eur: 0,
   });
   await assert.rejects(dailyUsage(store, org.id, "24.11.2026"), refused("invalid"));
 });

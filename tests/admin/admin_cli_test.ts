@@ -40,6 +40,10 @@ const METADATA_FIELDS = [
   "estimated",
   "stream",
   "fallbacks",
+  "cached_tokens",
+  "cache_write_tokens",
+  "cache_write_1h_tokens",
+  "cache_savings_micro_eur",
 ].sort();
 
 function one(stdout: string): Record<string, unknown> {

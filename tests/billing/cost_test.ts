@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { costMicroEur } from "../../src/billing/cost.ts";
+import { cacheSavingsMicroEur, costMicroEur } from "../../src/billing/cost.ts";
 
 Deno.test("costMicroEur — exact integer math, total rounded up once", () => {
   const pricing = {
@@ -143,4 +143,107 @@ Deno.test("costMicroEur — the same as the bigint reference on random, boundary
       RangeError,
     );
   }
+});
+
+const CLAUDE = {
+  prompt_micro_eur_per_million: 3_036_000,
+  completion_micro_eur_per_million: 15_180_000,
+  cached_prompt_micro_eur_per_million: 303_600,
+  cache_write_micro_eur_per_million: 3_795_000,
+  cache_write_1h_micro_eur_per_million: 6_072_000,
+};
+
+/** Σ tokens × price per class with bigints, rounded up once: the bill of disjoint classes. */
+function classBill(parts: Array<[number, number]>): number {
+  let sum = 0n;
+  for (const [tokens, price] of parts) sum += BigInt(tokens) * BigInt(price);
+  return Number((sum + 999_999n) / 1_000_000n);
+}
+
+Deno.test("costMicroEur — each prompt class at its own price, summed once, never counted twice", () => {
+  // 10,000 prompt tokens of which 6,000 read from cache, 3,000 written (1,000 of them for 1 h).
+  const used = {
+    promptTokens: 10_000,
+    cachedPromptTokens: 6_000,
+    cacheWritePromptTokens: 3_000,
+    cacheWrite1hPromptTokens: 1_000,
+    completionTokens: 500,
+  };
+  assert.equal(
+    costMicroEur(CLAUDE, used),
+    classBill([
+      [1_000, CLAUDE.prompt_micro_eur_per_million],
+      [6_000, CLAUDE.cached_prompt_micro_eur_per_million],
+      [2_000, CLAUDE.cache_write_micro_eur_per_million],
+      [1_000, CLAUDE.cache_write_1h_micro_eur_per_million],
+      [500, CLAUDE.completion_micro_eur_per_million],
+    ]),
+  );
+  // All cached: every prompt token at the cached price (and none again at the prompt price).
+  assert.equal(
+    costMicroEur(CLAUDE, { promptTokens: 1_000_000, cachedPromptTokens: 1_000_000 }),
+    303_600,
+  );
+  // Reported classes beyond the prompt are capped by it: a read is part of the prompt.
+  assert.equal(
+    costMicroEur(CLAUDE, {
+      promptTokens: 100,
+      cachedPromptTokens: 250,
+      cacheWritePromptTokens: 50,
+    }),
+    classBill([[100, CLAUDE.cached_prompt_micro_eur_per_million]]),
+  );
+});
+
+Deno.test("costMicroEur — a cache class the catalog prices not is billed at the prompt price", () => {
+  const plain = { prompt_micro_eur_per_million: 900_000, completion_micro_eur_per_million: 1 };
+  // A provider that reports cached tokens (vLLM) without a discount in the catalog: no discount.
+  assert.equal(
+    costMicroEur(plain, { promptTokens: 2_000, cachedPromptTokens: 1_500 }),
+    costMicroEur(plain, { promptTokens: 2_000 }),
+  );
+  // No 1-hour price: 1-hour writes at the 5-minute write price.
+  const noHour = {
+    prompt_micro_eur_per_million: 1_000_000,
+    cache_write_micro_eur_per_million: 1_250_000,
+  };
+  assert.equal(
+    costMicroEur(noHour, {
+      promptTokens: 1_000,
+      cacheWritePromptTokens: 1_000,
+      cacheWrite1hPromptTokens: 400,
+    }),
+    1_250,
+  );
+});
+
+Deno.test("costMicroEur — cache classes on the bigint path stay exact", () => {
+  const used = {
+    promptTokens: 2 ** 45,
+    cachedPromptTokens: 2 ** 44 + 3,
+    cacheWritePromptTokens: 2 ** 40 + 7,
+    cacheWrite1hPromptTokens: 2 ** 30 + 1,
+    completionTokens: 2 ** 41,
+  };
+  const uncached = 2 ** 45 - (2 ** 44 + 3) - (2 ** 40 + 7);
+  assert.equal(
+    costMicroEur(CLAUDE, used),
+    classBill([
+      [uncached, CLAUDE.prompt_micro_eur_per_million],
+      [2 ** 44 + 3, CLAUDE.cached_prompt_micro_eur_per_million],
+      [2 ** 40 + 7 - (2 ** 30 + 1), CLAUDE.cache_write_micro_eur_per_million],
+      [2 ** 30 + 1, CLAUDE.cache_write_1h_micro_eur_per_million],
+      [2 ** 41, CLAUDE.completion_micro_eur_per_million],
+    ]),
+  );
+});
+
+Deno.test("cacheSavingsMicroEur — list price less the bill: positive for reads, negative for writes", () => {
+  const read = { promptTokens: 10_000, cachedPromptTokens: 9_000, completionTokens: 10 };
+  const list = costMicroEur(CLAUDE, { promptTokens: 10_000, completionTokens: 10 });
+  assert.equal(cacheSavingsMicroEur(CLAUDE, read), list - costMicroEur(CLAUDE, read));
+  assert.ok(cacheSavingsMicroEur(CLAUDE, read) > 0);
+  const write = { promptTokens: 10_000, cacheWritePromptTokens: 9_000, completionTokens: 10 };
+  assert.ok(cacheSavingsMicroEur(CLAUDE, write) < 0);
+  assert.equal(cacheSavingsMicroEur(CLAUDE, { promptTokens: 10_000 }), 0);
 });

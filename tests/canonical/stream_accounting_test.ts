@@ -34,3 +34,21 @@ Deno.test("stream accounting — release drops the generated text, keeps usage a
   assert.equal(accounting.finishReason, "stop");
   assert.equal(accounting.events, 4);
 });
+
+Deno.test("stream accounting — a forwarded chunk that carries its text is kept as that text, never decoded", () => {
+  const accounting = new StreamAccounting();
+  const shaped: ForwardedChunk = {
+    type: "forwarded",
+    rest: ',"choices":[{"index":0,"delta":{"content":"harbour "}}]}',
+    decoded: false,
+    text: "harbour ",
+    events: () => {
+      throw new Error("a chunk with its text is not decoded");
+    },
+  };
+  accounting.observe(forwarded("The "));
+  accounting.observe(shaped);
+  accounting.observe(forwarded("of Marseille"));
+  assert.equal(accounting.generatedText(), "The harbour of Marseille");
+  assert.equal(accounting.events, 3);
+});

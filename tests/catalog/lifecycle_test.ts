@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { Catalog } from "../../src/catalog/catalog.ts";
 import type { Model } from "../../src/catalog/schema.ts";
 import { GatewayError } from "../../src/errors.ts";
-import { lifecycleNotices } from "../../src/catalog/lifecycle.ts";
+import { lifecycleNotices, todayUtc } from "../../src/catalog/lifecycle.ts";
 import { PROVIDERS } from "../routing/plan_fixtures.ts";
 import { chatModel, startHarness } from "../helpers/harness.ts";
 import { configFromEnv } from "../../src/config.ts";
@@ -187,4 +187,17 @@ Deno.test("gateway start — one warning per deprecated or retiring catalog entr
     /model 'acme\/dep' deprecated on 2026-01-15; successor 'acme\/plain'/,
   );
   assert.equal(lifecycle[0].state, "deprecated");
+});
+
+Deno.test("todayUtc — the UTC day of any instant, in any order, across midnight and the epoch", () => {
+  const at = (iso: string) => todayUtc(Date.parse(iso));
+  assert.equal(at("2026-12-02T23:59:59.999Z"), "2026-12-02");
+  assert.equal(at("2026-12-03T00:00:00.000Z"), "2026-12-03");
+  assert.equal(at("2026-12-02T00:00:00.000Z"), "2026-12-02");
+  assert.equal(at("2026-12-01T23:59:59.999Z"), "2026-12-01");
+  assert.equal(at("2026-12-03T00:00:00.000Z"), "2026-12-03");
+  assert.equal(at("1970-01-01T00:00:00.000Z"), "1970-01-01");
+  assert.equal(at("1969-12-31T23:59:59.999Z"), "1969-12-31");
+  assert.equal(at("1970-01-01T00:00:00.001Z"), "1970-01-01");
+  assert.equal(todayUtc(DAY + 0.5), "2026-06-01");
 });

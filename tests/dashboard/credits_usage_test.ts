@@ -76,7 +76,9 @@ Deno.test("overview and usage — spend, requests, errors and per-day series fol
     [
       "id,created,org,key_id,user,endpoint,requested_model,served_model,provider,status",
       "latency_ms,prompt_tokens,completion_tokens,total_tokens,audio_seconds,characters",
-      "cost_micro_eur,estimated,stream,fallbacks,error_code,refused_count",
+      "cost_micro_eur,estimated,stream,fallbacks",
+      "cached_tokens,cache_write_tokens,cache_write_1h_tokens,cache_savings_micro_eur",
+      "error_code,refused_count",
     ].join(","),
   );
   assert.equal(lines.length, 3);

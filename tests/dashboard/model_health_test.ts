@@ -30,6 +30,10 @@ function row(status: number, latency: number, provider: string | null = "sim-a")
     estimated: false,
     stream: false,
     fallbacks: 0,
+    cached_tokens: null,
+    cache_write_tokens: null,
+    cache_write_1h_tokens: null,
+    cache_savings_micro_eur: 0,
   };
 }
 

@@ -127,6 +127,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
       command,
       flags,
       defaultRpm: 600,
+      webhookAllowLocal: gateway.deps.config.webhookAllowLocal,
       catalog: () => Promise.resolve(gateway.deps.catalog.current),
     });
     if (Array.isArray(result)) throw new Error("expected one object");

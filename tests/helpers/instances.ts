@@ -20,6 +20,7 @@ import type { Store } from "../../src/state/store.ts";
 export interface Account {
   org: string;
   key: string;
+  keyId: string;
 }
 
 export interface Instance {
@@ -42,7 +43,7 @@ export interface Instances extends AsyncDisposable {
 export interface InstancesOptions {
   models: TestModel[];
   /** One organization and key each. */
-  accounts: Array<{ credits: number; rpm?: number }>;
+  accounts: Array<{ credits: number; rpm?: number; budget?: { micro: number; period: string } }>;
   /** PostgreSQL (`SOVRA_DATABASE_URL`); absent: a KV file. */
   databaseUrl?: string;
   env?: Record<string, string>;
@@ -70,12 +71,18 @@ export async function startInstances(options: InstancesOptions): Promise<Instanc
         flags: { name: "Instance org", "credits-micro-eur": String(account.credits) },
         defaultRpm: 600,
       }) as { id: string };
-      const { key } = await runAdminCommand(setup, {
+      const { key, id } = await runAdminCommand(setup, {
         command: ["key", "create"],
-        flags: { org: org.id, rpm: String(account.rpm ?? 1_000_000) },
+        flags: {
+          org: org.id,
+          rpm: String(account.rpm ?? 1_000_000),
+          ...(account.budget
+            ? { budget: String(account.budget.micro), period: account.budget.period }
+            : {}),
+        },
         defaultRpm: 600,
-      }) as { key: string };
-      accounts.push({ org: org.id, key });
+      }) as { key: string; id: string };
+      accounts.push({ org: org.id, key, keyId: id });
     }
   } finally {
     await setup.close();
@@ -143,4 +150,34 @@ export async function burst(
       client.close();
     }
   }));
+}
+
+/** The prices of the instance tests' chat model: 10 µEUR a prompt token, 60 a completion token. */
+export const INSTANCE_PRICING = {
+  prompt_micro_eur_per_million: 10_000_000,
+  completion_micro_eur_per_million: 60_000_000,
+};
+const INSTANCE_CONTENT = "Hello there";
+const INSTANCE_MAX_TOKENS = 16;
+/** The hold of one `instanceChat` (admission_estimate.ts): (3 + 3 + characters) prompt + max_tokens. */
+export const INSTANCE_HOLD = (6 + INSTANCE_CONTENT.length) * 10 + INSTANCE_MAX_TOKENS * 60;
+
+/** One small chat request to `acme/chat` with the account's key, on its own connection. */
+export function instanceChat(
+  url: string,
+  account: Account,
+  client: Deno.HttpClient,
+  stream = false,
+): Promise<Response> {
+  return fetch(`${url}/v1/chat/completions`, {
+    method: "POST",
+    client,
+    headers: { authorization: `Bearer ${account.key}`, "content-type": "application/json" },
+    body: JSON.stringify({
+      model: "acme/chat",
+      messages: [{ role: "user", content: INSTANCE_CONTENT }],
+      max_tokens: INSTANCE_MAX_TOKENS,
+      ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
+    }),
+  });
 }

@@ -58,6 +58,10 @@ Deno.test("admission — a chat request's recovery record is its estimated recor
     estimated: true,
     stream: false,
     fallbacks: 0,
+    cached_tokens: null,
+    cache_write_tokens: null,
+    cache_write_1h_tokens: null,
+    cache_savings_micro_eur: 0,
     recovered: true,
   });
   // Stored as written: `recovered` last, as the settled record's fields come first.

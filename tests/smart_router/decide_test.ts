@@ -104,6 +104,7 @@ Deno.test("decide — requestNeeds reads tools, reasoning, response_format and s
     reasoning: true,
     responseFormat: true,
     promptTokens: 100,
+    cacheablePromptTokens: 0,
     maxTokens: 50,
   });
   const text = requestNeeds({

@@ -36,6 +36,10 @@ function chat(url: string, account: Account, client: Deno.HttpClient, stream: bo
   });
 }
 
+// A loaded CI host can take longer than the 1 s default store deadline for a first read; the
+// deadline and what it serves are the outage tests' subject, not this one's.
+const LENIENT_STORE = { SOVRA_STORE_DEADLINE_MS: "10000" };
+
 Deno.test("fleet of 2 processes × 2 isolates on PostgreSQL — rate ≤ N·rpm and overdraw ≤ (N−1)·B + N·h with N the processes", async (t) => {
   await using cluster = await startPostgres();
   await using setup = await startInstances({
@@ -49,7 +53,9 @@ Deno.test("fleet of 2 processes × 2 isolates on PostgreSQL — rate ≤ N·rpm 
   });
   const [rpm20, rpm100, poor] = setup.accounts as [Account, Account, Account];
   const urls: string[] = [];
-  for (let i = 0; i < PROCESSES; i++) urls.push((await setup.start({ SOVRA_WORKERS: "2" })).url);
+  for (let i = 0; i < PROCESSES; i++) {
+    urls.push((await setup.start({ SOVRA_WORKERS: "2", ...LENIENT_STORE })).url);
+  }
 
   await t.step("a key's rate: at most N · rpm admitted, N the processes", async () => {
     for (const [account, rpm] of [[rpm20, 20], [rpm100, 100]] as const) {

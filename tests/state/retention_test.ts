@@ -42,3 +42,31 @@ Deno.test("runRetentionCleanup — deletes metadata past retention and old rate 
   assert.notEqual((await kv.get(kvKeys.rate(minuteOf(now), "key_a"))).value, null);
   await store.close();
 });
+
+Deno.test("runRetentionCleanup — a key's spend in budget periods that are over goes; the current and previous stay", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const store = createKvStore(kv);
+  const now = Date.UTC(2026, 10, 21, 12, 0, 0); // a Saturday
+  const periods = {
+    "d:2026-11-19": false,
+    "d:2026-11-20": true,
+    "d:2026-11-21": true,
+    "w:2026-11-02": false,
+    "w:2026-11-09": true,
+    "w:2026-11-16": true,
+    "m:2026-09": false,
+    "m:2026-10": true,
+    "m:2026-11": true,
+    "t": true,
+  };
+  for (const period of Object.keys(periods)) {
+    await kv.set(kvKeys.keySpend("key_a", period), new Deno.KvU64(5n));
+  }
+  await runRetentionCleanup(store, 30, now);
+  const left: Record<string, boolean> = {};
+  for (const period of Object.keys(periods)) {
+    left[period] = (await kv.get(kvKeys.keySpend("key_a", period))).value !== null;
+  }
+  assert.deepEqual(left, periods);
+  await store.close();
+});

@@ -3,6 +3,7 @@
  * throwaway cluster): every method, 1,000 concurrent debits and rate increments landing
  * exactly, retention. A fresh store (KV handle / database) per case.
  */
+import { budgetPeriodIds } from "../../src/util/budget_period.ts";
 import assert from "node:assert/strict";
 import type { Store } from "../../src/state/store.ts";
 import { createKvStore } from "../../src/state/kv/kv_store.ts";
@@ -191,6 +192,45 @@ const cases: Array<[string, (store: Store) => Promise<void>]> = [
     });
     assert.deepEqual(await store.dailyUsage("org_a", "2026-11-22"), {});
   }],
+  ["settle: the prompt cache's classes in the row and the day's aggregates", async (store) => {
+    await store.createOrg(org("org_a"), 1_000_000n);
+    const priced = {
+      pricing: {
+        prompt_micro_eur_per_million: 1_000_000,
+        completion_micro_eur_per_million: 0,
+        cached_prompt_micro_eur_per_million: 100_000,
+        cache_write_micro_eur_per_million: 1_250_000,
+        cache_write_1h_micro_eur_per_million: 2_000_000,
+      },
+    } as never;
+    // A read: 1,000 prompt tokens, 800 from the cache → 200 + 80 = 280 (list 1,000).
+    const read = request("org_a", T0, {
+      model: priced,
+      promptTokens: 1_000,
+      cachedPromptTokens: 800,
+    });
+    // A write: 1,000 prompt tokens, 800 written (200 for 1 h) → 200 + 750 + 400 = 1,350.
+    const write = request("org_a", T0 + 1, {
+      model: priced,
+      promptTokens: 1_000,
+      cacheWritePromptTokens: 800,
+      cacheWrite1hPromptTokens: 200,
+    });
+    const none = request("org_a", T0 + 2);
+    assert.equal(read.cost_micro_eur, 280);
+    assert.equal(read.cache_savings_micro_eur, 720);
+    assert.equal(write.cost_micro_eur, 1_350);
+    assert.equal(write.cache_savings_micro_eur, -350);
+    assert.equal(none.cached_tokens, null);
+    for (const r of [read, write, none]) await store.settle(r);
+    assert.deepEqual(await store.listRequests("org_a", 3), [none, write, read]);
+    const day = await store.dailyUsage("org_a", "2026-11-21");
+    assert.equal(day.cached_tokens, 800);
+    assert.equal(day.cache_write_tokens, 800);
+    assert.equal(day.cache_savings_micro_eur, 720);
+    assert.equal(day.cache_surcharge_micro_eur, 350);
+    assert.equal(day.cost_micro_eur, 280 + 1_350 + none.cost_micro_eur);
+  }],
   ["gate: this minute's and last minute's buckets, balance, onSent", async (store) => {
     await store.createOrg(org("org_a"), 100n);
     const minute = minuteOf(T0);
@@ -204,11 +244,13 @@ const cases: Array<[string, (store: Store) => Promise<void>]> = [
       rateCurrent: 2,
       ratePrevious: 1,
       balanceMicroEur: 100n,
+      keySpentMicroEur: 0n,
     });
-    assert.deepEqual(await store.readGate("key_c", "org_none", minute), {
+    assert.deepEqual(await store.readGate("key_c", "org_none", minute, "m:2026-11"), {
       rateCurrent: 0,
       ratePrevious: 0,
       balanceMicroEur: 0n,
+      keySpentMicroEur: 0n,
     });
   }],
   ["1,000 concurrent debits and rate increments land exactly", async (store) => {
@@ -231,6 +273,16 @@ const cases: Array<[string, (store: Store) => Promise<void>]> = [
     const usage = await store.dailyUsage("org_a", "2026-11-21");
     assert.equal(usage.requests, 1_000);
     assert.equal(usage.cost_micro_eur, expected);
+    // The key's spend in each budget period (the ids as the gate computes them, UTC).
+    const keyId = records[0]!.key_id;
+    const periods = budgetPeriodIds(records[0]!.created);
+    assert.deepEqual(periods, ["d:2026-11-21", "w:2026-11-16", "m:2026-11", "t"]);
+    for (const period of periods) {
+      assert.equal(await store.readKeySpend(keyId, period), BigInt(expected), period);
+    }
+    assert.equal(await store.readKeySpend(keyId, "d:2026-11-20"), 0n);
+    const gate = await store.readGate(keyId, "org_a", minute, "w:2026-11-16");
+    assert.equal(gate.keySpentMicroEur, BigInt(expected));
     assert.equal(usage.prompt_tokens, 500_500);
     assert.equal((await store.listRequests("org_a", 1_000)).length, 1_000);
   }],
@@ -320,6 +372,9 @@ const cases: Array<[string, (store: Store) => Promise<void>]> = [
           totalTokens: 9,
           audioSeconds: 4,
           characters: 11,
+          cachedPromptTokens: 3,
+          cacheWritePromptTokens: 2,
+          cacheWrite1hPromptTokens: 1,
           routingPolicy: "rp_cheap",
           guardrail: {
             mode: "flag",

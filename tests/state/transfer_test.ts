@@ -27,7 +27,13 @@ async function seed(store: KvStore) {
   const a = await run("org create", { name: "Alpha", "credits-micro-eur": "5000000" });
   const b = await run("org create", { name: "Beta" });
   await run("credits topup", { org: b.id!, "micro-eur": "777" });
-  const key = await run("key create", { org: a.id!, rpm: "42", name: "ci" });
+  const key = await run("key create", {
+    org: a.id!,
+    rpm: "42",
+    name: "ci",
+    budget: "5000",
+    period: "week",
+  });
   const gone = await run("key create", { org: b.id! });
   await run("key revoke", { id: gone.id! });
   await store.putOrgPolicy(a.id!, {
@@ -145,6 +151,16 @@ async function seed(store: KvStore) {
     last_sign_in: T,
   });
   await sso.markManaged({ org: a.id!, user: "usr_owner", provider: "kc-acme" });
+  await store.alerts!.putAlertSettings({
+    org: a.id!,
+    webhook_url: "https://hooks.acme.eu/sovra",
+    secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+    balance_below_micro_eur: 1_000_000,
+    daily_spend_above_micro_eur: null,
+    key_budget_percents: [80, 100],
+    email: "billing@acme.eu",
+    updated: T,
+  });
   await store.routingPolicies!.putRoutingPolicy({
     org: a.id!,
     id: "support",
@@ -199,6 +215,7 @@ Deno.test("export/import — KV → PostgreSQL → KV keeps every line", async (
     const original = await dump(kv);
     const types = new Set(original.map((l) => JSON.parse(l).type));
     assert.deepEqual([...types].sort(), [
+      "alert_settings",
       "api_key",
       "audit",
       "credits",
@@ -330,6 +347,7 @@ Deno.test("export/import — through the CLI, a KV key then works on a PostgreSQ
     sso_identity: 1,
     sso_managed: 1,
     totp: 1,
+    alert_settings: 1,
   });
 
   const h = await startHarness({

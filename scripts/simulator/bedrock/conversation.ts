@@ -7,6 +7,7 @@ import { createHmac } from "node:crypto";
 import { argumentsFromSchema, splitArguments } from "../openai/tool_arguments.ts";
 import { answerPlan, countWords, REASONING_TEXT } from "../openai/text_plan.ts";
 import type { RebuildingBehaviour } from "./behaviour.ts";
+import { prefixHash, type SimCacheUse, type SimTtl } from "../prompt_cache.ts";
 
 export type SimBlock =
   | { kind: "text"; text: string }
@@ -29,6 +30,11 @@ export interface SimRequest {
   choice: { type: "auto" | "any" | "none" } | { type: "tool"; name: string };
   thinking: { budget: number } | undefined;
   maxTokens: number | undefined;
+  /**
+   * The request's cache breakpoints in prompt order (tools, system, messages): the prompt's
+   * content up to each (without the markers) and the TTL asked.
+   */
+  cachePoints: Array<{ prefix: string; ttl: unknown }>;
 }
 
 export type PlanBlock =
@@ -45,8 +51,13 @@ export interface AnswerPlan {
     output: number;
     cacheRead: number | undefined;
     cacheWrite: number | undefined;
+    /** Of `cacheWrite`: with the 1-hour TTL (reported only when there were writes). */
+    cacheWrite1h?: number | undefined;
   };
 }
+
+/** The most cache breakpoints a request may carry (Anthropic's and Bedrock's limit). */
+export const MAX_CACHE_POINTS = 4;
 
 const SECRET = crypto.getRandomValues(new Uint8Array(32));
 export const CACHE_READ_TOKENS = 12;
@@ -73,6 +84,19 @@ function redactedValid(data: string): boolean {
 /** What the real services reject; undefined when the request is acceptable. */
 export function validate(request: SimRequest): string | undefined {
   const { turns } = request;
+  const points = request.cachePoints;
+  if (points.length > MAX_CACHE_POINTS) {
+    return `A maximum of ${MAX_CACHE_POINTS} blocks with cache_control may be provided. Found ${points.length}.`;
+  }
+  for (const point of points) {
+    if (point.ttl !== "5m" && point.ttl !== "1h") {
+      return `cache_control.ttl: Input should be '5m' or '1h'`;
+    }
+  }
+  const firstShort = points.findIndex((p) => p.ttl === "5m");
+  if (firstShort >= 0 && points.slice(firstShort).some((p) => p.ttl === "1h")) {
+    return "A cache_control with ttl '1h' must not come after one with ttl '5m'.";
+  }
   if (turns.length === 0) return "messages: at least one message is required";
   for (const [i, turn] of turns.entries()) {
     const expected = i % 2 === 0 ? "user" : "assistant";
@@ -125,11 +149,39 @@ export function validate(request: SimRequest): string | undefined {
   return undefined;
 }
 
-/** Thinking (when asked and the model token says so), then a tool call or a text answer. */
+/**
+ * The request's cache points for the simulator's cache: each prefix hashed with the model,
+ * its tokens (characters / 4, as the input count) at most the whole prompt's.
+ */
+export function cachePointsOf(
+  request: SimRequest,
+  model: string,
+): Array<{ hash: string; tokens: number; ttl: SimTtl }> {
+  const total = inputTokens(request);
+  return request.cachePoints.map((p) => ({
+    hash: prefixHash(model, p.prefix),
+    tokens: Math.min(total, Math.ceil(p.prefix.length / 4)),
+    ttl: p.ttl === "1h" ? "1h" : "5m",
+  }));
+}
+
+function inputTokens(request: SimRequest): number {
+  return Math.ceil(
+    JSON.stringify({ system: request.system, turns: request.turns, tools: request.tools }).length /
+      4,
+  );
+}
+
+/**
+ * Thinking (when asked and the model token says so), then a tool call or a text answer.
+ * `cache`: what the simulator's prompt cache read and wrote for this request; the input
+ * count is then what lies outside both, as the providers count it.
+ */
 export function planAnswer(
   request: SimRequest,
   behaviour: RebuildingBehaviour,
   toolIdPrefix: string,
+  cache?: SimCacheUse,
 ): AnswerPlan {
   const blocks: PlanBlock[] = [];
   if (request.thinking !== undefined && behaviour.reasoning) {
@@ -167,14 +219,24 @@ export function planAnswer(
   } else {
     blocks.push({ kind: "text", pieces: [...answerPlan(8).pieces] });
   }
-  const input = Math.ceil(
-    JSON.stringify({ system: request.system, turns: request.turns, tools: request.tools }).length /
-      4,
-  );
+  const input = inputTokens(request);
   const output = blocks.reduce(
     (sum, b) => sum + (b.kind === "redacted" ? 3 : countWords(b.pieces?.join("") ?? "")),
     0,
   );
+  if (cache !== undefined && !behaviour.cached) {
+    return {
+      blocks,
+      stopReason,
+      usage: {
+        input: input - cache.read - cache.write,
+        output,
+        cacheRead: cache.read,
+        cacheWrite: cache.write,
+        cacheWrite1h: cache.write1h,
+      },
+    };
+  }
   return {
     blocks,
     stopReason,

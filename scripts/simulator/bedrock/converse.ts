@@ -38,7 +38,30 @@ export function readConverseRequest(body: Json): SimRequest {
       ? { budget: 1024 }
       : undefined,
     maxTokens: typeof inference.maxTokens === "number" ? inference.maxTokens : undefined,
+    cachePoints: cachePointsIn(body),
   };
+}
+
+/**
+ * The `cachePoint` blocks of a Converse body in prompt order (tool list, system, messages),
+ * each with the content before it: blocks as sent, a message's with its role.
+ */
+function cachePointsIn(body: Json): SimRequest["cachePoints"] {
+  const points: SimRequest["cachePoints"] = [];
+  let prefix = "";
+  const walk = (blocks: unknown, tag: string) => {
+    for (const block of Array.isArray(blocks) ? blocks as Json[] : []) {
+      const point = block.cachePoint as Json | undefined;
+      if (point) points.push({ prefix, ttl: point.ttl ?? "5m" });
+      else prefix += `${tag}:${JSON.stringify(block)}\n`;
+    }
+  };
+  walk(((body.toolConfig ?? {}) as Json).tools, "tool");
+  walk(body.system, "system");
+  for (const m of Array.isArray(body.messages) ? body.messages as Json[] : []) {
+    walk(m.content, String(m.role));
+  }
+  return points;
 }
 
 function readBlock(block: Json): SimBlock {
@@ -73,13 +96,18 @@ function readBlock(block: Json): SimBlock {
 }
 
 export function converseUsage(plan: AnswerPlan): Json {
-  const { input, output, cacheRead, cacheWrite } = plan.usage;
+  const { input, output, cacheRead, cacheWrite, cacheWrite1h } = plan.usage;
+  const details = cacheWrite1h === undefined || !cacheWrite ? undefined : [
+    { ttl: "5m", inputTokens: cacheWrite - cacheWrite1h },
+    { ttl: "1h", inputTokens: cacheWrite1h },
+  ].filter((d) => d.inputTokens > 0);
   return {
     inputTokens: input,
     outputTokens: output,
     totalTokens: input + output + (cacheRead ?? 0) + (cacheWrite ?? 0),
     ...(cacheRead === undefined ? {} : { cacheReadInputTokens: cacheRead }),
     ...(cacheWrite === undefined ? {} : { cacheWriteInputTokens: cacheWrite }),
+    ...(details === undefined ? {} : { cacheDetails: details }),
   };
 }
 

@@ -8,13 +8,14 @@ import { EventStreamCodec } from "@smithy/eventstream-codec";
 import { fromUtf8, toUtf8 } from "@smithy/util-utf8";
 import { sleep, waitForAbort } from "../openai/timing.ts";
 import { behaviourOf } from "./behaviour.ts";
-import { planAnswer, validate } from "./conversation.ts";
+import { cachePointsOf, planAnswer, validate } from "./conversation.ts";
 import {
   converseResponse,
   converseStreamEvents,
   converseUsage,
   readConverseRequest,
 } from "./converse.ts";
+import { cacheMinimum, SimPromptCache } from "../prompt_cache.ts";
 import { scriptedBody } from "./stream_body.ts";
 import { loadSchemaDir, type Violation, violationsOf } from "../provider_rules.ts";
 import { BOTH_SAMPLING_MESSAGE, refusesBothSampling } from "../anthropic_sampling.ts";
@@ -61,6 +62,7 @@ export function startBedrockSimulator(credentials: SimCredentials): BedrockSimul
   const requests: BedrockRecordedRequest[] = [];
   const violations: Violation[] = [];
   const closing = new AbortController();
+  const cache = new SimPromptCache();
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
     const url = new URL(req.url);
     const match = /^\/model\/([^/]+)\/(converse|converse-stream)$/.exec(url.pathname);
@@ -116,7 +118,9 @@ export function startBedrockSimulator(credentials: SimCredentials): BedrockSimul
         "max_tokens is required when thinking is enabled.",
       );
     }
-    const plan = planAnswer(simRequest, behaviour, "tooluse_");
+    const points = cachePointsOf(simRequest, modelId);
+    const cached = points.length > 0 ? cache.use(points, cacheMinimum(modelId)) : undefined;
+    const plan = planAnswer(simRequest, behaviour, "tooluse_", cached);
     if (!behaviour.noUsage) record.usage = converseUsage(plan);
     if (!stream) {
       if (behaviour.silentAfter !== undefined) {

@@ -39,6 +39,8 @@ export interface UsageCounts {
   readonly prompt: number;
   readonly completion: number;
   readonly reasoning: number;
+  /** Of `prompt`: read from the simulator's prompt cache. */
+  readonly cached?: number;
 }
 
 export interface ChatAnswer {
@@ -153,6 +155,16 @@ function trailingToolResults(messages: readonly ChatMessage[]): number {
   let n = 0;
   for (let i = messages.length - 1; i >= 0 && messages[i]?.role === "tool"; i--) n++;
   return n;
+}
+
+/** The prompt's tokens in order (words with their message's role), for the prompt cache. */
+export function promptWords(messages: readonly ChatMessage[]): string[] {
+  const words: string[] = [];
+  for (const message of messages) {
+    words.push(`<${message.role}>`);
+    for (const word of textOf(message.content).split(/[ \t\n\r]+/)) if (word) words.push(word);
+  }
+  return words;
 }
 
 /** Prompt tokens: words over every message's text (strings and text parts), at least 1. */

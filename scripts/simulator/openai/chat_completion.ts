@@ -14,7 +14,7 @@ export function usageObject(usage: UsageCounts): Record<string, unknown> {
     prompt_tokens: usage.prompt,
     completion_tokens: usage.completion,
     total_tokens: usage.prompt + usage.completion,
-    prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
+    prompt_tokens_details: { cached_tokens: usage.cached ?? 0, audio_tokens: 0 },
     completion_tokens_details: {
       reasoning_tokens: usage.reasoning,
       audio_tokens: 0,

@@ -1,7 +1,7 @@
 /** `POST /v1/chat/completions`: validate, apply the scenario of the model name, answer. */
 
 import { behaviourOf } from "./behaviour.ts";
-import { planAnswer } from "./chat_answer.ts";
+import { planAnswer, promptWords } from "./chat_answer.ts";
 import { chatCompletion, type CompletionIdentity } from "./chat_completion.ts";
 import { validateChatRequest } from "./chat_request.ts";
 import { streamEvents, streamResponse } from "./chat_stream.ts";
@@ -33,7 +33,15 @@ export async function handleChat(
     const interrupted = await interruptedResponse(behaviour, ctx.signal, ctx.requestId);
     if (interrupted !== undefined) return interrupted;
   }
-  const answer = planAnswer(request, behaviour, ctx.seq);
+  let answer = planAnswer(request, behaviour, ctx.seq);
+  const key = (request as { prompt_cache_key?: unknown }).prompt_cache_key;
+  if (typeof key === "string" && ctx.promptCache) {
+    const cached = ctx.promptCache.use(request.model, key, promptWords(request.messages));
+    answer = {
+      ...answer,
+      usage: { ...answer.usage, cached: Math.min(cached, answer.usage.prompt) },
+    };
+  }
   const identity: CompletionIdentity = {
     id: `chatcmpl-sim${ctx.seq.toString(36)}`,
     created: Math.floor(Date.now() / 1000),

@@ -1,5 +1,9 @@
+import type { SimBlockCache } from "../prompt_cache.ts";
+
 /** What every endpoint handler gets besides the request body. */
 export interface RequestContext {
+  /** The simulator's prompt cache (chat requests with a `prompt_cache_key`). */
+  readonly promptCache?: SimBlockCache;
   /** Sequence number of the request within this simulator (ids derive from it). */
   readonly seq: number;
   /** `x-request-id` of the response. */

@@ -11,6 +11,9 @@
  *   then the connection is cut (no `[DONE]`). Non-stream: headers, then a cut body.
  * - `silent` / `silent-after-<n>`: headers (and n chunks), then nothing until the client leaves;
  *   non-stream: no answer at all.
+ * - A chat request with a `prompt_cache_key` is cached as Mistral caches it: the prompt's
+ *   leading 64-token blocks seen before under the same key come back as
+ *   `usage.prompt_tokens_details.cached_tokens` (`prompt_tokens` still counts them).
  * - `no-usage`, `slow-<ms>` (before answering and between chunks), `wait-<ms>` (chat: before
  *   answering only), `chunks-<n>` (content chunks, default 8), `reasoning`, `parallel` (two tool
  *   calls), `16k` (speech sample rate),
@@ -36,6 +39,7 @@ import { errorResponse, invalidRequest } from "./responses.ts";
 import { handleSpeech } from "./speech.ts";
 import { handleTranscription } from "./transcriptions.ts";
 import { behaviourOf } from "./behaviour.ts";
+import { SimBlockCache } from "../prompt_cache.ts";
 import {
   loadSchemaDir,
   rejectionResponse,
@@ -73,6 +77,8 @@ export interface RecordedRequest {
   headers: Record<string, string>;
   /** Parsed JSON; the raw text when it was not JSON; `{fields, files}` for multipart. */
   body: unknown;
+  /** A JSON body's text exactly as it arrived (byte-stability checks). */
+  text?: string;
 }
 
 export interface OpenAISimulator {
@@ -120,7 +126,7 @@ const ENDPOINT_OF_PATH: Readonly<Record<string, SchemaEndpoint>> = {
 
 type Body =
   | { kind: "none" }
-  | { kind: "json"; value: unknown }
+  | { kind: "json"; value: unknown; text?: string }
   | { kind: "invalid"; text: string }
   | { kind: "form"; form: FormData };
 
@@ -136,6 +142,7 @@ export async function startOpenAISimulator(
   const models = new ModelRegistry();
   const listed = new Map<string, string[]>();
   const stopping = new AbortController();
+  const promptCache = new SimBlockCache();
   let seq = 0;
 
   async function handle(req: Request): Promise<Response> {
@@ -145,6 +152,7 @@ export async function startOpenAISimulator(
     const ctx: RequestContext = {
       seq: n,
       requestId,
+      promptCache,
       signal: () => signal ??= AbortSignal.any([req.signal, stopping.signal]),
     };
     const { profile, path } = profileOf(pathOf(req.url));
@@ -156,6 +164,7 @@ export async function startOpenAISimulator(
         ...(profile === undefined ? {} : { profile }),
         headers: Object.fromEntries(req.headers),
         body: recordedBody(body),
+        ...(body.kind === "json" && body.text !== undefined ? { text: body.text } : {}),
       });
     }
     if (expectedAuth !== undefined && req.headers.get("authorization") !== expectedAuth) {
@@ -315,7 +324,7 @@ async function readBody(req: Request): Promise<Body> {
   const text = await req.text();
   if (text === "") return { kind: "none" };
   try {
-    return { kind: "json", value: JSON.parse(text) };
+    return { kind: "json", value: JSON.parse(text), text };
   } catch {
     return { kind: "invalid", text };
   }

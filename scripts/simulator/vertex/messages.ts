@@ -33,7 +33,37 @@ export function readMessagesRequest(body: Json): SimRequest {
     choice,
     thinking: thinking?.type === "enabled" ? { budget: Number(thinking.budget_tokens) } : undefined,
     maxTokens: typeof body.max_tokens === "number" ? body.max_tokens : undefined,
+    cachePoints: cachePointsIn(body),
   };
+}
+
+/**
+ * The blocks marked `cache_control` in prompt order (tools, system, messages), each with the
+ * content up to and including it (blocks without their markers, a message's with its role).
+ */
+function cachePointsIn(body: Json): SimRequest["cachePoints"] {
+  const points: SimRequest["cachePoints"] = [];
+  let prefix = "";
+  const walk = (blocks: unknown, tag: string) => {
+    const list = typeof blocks === "string"
+      ? [{ type: "text", text: blocks }]
+      : Array.isArray(blocks)
+      ? blocks as Json[]
+      : [];
+    for (const block of list) {
+      const { cache_control: control, ...content } = block;
+      prefix += `${tag}:${JSON.stringify(content)}\n`;
+      if (control !== undefined && control !== null) {
+        points.push({ prefix, ttl: (control as Json).ttl ?? "5m" });
+      }
+    }
+  };
+  walk(body.tools, "tool");
+  walk(body.system, "system");
+  for (const m of Array.isArray(body.messages) ? body.messages as Json[] : []) {
+    walk(m.content, String(m.role));
+  }
+  return points;
 }
 
 function readBlock(block: Json): SimBlock {
@@ -69,12 +99,21 @@ function readBlock(block: Json): SimBlock {
   }
 }
 
+/** Usage; the writes by TTL (`cache_creation`) where the request marked cache breakpoints. */
 function usageOf(plan: AnswerPlan): Json {
+  const write = plan.usage.cacheWrite ?? 0;
+  const write1h = plan.usage.cacheWrite1h;
   return {
     input_tokens: plan.usage.input,
     output_tokens: plan.usage.output,
-    cache_creation_input_tokens: plan.usage.cacheWrite ?? 0,
+    cache_creation_input_tokens: write,
     cache_read_input_tokens: plan.usage.cacheRead ?? 0,
+    ...(write1h === undefined ? {} : {
+      cache_creation: {
+        ephemeral_5m_input_tokens: write - write1h,
+        ephemeral_1h_input_tokens: write1h,
+      },
+    }),
   };
 }
 

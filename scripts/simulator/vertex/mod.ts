@@ -7,7 +7,8 @@
  */
 import { sleep, waitForAbort } from "../openai/timing.ts";
 import { behaviourOf } from "../bedrock/behaviour.ts";
-import { planAnswer, validate } from "../bedrock/conversation.ts";
+import { cachePointsOf, planAnswer, validate } from "../bedrock/conversation.ts";
+import { cacheMinimum, SimPromptCache } from "../prompt_cache.ts";
 import { scriptedBody } from "../bedrock/stream_body.ts";
 import { createOAuthServer } from "./oauth.ts";
 import {
@@ -62,6 +63,7 @@ export async function startVertexSimulator(): Promise<VertexSimulator> {
   const requests: VertexRecordedRequest[] = [];
   const violations: Violation[] = [];
   const closing = new AbortController();
+  const cache = new SimPromptCache();
   let tokenUrl = "";
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, async (req) => {
     const url = new URL(req.url);
@@ -135,7 +137,9 @@ export async function startVertexSimulator(): Promise<VertexSimulator> {
     const simRequest = readMessagesRequest(body);
     const invalid = validate(simRequest);
     if (invalid !== undefined) return anthropicError(400, "invalid_request_error", invalid);
-    const plan = planAnswer(simRequest, behaviour, "toolu_vrtx_");
+    const points = cachePointsOf(simRequest, model);
+    const cached = points.length > 0 ? cache.use(points, cacheMinimum(model)) : undefined;
+    const plan = planAnswer(simRequest, behaviour, "toolu_vrtx_", cached);
     if (!behaviour.noUsage) record.usage = messagesUsage(plan);
     if (!stream) {
       if (behaviour.silentAfter !== undefined) {

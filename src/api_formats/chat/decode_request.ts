@@ -4,11 +4,13 @@ import type {
   ChatRequest,
   FunctionTool,
   ReasoningDetail,
+  TextPart,
 } from "../../canonical/chat.ts";
 import { invalidRequest } from "../../errors.ts";
 import type { ChatCompletionRequestBody } from "./request_schema.ts";
 import type { z } from "zod";
 import type { ChatMessageSchema, MessageContent } from "./request_schema.ts";
+import { breakpointOf, type CacheControl } from "../../canonical/cache_control_schema.ts";
 
 const KNOWN_FIELDS = new Set([
   "model",
@@ -30,11 +32,28 @@ const KNOWN_FIELDS = new Set([
   "user",
 ]);
 
-function text(content: z.infer<typeof MessageContent> | undefined, index: number): string | null {
-  if (content === undefined || content === null) return null;
-  if (typeof content === "string") return content;
+/** A message's text, and its parts when a cache breakpoint sits on one of them (or on it). */
+interface DecodedContent {
+  text: string | null;
+  parts?: TextPart[];
+}
+
+function decodeContent(
+  content: z.infer<typeof MessageContent> | undefined,
+  index: number,
+  messageCache: CacheControl | null | undefined,
+): DecodedContent {
+  const onMessage = breakpointOf(messageCache, `messages[${index}]`);
+  if (content === undefined || content === null) return { text: null };
+  if (typeof content === "string") {
+    return onMessage ? { text: content, parts: [{ text: content, cache: onMessage }] } : {
+      text: content,
+    };
+  }
   let out = "";
-  for (const part of content) {
+  const parts: TextPart[] = [];
+  let cached = false;
+  for (const [j, part] of content.entries()) {
     if (part.type !== "text" || typeof part.text !== "string") {
       throw invalidRequest(
         `messages[${index}].content: content parts of type '${part.type}' are not supported; send text.`,
@@ -42,27 +61,43 @@ function text(content: z.infer<typeof MessageContent> | undefined, index: number
       );
     }
     out += part.text;
+    const cache = breakpointOf(
+      (part as { cache_control?: CacheControl | null }).cache_control,
+      `messages[${index}].content[${j}]`,
+    );
+    cached ||= cache !== undefined;
+    parts.push(cache ? { text: part.text, cache } : { text: part.text });
   }
-  return out;
+  // A breakpoint on the message itself marks the end of its last part.
+  if (onMessage) {
+    const last = parts.at(-1);
+    if (last) last.cache = onMessage;
+    else parts.push({ text: "", cache: onMessage });
+    cached = true;
+  }
+  return cached ? { text: out, parts } : { text: out };
 }
 
 function decodeMessage(m: z.infer<typeof ChatMessageSchema>, index: number): ChatMessage {
   const name = m.name === undefined ? {} : { name: m.name };
+  const decoded = decodeContent(m.content, index, m.cache_control);
+  const parts = decoded.parts ? { parts: decoded.parts } : {};
   switch (m.role) {
     case "system":
     case "developer":
-      return { role: "system", content: text(m.content, index) ?? "", ...name };
+      return { role: "system", content: decoded.text ?? "", ...name, ...parts };
     case "user":
-      return { role: "user", content: text(m.content, index) ?? "", ...name };
+      return { role: "user", content: decoded.text ?? "", ...name, ...parts };
     case "tool":
       return {
         role: "tool",
-        content: text(m.content, index) ?? "",
+        content: decoded.text ?? "",
         toolCallId: m.tool_call_id,
         ...name,
+        ...parts,
       };
     case "assistant": {
-      const out: ChatMessage = { role: "assistant", content: text(m.content, index), ...name };
+      const out: ChatMessage = { role: "assistant", content: decoded.text, ...name, ...parts };
       if (m.tool_calls && m.tool_calls.length > 0) {
         out.toolCalls = m.tool_calls.map((c) => ({
           id: c.id,
@@ -95,11 +130,25 @@ export function decodeChatRequest(body: ChatCompletionRequestBody): ChatRequest 
   if (body.tools && body.tools.length > 0) {
     const functions: FunctionTool[] = [];
     const hosted: Array<Record<string, unknown>> = [];
-    for (const tool of body.tools) {
-      if (tool.type === "function" && "function" in tool) functions.push(tool as FunctionTool);
-      else hosted.push(tool);
+    const marks: NonNullable<ChatRequest["toolBreakpoints"]> = [];
+    for (const [i, tool] of body.tools.entries()) {
+      if (!(tool.type === "function" && "function" in tool)) {
+        hosted.push(tool);
+        continue;
+      }
+      const control = (tool as { cache_control?: CacheControl | null }).cache_control;
+      if (control === undefined) {
+        functions.push(tool as FunctionTool);
+        continue;
+      }
+      // The definition goes on without the breakpoint; the rebuilding routes place it.
+      const { cache_control: _, ...definition } = tool as Record<string, unknown>;
+      const cache = breakpointOf(control, `tools[${i}]`);
+      if (cache) marks.push({ tool: functions.length, cache });
+      functions.push(definition as unknown as FunctionTool);
     }
     if (functions.length > 0) request.tools = functions;
+    if (marks.length > 0) request.toolBreakpoints = marks;
     if (hosted.length > 0) request.hostedTools = hosted;
   }
   if (body.tool_choice != null) {

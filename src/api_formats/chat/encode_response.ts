@@ -9,6 +9,12 @@ export interface ChatEncodeContext {
   excludeReasoning: boolean;
 }
 
+/**
+ * The usage object: OpenAI's inclusive counts (`prompt_tokens` counts the cached ones),
+ * `prompt_tokens_details.cached_tokens` on every route (0 when nothing came from a cache, as
+ * OpenAI sends it) and, where the provider wrote to its cache, `cache_write_tokens` beside it
+ * (OpenRouter's name; those tokens are billed at the model's cache-write price).
+ */
 export function encodeUsage(usage: Usage): Record<string, unknown> {
   const out: Record<string, unknown> = {
     prompt_tokens: usage.promptTokens ?? 0,
@@ -16,9 +22,11 @@ export function encodeUsage(usage: Usage): Record<string, unknown> {
     total_tokens: usage.totalTokens ??
       (usage.promptTokens ?? 0) + (usage.completionTokens ?? 0),
   };
-  if (usage.cachedPromptTokens !== undefined) {
-    out.prompt_tokens_details = { cached_tokens: usage.cachedPromptTokens };
+  const details: Record<string, number> = { cached_tokens: usage.cachedPromptTokens ?? 0 };
+  if (usage.cacheWritePromptTokens !== undefined) {
+    details.cache_write_tokens = usage.cacheWritePromptTokens;
   }
+  out.prompt_tokens_details = details;
   if (usage.reasoningTokens !== undefined) {
     out.completion_tokens_details = { reasoning_tokens: usage.reasoningTokens };
   }

@@ -5,8 +5,13 @@
 import { z } from "zod";
 import { EndUserId } from "../../canonical/end_user.ts";
 import { ReasoningDetailSchema } from "../../canonical/reasoning_detail_schema.ts";
+import { CacheControlSchema } from "../../canonical/cache_control_schema.ts";
 
-const TextPart = z.looseObject({ type: z.literal("text"), text: z.string() });
+const TextPart = z.looseObject({
+  type: z.literal("text"),
+  text: z.string(),
+  cache_control: CacheControlSchema.nullish(),
+});
 const OtherPart = z.looseObject({ type: z.string() });
 export const MessageContent = z.union([
   z.string(),
@@ -14,7 +19,7 @@ export const MessageContent = z.union([
   z.null(),
 ]);
 
-export { ReasoningDetailSchema };
+export { CacheControlSchema, ReasoningDetailSchema };
 
 export const ToolCallSchema = z.looseObject({
   id: z.string().min(1),
@@ -27,13 +32,20 @@ export const ChatMessageSchema = z.discriminatedUnion("role", [
     role: z.literal("system"),
     content: MessageContent,
     name: z.string().optional(),
+    cache_control: CacheControlSchema.nullish(),
   }),
   z.looseObject({
     role: z.literal("developer"),
     content: MessageContent,
     name: z.string().optional(),
+    cache_control: CacheControlSchema.nullish(),
   }),
-  z.looseObject({ role: z.literal("user"), content: MessageContent, name: z.string().optional() }),
+  z.looseObject({
+    role: z.literal("user"),
+    content: MessageContent,
+    name: z.string().optional(),
+    cache_control: CacheControlSchema.nullish(),
+  }),
   z.looseObject({
     role: z.literal("assistant"),
     content: MessageContent.optional(),
@@ -41,12 +53,14 @@ export const ChatMessageSchema = z.discriminatedUnion("role", [
     tool_calls: z.array(ToolCallSchema).nullish(),
     reasoning: z.string().nullish(),
     reasoning_details: z.array(ReasoningDetailSchema).nullish(),
+    cache_control: CacheControlSchema.nullish(),
   }),
   z.looseObject({
     role: z.literal("tool"),
     content: MessageContent,
     tool_call_id: z.string().min(1),
     name: z.string().optional(),
+    cache_control: CacheControlSchema.nullish(),
   }),
 ]);
 
@@ -58,6 +72,7 @@ export const FunctionToolSchema = z.looseObject({
     parameters: z.record(z.string(), z.unknown()).optional(),
     strict: z.boolean().nullish(),
   }),
+  cache_control: CacheControlSchema.nullish(),
 });
 
 /** Any other tool type (web search, MCP …): hosted tools. */
@@ -98,5 +113,8 @@ export const ChatCompletionRequestSchema = z.looseObject({
     "OpenAI's name for `reasoning.effort` (what the official SDKs send); `reasoning.effort` wins when both are given.",
   ),
   user: EndUserId.nullish(),
+  prompt_cache_key: z.string().nullish().describe(
+    "Groups requests that share a prompt prefix (Mistral's prompt cache); forwarded where the model lists it in supported_parameters, else removed and named in x-sovra-dropped-params.",
+  ),
 });
 export type ChatCompletionRequestBody = z.infer<typeof ChatCompletionRequestSchema>;

@@ -6,13 +6,16 @@
  * and reasoning details, in order. This is how a replayed response (`[...response.output]`)
  * becomes the assistant message that produced it.
  */
-import type { ChatMessage, ReasoningDetail, ToolCall } from "../../canonical/chat.ts";
+import type { ChatMessage, ReasoningDetail, TextPart, ToolCall } from "../../canonical/chat.ts";
+import { breakpointOf, type CacheControl } from "../../canonical/cache_control_schema.ts";
 import { refusedField } from "../../errors.ts";
 import type { ResponsesContentPart, ResponsesInputItem } from "./request_schema.ts";
 import { unpackReasoning } from "./reasoning_envelope.ts";
 
 interface AssistantTurn {
   content: string | null;
+  /** Set once a replayed assistant message carries a cache breakpoint. */
+  parts?: TextPart[];
   reasoning: string;
   reasoningDetails: ReasoningDetail[];
   toolCalls: ToolCall[];
@@ -57,16 +60,28 @@ export function decodeInput(
       case "message": {
         if (item.role === "assistant") {
           const t = openTurn();
-          const text = partsText(item.content, "");
-          t.content = t.content === null ? text : t.content + text;
+          const decoded = decodeParts(item.content, "", `input[${index}]`, item.cache_control);
+          if (decoded.parts || t.parts) {
+            t.parts = [
+              ...(t.parts ?? partsOf(t.content)),
+              ...(decoded.parts ?? partsOf(decoded.text)),
+            ];
+          }
+          t.content = t.content === null ? decoded.text : t.content + decoded.text;
           break;
         }
         closeTurn();
-        const content = partsText(item.content, "\n");
+        const { text: content, parts } = decodeParts(
+          item.content,
+          "\n",
+          `input[${index}]`,
+          item.cache_control,
+        );
+        const cached = parts ? { parts } : {};
         if (item.role === "user") {
-          messages.push({ role: "user", content, origin: `input[${index}]` });
+          messages.push({ role: "user", content, origin: `input[${index}]`, ...cached });
         } else {
-          messages.push({ role: "system", content });
+          messages.push({ role: "system", content, ...cached });
         }
         break;
       }
@@ -94,14 +109,18 @@ export function decodeInput(
       }
       case "function_call_output": {
         closeTurn();
-        const content = typeof item.output === "string"
-          ? item.output
-          : partsText(item.output, "\n");
+        const { text: content, parts } = decodeParts(
+          item.output,
+          "\n",
+          `input[${index}]`,
+          item.cache_control,
+        );
         messages.push({
           role: "tool",
           content,
           toolCallId: item.call_id,
           origin: `input[${index}]`,
+          ...(parts ? { parts } : {}),
         });
         break;
       }
@@ -163,24 +182,51 @@ function assistantMessage(turn: AssistantTurn): ChatMessage {
   return {
     role: "assistant",
     content: turn.content,
+    ...(turn.parts ? { parts: turn.parts } : {}),
     ...(turn.toolCalls.length > 0 ? { toolCalls: turn.toolCalls } : {}),
     ...(turn.reasoning !== "" ? { reasoning: turn.reasoning } : {}),
     ...(turn.reasoningDetails.length > 0 ? { reasoningDetails: turn.reasoningDetails } : {}),
   };
 }
 
-/** The text of a message's content; image and file parts are refused. */
-function partsText(content: string | ResponsesContentPart[], separator: string): string {
-  if (typeof content === "string") return content;
-  const texts: string[] = [];
-  for (const part of content) {
+/** A text as a single uncached part (joining a turn whose later message is cached). */
+function partsOf(text: string | null): TextPart[] {
+  return text === null || text === "" ? [] : [{ text }];
+}
+
+/**
+ * The text of a message's content (parts joined by `separator`), and its parts when a cache
+ * breakpoint sits on one of them or on the item (then at its end); image and file parts are
+ * refused. Each part but the last keeps its separator, so the parts join to the text.
+ */
+function decodeParts(
+  content: string | ResponsesContentPart[],
+  separator: string,
+  at: string,
+  itemCache: CacheControl | null | undefined,
+): { text: string; parts?: TextPart[] } {
+  const onItem = breakpointOf(itemCache, at);
+  if (typeof content === "string") {
+    return onItem
+      ? { text: content, parts: [{ text: content, cache: onItem }] }
+      : { text: content };
+  }
+  const parts: TextPart[] = [];
+  let cached = false;
+  for (const [j, part] of content.entries()) {
     switch (part.type) {
       case "input_text":
-      case "output_text":
-        texts.push(part.text);
+      case "output_text": {
+        const cache = breakpointOf(
+          (part as { cache_control?: CacheControl | null }).cache_control,
+          `${at}.content[${j}]`,
+        );
+        cached ||= cache !== undefined;
+        parts.push(cache ? { text: part.text, cache } : { text: part.text });
         break;
+      }
       case "refusal":
-        texts.push(part.refusal);
+        parts.push({ text: part.refusal });
         break;
       case "input_image":
       case "input_file":
@@ -190,5 +236,14 @@ function partsText(content: string | ResponsesContentPart[], separator: string):
         );
     }
   }
-  return texts.join(separator);
+  const text = parts.map((p) => p.text).join(separator);
+  if (onItem) {
+    const last = parts.at(-1);
+    if (last) last.cache = onItem;
+    else parts.push({ text: "", cache: onItem });
+    cached = true;
+  }
+  if (!cached) return { text };
+  for (let i = 0; i < parts.length - 1; i++) parts[i]!.text += separator;
+  return { text, parts };
 }

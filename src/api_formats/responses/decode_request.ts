@@ -13,6 +13,7 @@ import type {
 } from "../../canonical/chat.ts";
 import type { Model } from "../../catalog/schema.ts";
 import { refusedField } from "../../errors.ts";
+import { breakpointOf, type CacheControl } from "../../canonical/cache_control_schema.ts";
 import { decodeInput } from "./decode_input.ts";
 import { translateTextFormat } from "./text_format.ts";
 import { wantedReasoning } from "../../canonical/thinking.ts";
@@ -37,7 +38,7 @@ export function decodeResponsesRequest(body: ResponsesRequest, model: Model): Ch
         "earlier turns in 'input'.",
     );
   }
-  const { tools, hostedTools } = splitTools(body.tools ?? []);
+  const { tools, hostedTools, toolBreakpoints } = splitTools(body.tools ?? []);
   if (hostedTools.length > 0) {
     throw refusedField(
       "tools",
@@ -61,10 +62,13 @@ export function decodeResponsesRequest(body: ResponsesRequest, model: Model): Ch
   if (body.top_p != null) request.topP = body.top_p;
   if (body.max_output_tokens != null) request.maxTokens = body.max_output_tokens;
   if (tools.length > 0) request.tools = tools;
+  if (toolBreakpoints.length > 0) request.toolBreakpoints = toolBreakpoints;
   if (toolChoice !== undefined) request.toolChoice = toolChoice;
   if (body.parallel_tool_calls != null) request.parallelToolCalls = body.parallel_tool_calls;
   if (reasoning !== undefined) request.reasoning = reasoning;
   if (body.user != null) request.user = body.user;
+  // Chat's name: forwarded where the model takes it (rule 1 decides, as on chat).
+  if (body.prompt_cache_key != null) request.extra.prompt_cache_key = body.prompt_cache_key;
   const format = translateTextFormat(body.text?.format);
   if (format.kind === "translated") request.responseFormat = format.responseFormat;
   return request;
@@ -81,10 +85,12 @@ export function replaysReasoning(model: Model, reasoning: ReasoningRequest | und
 function splitTools(list: ResponsesTool[]): {
   tools: FunctionTool[];
   hostedTools: Array<Record<string, unknown>>;
+  toolBreakpoints: NonNullable<ChatRequest["toolBreakpoints"]>;
 } {
   const tools: FunctionTool[] = [];
   const hostedTools: Array<Record<string, unknown>> = [];
-  for (const tool of list) {
+  const toolBreakpoints: NonNullable<ChatRequest["toolBreakpoints"]> = [];
+  for (const [i, tool] of list.entries()) {
     if (tool.type !== "function" || typeof tool.name !== "string") {
       hostedTools.push(tool);
       continue;
@@ -93,9 +99,14 @@ function splitTools(list: ResponsesTool[]): {
     if (typeof tool.description === "string") fn.description = tool.description;
     if (isRecord(tool.parameters)) fn.parameters = tool.parameters;
     if (typeof tool.strict === "boolean") fn.strict = tool.strict;
+    const cache = breakpointOf(
+      tool.cache_control as CacheControl | null | undefined,
+      `tools[${i}]`,
+    );
+    if (cache) toolBreakpoints.push({ tool: tools.length, cache });
     tools.push({ type: "function", function: fn });
   }
-  return { tools, hostedTools };
+  return { tools, hostedTools, toolBreakpoints };
 }
 
 function decodeToolChoice(choice: ResponsesToolChoice | null | undefined): ToolChoice | undefined {

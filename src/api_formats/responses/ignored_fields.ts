@@ -26,6 +26,7 @@ const HANDLED = new Set([
   "text",
   "include",
   "truncation",
+  "prompt_cache_key",
 ]);
 const REASONING_FIELDS = new Set(["effort", "max_tokens", "exclude", "enabled", "summary"]);
 

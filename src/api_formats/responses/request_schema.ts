@@ -7,8 +7,13 @@
  */
 import { z } from "zod";
 import { EndUserId } from "../../canonical/end_user.ts";
+import { CacheControlSchema } from "../../canonical/cache_control_schema.ts";
 
-const InputTextPart = z.looseObject({ type: z.literal("input_text"), text: z.string() });
+const InputTextPart = z.looseObject({
+  type: z.literal("input_text"),
+  text: z.string(),
+  cache_control: CacheControlSchema.nullish(),
+});
 const OutputTextPart = z.looseObject({ type: z.literal("output_text"), text: z.string() });
 const RefusalPart = z.looseObject({ type: z.literal("refusal"), refusal: z.string() });
 /** Accepted by the schema only so that the decoder can refuse it with code `input`. */
@@ -31,6 +36,7 @@ const MessageItem = z.looseObject({
   content: z.union([z.string(), z.array(ResponsesContentPart)]),
   id: z.string().nullish(),
   status: z.string().nullish(),
+  cache_control: CacheControlSchema.nullish(),
 });
 
 const FunctionCallItem = z.looseObject({
@@ -48,6 +54,7 @@ const FunctionCallOutputItem = z.looseObject({
   output: z.union([z.string(), z.array(ResponsesContentPart)]),
   id: z.string().nullish(),
   status: z.string().nullish(),
+  cache_control: CacheControlSchema.nullish(),
 });
 
 export { ReasoningDetailSchema } from "../../canonical/reasoning_detail_schema.ts";
@@ -82,6 +89,7 @@ export const ResponsesFunctionTool = z.looseObject({
   description: z.string().nullish(),
   parameters: z.record(z.string(), z.unknown()).nullish(),
   strict: z.boolean().nullish(),
+  cache_control: CacheControlSchema.nullish(),
 });
 export type ResponsesFunctionTool = z.infer<typeof ResponsesFunctionTool>;
 
@@ -128,6 +136,8 @@ export const ResponsesRequestSchema = z.looseObject({
   top_p: z.number().nullish(),
   stream: z.boolean().nullish(),
   user: EndUserId.nullish(),
+  /** Forwarded as chat's `prompt_cache_key` where the model takes it (Mistral's prompt cache). */
+  prompt_cache_key: z.string().nullish(),
   /** Echoed back (string values only); never forwarded. */
   metadata: z.record(z.string(), z.unknown()).nullish(),
   /** `true` is refused: the gateway stores no responses. */

@@ -1,7 +1,9 @@
 /** API keys of an organization: list, create (the key shown once), revoke. */
+import { parseKeyBudget } from "../../accounts/key_budget.ts";
 import type { DashboardDeps, OrgAccess, Viewer } from "../deps.ts";
 import { can, requirePermission } from "../access.ts";
 import { issueApiKey, keyName } from "../../accounts/api_keys.ts";
+import { type KeyState, keyState, parseExpiry } from "../../accounts/key_lifecycle.ts";
 import { audit } from "../audit.ts";
 import { badInput, notFound } from "../errors.ts";
 import { utcDay } from "./days.ts";
@@ -19,8 +21,12 @@ export interface KeyView {
   created: string;
   /** The UTC day of the key's latest request within the kept metadata, or null. */
   last_used_day: string | null;
-  state: "active" | "revoked";
+  state: KeyState;
   revoked_at: string | null;
+  /** When the key stops working (a set expiry, or a rotation's grace end); null: never. */
+  expires_at: string | null;
+  /** The key that replaced it by a rotation, if any. */
+  rotated_to: string | null;
 }
 
 /** The organization's RPM ceiling (Infinity: none), which caps every key's rpm. */
@@ -52,8 +58,10 @@ export async function listKeys(deps: DashboardDeps, access: OrgAccess): Promise<
       rpm_effective: Math.min(k.rpm, ceiling),
       created: k.created,
       last_used_day: lastUsed.get(k.id) ?? null,
-      state: k.revoked ? "revoked" as const : "active" as const,
+      state: keyState(k, now),
       revoked_at: k.revoked_at,
+      expires_at: k.expires_at ?? null,
+      rotated_to: k.rotated_to ?? null,
     }))
     .sort((a, b) => b.created.localeCompare(a.created));
 }
@@ -64,6 +72,7 @@ export interface CreatedKey {
   rpm: number;
   prefix: string;
   created: string;
+  expires_at: string | null;
   /** The full key: in this answer only, never again. */
   key: string;
 }
@@ -72,7 +81,15 @@ export async function createKey(
   deps: DashboardDeps,
   access: OrgAccess,
   viewer: Viewer,
-  input: { name: string; rpm?: number | undefined },
+  input: {
+    name: string;
+    rpm?: number | undefined;
+    /** An ISO time with zone, a duration (`90d`), `never`, or absent. */
+    expires_at?: string | null | undefined;
+    /** A budget (micro-EUR) per `budget_period` (month by default); absent: none. */
+    budget_micro_eur?: number | null | undefined;
+    budget_period?: string | null | undefined;
+  },
 ): Promise<CreatedKey> {
   requirePermission(access, "manage_keys", "creating API keys");
   // The name's rules are the CLI's too (accounts/api_keys.ts), checked before anything else.
@@ -86,9 +103,29 @@ export async function createKey(
   if (ceiling !== null && rpm > ceiling) {
     throw badInput(`The RPM may be at most ${ceiling} in this organization.`, "rpm");
   }
-  const { record, key } = await issueApiKey(deps.store, { org: access.org.id, name, rpm });
-  await audit(deps, access.org.id, viewer.user.email, "key.created", record.id, { name, rpm });
-  return { id: record.id, name, rpm, prefix: record.prefix, created: record.created, key };
+  const expiresAt = input.expires_at ? parseExpiry(input.expires_at, deps.now()) : null;
+  const budget = parseKeyBudget(input.budget_micro_eur, input.budget_period);
+  const { record, key } = await issueApiKey(deps.store, {
+    org: access.org.id,
+    name,
+    rpm,
+    expiresAt,
+    budget,
+  });
+  await audit(deps, access.org.id, viewer.user.email, "key.created", record.id, {
+    name,
+    rpm,
+    ...(expiresAt ? { expires_at: expiresAt } : {}),
+  });
+  return {
+    id: record.id,
+    name,
+    rpm,
+    prefix: record.prefix,
+    created: record.created,
+    expires_at: expiresAt,
+    key,
+  };
 }
 
 export async function revokeKey(
@@ -119,6 +156,8 @@ export async function revokeKey(
     last_used_day: null,
     state: "revoked",
     revoked_at: revoked.revoked_at,
+    expires_at: revoked.expires_at ?? null,
+    rotated_to: revoked.rotated_to ?? null,
   };
 }
 

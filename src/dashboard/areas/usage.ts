@@ -21,9 +21,22 @@ export type Metric = typeof METRICS[number];
 
 type Series = Record<Metric, number[]>;
 
+/** The prompt cache over the range, from the daily aggregates. */
+export interface CacheSummary {
+  prompt_tokens: number;
+  /** Of `prompt_tokens`: read from a provider's cache, and written to it. */
+  cached_tokens: number;
+  cache_write_tokens: number;
+  /** What caching saved, net of the dearer cache writes (may be negative). */
+  saved_micro_eur: number;
+  /** Cached tokens per day, for the chart. */
+  cached_per_day: number[];
+}
+
 export interface UsageSeries {
   days: string[];
   totals: Series;
+  cache: CacheSummary;
   by_model: Record<string, Series>;
   by_key: Record<string, Series>;
   /** True when the split is built from fewer rows than the range held (scan limit). */
@@ -57,9 +70,21 @@ export async function usageSeries(
   const days = lastDays(now, rangeDays);
   const index = new Map(days.map((d, i) => [d, i]));
   const totals = emptySeries(days.length);
+  const cache: CacheSummary = {
+    prompt_tokens: 0,
+    cached_tokens: 0,
+    cache_write_tokens: 0,
+    saved_micro_eur: 0,
+    cached_per_day: Array(days.length).fill(0),
+  };
   for (const u of await deps.control.usageDays(access.org.id, days[0]!, days.at(-1)!)) {
     const i = index.get(u.day);
     if (i === undefined) continue;
+    cache.prompt_tokens += u.prompt_tokens;
+    cache.cached_tokens += u.cached_tokens;
+    cache.cache_write_tokens += u.cache_write_tokens;
+    cache.saved_micro_eur += u.cache_savings_micro_eur - u.cache_surcharge_micro_eur;
+    cache.cached_per_day[i] = u.cached_tokens;
     totals.cost_micro_eur[i] = u.cost_micro_eur;
     totals.requests[i] = u.requests;
     totals.tokens[i] = u.prompt_tokens + u.completion_tokens;
@@ -87,7 +112,7 @@ export async function usageSeries(
       s.characters[i]! += r.characters ?? 0;
     }
   }
-  return { days, totals, by_model, by_key, split_truncated: rows.length >= SCAN_LIMIT };
+  return { days, totals, cache, by_model, by_key, split_truncated: rows.length >= SCAN_LIMIT };
 }
 
 export interface RequestFilters {

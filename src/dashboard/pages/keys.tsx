@@ -3,9 +3,10 @@ import type { Context } from "hono";
 import type { OrgPage } from "./nav.ts";
 import type { DashboardDeps, DashEnv } from "../deps.ts";
 import { ErrorNote, frameFor, Layout } from "./layout.tsx";
-import { type CreatedKey, createKey, keySnippets, listKeys, revokeKey } from "../areas/keys.ts";
+import { type CreatedKey, createKey, listKeys, revokeKey } from "../areas/keys.ts";
 import { can } from "../access.ts";
-import { exampleModel } from "../example_model.ts";
+import { NewKeyPanel } from "./new_key_panel.tsx";
+import { registerKeySettingsPage } from "./key_settings.tsx";
 import { formError, formFields, optionalInt } from "./form.ts";
 import { ActionsHeader, ScrollRegion } from "./regions.tsx";
 
@@ -20,30 +21,11 @@ async function render(
   const manage = can(access, "manage_keys");
   // Operators revoke any organization's keys (containment); creating one stays the members'.
   const revoke = manage || can(access, "operate");
-  const snippets = extra.created &&
-    keySnippets(deps.apiUrl, extra.created.key, exampleModel(deps));
   const base = `/orgs/${access.org.id}/keys`;
   return c.html(
     <Layout {...frame}>
       <ErrorNote message={extra.error} />
-      {extra.created && snippets && (
-        <div class="notice" role="status" id="new-key-panel" hx-history="false">
-          <p>
-            <strong>Your new key “{extra.created.name}”.</strong>{" "}
-            Copy it now: it is shown only once and cannot be recovered.
-          </p>
-          <p>
-            <code class="key" id="new-key">{extra.created.key}</code>{" "}
-            <button type="button" data-copy="#new-key">Copy</button>
-          </p>
-          <p class="muted">curl</p>
-          <pre id="snippet-curl">{snippets.curl}</pre>
-          <p class="muted">Python (openai SDK)</p>
-          <pre>{snippets.python}</pre>
-          <p class="muted">TypeScript (openai SDK)</p>
-          <pre>{snippets.typescript}</pre>
-        </div>
-      )}
+      {extra.created && <NewKeyPanel deps={deps} created={extra.created} />}
       {manage && (
         <div class="panel">
           <h2>Create a key</h2>
@@ -57,6 +39,14 @@ async function render(
                 inputmode="numeric"
                 placeholder={String(deps.config.defaultRpm)}
               />
+            </label>
+            <label>
+              Expires<select name="expires_at">
+                <option value="">never</option>
+                <option value="30d">in 30 days</option>
+                <option value="90d">in 90 days</option>
+                <option value="365d">in a year</option>
+              </select>
             </label>
             <button type="submit">Create key</button>
           </form>
@@ -73,6 +63,7 @@ async function render(
                 <th class="num">RPM</th>
                 <th>Created</th>
                 <th>Last used</th>
+                <th>Expires</th>
                 <th>State</th>
                 <ActionsHeader />
               </tr>
@@ -80,7 +71,9 @@ async function render(
             <tbody>
               {keys.map((k) => (
                 <tr data-key-id={k.id}>
-                  <td>{k.name ?? <span class="muted">—</span>}</td>
+                  <td>
+                    <a href={`${base}/${k.id}`}>{k.name ?? k.prefix}</a>
+                  </td>
                   <td>
                     <code>{k.prefix}…</code>
                   </td>
@@ -91,6 +84,11 @@ async function render(
                   </td>
                   <td>{k.created.slice(0, 10)}</td>
                   <td>{k.last_used_day ?? <span class="muted">never</span>}</td>
+                  <td title={k.expires_at ?? undefined}>
+                    {k.expires_at
+                      ? k.expires_at.slice(0, 16).replace("T", " ")
+                      : <span class="muted">never</span>}
+                  </td>
                   <td>
                     <span class={`pill ${k.state}`}>{k.state}</span>
                   </td>
@@ -126,12 +124,14 @@ export const keysPage: OrgPage = {
   visible: () => true,
   register(router, deps) {
     router.get("/keys", (c) => render(c, deps));
+    registerKeySettingsPage(router, deps);
     router.post("/keys", async (c) => {
       const form = await formFields(c);
       try {
         const created = await createKey(deps, c.var.access, c.var.viewer, {
           name: form.name ?? "",
           rpm: optionalInt(form.rpm),
+          expires_at: form.expires_at || null,
         });
         c.header("cache-control", "no-store");
         return await render(c, deps, { created });

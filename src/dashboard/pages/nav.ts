@@ -10,6 +10,7 @@ import type { DashboardDeps, DashEnv, OrgAccess } from "../deps.ts";
 import { overviewPage } from "./overview.tsx";
 import { keysPage } from "./keys.tsx";
 import { creditsPage } from "./credits.tsx";
+import { alertsPage } from "./alerts.tsx";
 import { usagePage } from "./usage.tsx";
 import { membersPage } from "./members.tsx";
 import { auditPage } from "./audit.tsx";
@@ -36,6 +37,7 @@ export const ORG_PAGES: ReadonlyArray<OrgPage | ComingSoon> = [
   keysPage,
   usagePage,
   creditsPage,
+  alertsPage,
   membersPage,
   routerPoliciesPage,
   policiesPage,

@@ -16,6 +16,7 @@ import { formatEur } from "../money.ts";
 import { badInput } from "../errors.ts";
 import { Chart, type ChartProps, formatCount } from "./chart.tsx";
 import { ScrollRegion } from "./regions.tsx";
+import { PromptCachePanel } from "./usage_cache.tsx";
 
 const LABELS: Record<Metric, string> = {
   cost_micro_eur: "Cost",
@@ -99,6 +100,7 @@ export const usagePage: OrgPage = {
               </div>
             ))}
           </div>
+          <PromptCachePanel cache={series.cache} days={series.days} range={days} />
           <div class="panel">
             <h2>Recent requests</h2>
             <form method="get" action={base} class="row">
@@ -176,7 +178,14 @@ export const usagePage: OrgPage = {
                         )}
                       </td>
                       <td class="num">{formatEur(r.cost_micro_eur, { decimals: 6 })}</td>
-                      <td class="num">
+                      <td
+                        class="num"
+                        title={r.cached_tokens || r.cache_write_tokens
+                          ? `${r.cached_tokens ?? 0} cached, ${
+                            r.cache_write_tokens ?? 0
+                          } written to cache`
+                          : undefined}
+                      >
                         {r.total_tokens === null ? "" : formatCount(r.total_tokens)}
                         {r.estimated ? "*" : ""}
                       </td>

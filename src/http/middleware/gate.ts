@@ -1,17 +1,19 @@
 /**
- * The gate: the admission checks in order (`admission_checks.ts`: auth, the organization's
- * state, its policy, the snapshot, then each limit — rate, credit), then the request's
- * increment and its `RequestAdmission`. Rate buckets and the balance come from
+ * The gate: the admission checks in order (`admission_checks.ts`: auth, the key's expiry, the
+ * organization's state, its policy, the snapshot, then each limit — rate, credit, the key's
+ * budget), then the request's increment and its `RequestAdmission`. Rate buckets and the balance come from
  * `GateState` (a store read at most a second old plus this instance's own increments and
  * debits). The rate bucket increment counts in memory at once; it is written to the store with
  * the request's admission record before its first upstream call (`limits/admission.ts`), or
  * when the request ends without one. Nothing here waits for a write.
  *
  * A request refused after authentication that no other path settles leaves a zero-cost
- * metadata row with its error code (`billing/refused_rows.ts`): the gate's own 429 and 402
- * merged per key and minute, any later refusal its own row. Before authentication (401) there
+ * metadata row with its error code (`billing/refused_rows.ts`): the gate's own 403, 429 and
+ * 402 merged per key and minute, any later refusal its own row. Before authentication (401) there
  * is no organization, and nothing is written.
  */
+import { budgetWindow } from "../../util/budget_period.ts";
+import type { AuthenticatedKey } from "../../auth/api_key_authenticator.ts";
 import type { MiddlewareHandler } from "hono";
 import type { AppDeps } from "../../deps.ts";
 import type { AppEnv } from "../context.ts";
@@ -32,6 +34,7 @@ import {
   authorization,
   insufficientCredits,
   KEY_CHECKS,
+  keyBudgetExceeded,
   LIMIT_CHECKS,
   type LimitContext,
   policyUnavailable,
@@ -119,11 +122,12 @@ function admission(
     const apiKey = await deps.auth.authenticate(authorization(c.req.header("authorization")));
     if (!apiKey) throw unauthorized();
     for (const check of KEY_CHECKS) {
-      const refusal = check.decide(apiKey);
+      const refusal = check.decide(apiKey, startedAt);
+      if (!refusal) continue;
+      // An authentication answer (401): no organization's row, as for an unknown key.
+      if (check.reason === undefined) throw refusal;
       // Not bounded by the key's rate count (refused before it): its rows are merged per minute.
-      if (refusal) {
-        throw gateRefusal(deps, check.reason, start, apiKey, options.rowEndpoint, refusal);
-      }
+      throw gateRefusal(deps, check.reason, start, apiKey, options.rowEndpoint, refusal);
     }
     let policy: EffectivePolicy;
     try {
@@ -133,9 +137,17 @@ function admission(
     }
     const notes = newRequestNotes();
     const minute = minuteOf(startedAt);
+    // The key's budget in the period this request starts in (UTC boundaries).
+    const budget = keyBudgetOf(apiKey, startedAt);
     let snapshot: Snapshot | undefined;
     try {
-      snapshot = await deps.gate.snapshot(apiKey.id, apiKey.org, minute, startedAt);
+      snapshot = await deps.gate.snapshot(
+        apiKey.id,
+        apiKey.org,
+        minute,
+        startedAt,
+        budget?.periodId,
+      );
     } catch (error) {
       snapshotFailed(deps, apiKey.id, error);
     }
@@ -144,6 +156,7 @@ function admission(
       apiKey,
       startedAt,
       billed: options.billed,
+      budget,
       view: undefined,
       rateHeaders: NO_HEADERS,
     };
@@ -152,7 +165,7 @@ function admission(
     // Decided and counted again when another isolate counted this key in between (the
     // increment is one compare-and-swap against every isolate's count: no two admit on one).
     while (markSent === undefined) {
-      limits.view = snapshot && deps.gate.view(snapshot, apiKey.id, apiKey.org);
+      limits.view = snapshot && deps.gate.view(snapshot, apiKey.id, apiKey.org, budget);
       for (const check of LIMIT_CHECKS) {
         const refusal = check.decide(limits);
         if (refusal) {
@@ -178,6 +191,7 @@ function admission(
       billed: options.billed,
       deferAfterMs,
       rateHeaders,
+      budget,
     });
     c.set("state", {
       requestId,
@@ -195,6 +209,20 @@ function admission(
   };
 }
 
+/** The key's budget in the period `startedAt` falls in, if the key has one. */
+function keyBudgetOf(
+  apiKey: Pick<AuthenticatedKey, "budget_micro_eur" | "budget_period">,
+  startedAt: number,
+): LimitContext["budget"] {
+  if (!apiKey.budget_micro_eur || !apiKey.budget_period) return undefined;
+  const window = budgetWindow(apiKey.budget_period, startedAt);
+  return {
+    limitMicroEur: BigInt(apiKey.budget_micro_eur),
+    periodId: window.id,
+    resetsAt: window.resetsAt,
+  };
+}
+
 /**
  * The request's admission (the credit hold and the record written before the first upstream
  * call), with its rate increment, which counts in memory from now on.
@@ -209,9 +237,10 @@ function requestAdmission(
     billed: boolean;
     deferAfterMs: number;
     rateHeaders: Record<string, string>;
+    budget: LimitContext["budget"];
   },
 ): RequestAdmission {
-  const { apiKey, markSent } = request;
+  const { apiKey, markSent, budget } = request;
   // The increment is written with the admission record before the first upstream call, or
   // when the request ends without one (admission.ts).
   return new RequestAdmission({
@@ -226,7 +255,12 @@ function requestAdmission(
     markSent,
     markSettled: markSent.settled,
     deferAfterMs: request.deferAfterMs,
-    refusal: () => {
+    budget: budget && { limitMicroEur: budget.limitMicroEur, periodId: budget.periodId },
+    refusal: (refused) => {
+      if (refused === "budget" && budget) {
+        deps.telemetry.refused("key_budget_exceeded");
+        return keyBudgetExceeded(budget.resetsAt, request.rateHeaders);
+      }
       deps.telemetry.refused("insufficient_credits");
       return insufficientCredits(request.rateHeaders);
     },

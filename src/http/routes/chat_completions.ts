@@ -5,7 +5,7 @@
 import type { Context } from "hono";
 import type { AppDeps } from "../../deps.ts";
 import { type AppEnv, callerOf } from "../context.ts";
-import { readJsonBody } from "../body.ts";
+import { readJsonBodyText } from "../body.ts";
 import { noteRequested } from "../refused_request.ts";
 import { respond } from "../answer.ts";
 import { parseBody } from "../validation.ts";
@@ -22,12 +22,15 @@ import { wantsPassthrough } from "../../api_formats/chat/passthrough.ts";
 export function chatCompletionsHandler(deps: AppDeps) {
   return async (c: Context<AppEnv>) => {
     const state = c.get("state");
-    const raw = await readJsonBody(c.req.raw, { deadlineMs: deps.config.bodyTimeoutMs });
+    const { value: raw, text } = await readJsonBodyText(c.req.raw, {
+      deadlineMs: deps.config.bodyTimeoutMs,
+    });
     noteRequested(state, raw);
     const body = parseBody(ChatCompletionRequestSchema, raw);
     const target = resolveChatTarget(deps, body.model, state.apiKey.org);
     const { model, requestedModel } = target instanceof Promise ? await target : target;
     const request = decodeChatRequest(body);
+    request.clientBody = { text, value: raw };
     const ctx: ChatCallContext = {
       deps,
       model,

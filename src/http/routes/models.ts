@@ -18,6 +18,9 @@ const PRICE_FIELDS = [
   "completion_micro_eur_per_million",
   "audio_micro_eur_per_hour",
   "character_micro_eur_per_million",
+  "cached_prompt_micro_eur_per_million",
+  "cache_write_micro_eur_per_million",
+  "cache_write_1h_micro_eur_per_million",
 ] as const;
 
 export function modelEntry(model: Model, created: number): Record<string, unknown> {

@@ -3,7 +3,7 @@
  * `anthropic_version` and `stream`). `response_format`, `n`, `user` and tool `strict` are not
  * sent (rule 1 / rule 8); refusals were decided before (rebuilding_refusals.ts).
  */
-import type { ChatRequest, FunctionTool } from "../../canonical/chat.ts";
+import type { CacheBreakpoint, ChatRequest, FunctionTool } from "../../canonical/chat.ts";
 import type { ResolvedRoute } from "../../catalog/resolved_route.ts";
 import {
   groupTurns,
@@ -17,13 +17,30 @@ import { anthropicReasoning, planTokens } from "./reasoning_budget.ts";
 export interface MessagesBody {
   max_tokens: number;
   messages: Array<{ role: "user" | "assistant"; content: Array<Record<string, unknown>> }>;
-  system?: Array<{ type: "text"; text: string }>;
+  system?: Array<{ type: "text"; text: string; cache_control?: CacheControl }>;
   stop_sequences?: string[];
   temperature?: number;
   top_p?: number;
-  tools?: Array<{ name: string; description?: string; input_schema: Record<string, unknown> }>;
+  tools?: Array<
+    {
+      name: string;
+      description?: string;
+      input_schema: Record<string, unknown>;
+      cache_control?: CacheControl;
+    }
+  >;
   tool_choice?: Record<string, unknown>;
   thinking?: { type: "enabled"; budget_tokens: number };
+}
+
+/** Anthropic's breakpoint: `ephemeral`, with a TTL only when it is not the default 5 minutes. */
+export interface CacheControl {
+  type: "ephemeral";
+  ttl?: "1h";
+}
+
+export function cacheControl(cache: CacheBreakpoint): CacheControl {
+  return cache.ttl === "1h" ? { type: "ephemeral", ttl: "1h" } : { type: "ephemeral" };
 }
 
 export function toMessagesBody(request: ChatRequest, route: ResolvedRoute): MessagesBody {
@@ -31,7 +48,13 @@ export function toMessagesBody(request: ChatRequest, route: ResolvedRoute): Mess
   const reasoning = anthropicReasoning(request, route);
   const plan = planTokens(request, route, reasoning);
   const body: MessagesBody = { max_tokens: plan.maxTokens, messages: turns.map(toMessage) };
-  if (system.length > 0) body.system = system.map((text) => ({ type: "text", text }));
+  if (system.length > 0) {
+    body.system = system.map((block) =>
+      block.cache
+        ? { type: "text", text: block.text, cache_control: cacheControl(block.cache) }
+        : { type: "text", text: block.text }
+    );
+  }
   const stop = (request.stop ?? []).filter((s) => s.trim() !== "");
   if (stop.length > 0) body.stop_sequences = stop;
   if (plan.thinkingBudget !== undefined) {
@@ -44,6 +67,10 @@ export function toMessagesBody(request: ChatRequest, route: ResolvedRoute): Mess
   const tools = request.tools ?? [];
   if (tools.length > 0) {
     body.tools = tools.map(toAnthropicTool);
+    for (const { tool, cache } of request.toolBreakpoints ?? []) {
+      const marked = body.tools[tool];
+      if (marked) marked.cache_control = cacheControl(cache);
+    }
     const choice = toolChoice(request);
     if (choice !== undefined) body.tool_choice = choice;
   } else if (historyHasTools(turns)) {
@@ -86,7 +113,9 @@ function toMessage(turn: Turn): MessagesBody["messages"][number] {
 function toBlock(part: TurnPart): Record<string, unknown> {
   switch (part.kind) {
     case "text":
-      return { type: "text", text: part.text };
+      return part.cache
+        ? { type: "text", text: part.text, cache_control: cacheControl(part.cache) }
+        : { type: "text", text: part.text };
     case "thinking":
       return { type: "thinking", thinking: part.text, signature: part.signature };
     case "redacted-thinking":
@@ -94,7 +123,14 @@ function toBlock(part: TurnPart): Record<string, unknown> {
     case "tool-use":
       return { type: "tool_use", id: part.id, name: part.name, input: part.input };
     case "tool-result":
-      return { type: "tool_result", tool_use_id: part.toolUseId, content: part.content };
+      return part.cache
+        ? {
+          type: "tool_result",
+          tool_use_id: part.toolUseId,
+          content: part.content,
+          cache_control: cacheControl(part.cache),
+        }
+        : { type: "tool_result", tool_use_id: part.toolUseId, content: part.content };
     default:
       return part satisfies never;
   }

@@ -3,9 +3,11 @@ import { compactUsage as compact } from "../../canonical/usage.ts";
 import type { AnthropicUsage } from "./wire.ts";
 
 /**
- * Anthropic usage → canonical. Anthropic's `input_tokens` excludes cache reads and cache
- * writes; the canonical prompt count includes both (as OpenAI's does), with the cache parts
- * reported apart. Undefined when the upstream reported neither input nor output.
+ * Anthropic usage → canonical. Anthropic's counts are disjoint: `input_tokens` excludes cache
+ * reads (`cache_read_input_tokens`) and writes (`cache_creation_input_tokens`); the canonical
+ * prompt count is inclusive (as OpenAI's is): the sum of the three, with the cache parts
+ * reported apart, and the 1-hour writes from `cache_creation.ephemeral_1h_input_tokens`.
+ * Undefined when the upstream reported neither input nor output.
  */
 export function convertAnthropicUsage(usage: AnthropicUsage | null | undefined): Usage | undefined {
   if (usage === null || usage === undefined) return undefined;
@@ -21,6 +23,7 @@ export function convertAnthropicUsage(usage: AnthropicUsage | null | undefined):
     totalTokens: prompt !== undefined && output !== undefined ? prompt + output : undefined,
     cachedPromptTokens: cacheRead,
     cacheWritePromptTokens: cacheWrite,
+    cacheWrite1hPromptTokens: usage.cache_creation?.ephemeral_1h_input_tokens ?? undefined,
   });
 }
 
@@ -37,5 +40,6 @@ export function mergeAnthropicUsage(
     cache_creation_input_tokens: later.cache_creation_input_tokens ??
       earlier.cache_creation_input_tokens,
     cache_read_input_tokens: later.cache_read_input_tokens ?? earlier.cache_read_input_tokens,
+    cache_creation: later.cache_creation ?? earlier.cache_creation,
   };
 }

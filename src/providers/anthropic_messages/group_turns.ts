@@ -5,23 +5,36 @@
  * an assistant turn's `reasoningDetails` become thinking parts placed first, with signatures
  * and data unchanged.
  */
-import type { ChatMessage, ReasoningDetail, ToolCall } from "../../canonical/chat.ts";
+import type {
+  CacheBreakpoint,
+  ChatMessage,
+  ReasoningDetail,
+  TextPart,
+  ToolCall,
+} from "../../canonical/chat.ts";
 import { type GatewayError, invalidRequest } from "../../errors.ts";
 
+/** `cache`: a prompt-cache breakpoint right after this part (the request's, kept in place). */
 export type TurnPart =
-  | { kind: "text"; text: string }
+  | { kind: "text"; text: string; cache?: CacheBreakpoint }
   | { kind: "thinking"; text: string; signature: string }
   | { kind: "redacted-thinking"; data: string }
   | { kind: "tool-use"; id: string; name: string; input: Record<string, unknown> }
-  | { kind: "tool-result"; toolUseId: string; content: string };
+  | { kind: "tool-result"; toolUseId: string; content: string; cache?: CacheBreakpoint };
 
 export interface Turn {
   role: "user" | "assistant";
   parts: TurnPart[];
 }
 
+/** A system prompt block, with the breakpoint that follows it, if any. */
+export interface SystemBlock {
+  text: string;
+  cache?: CacheBreakpoint;
+}
+
 export interface Conversation {
-  system: string[];
+  system: SystemBlock[];
   turns: Turn[];
 }
 
@@ -29,7 +42,7 @@ export interface Conversation {
 export const ANTHROPIC_REASONING_FORMAT = "anthropic-claude-v1";
 
 export function groupTurns(messages: readonly ChatMessage[]): Conversation {
-  const system: string[] = [];
+  const system: SystemBlock[] = [];
   const turns: Turn[] = [];
   const push = (role: Turn["role"], parts: TurnPart[]) => {
     if (parts.length === 0) return;
@@ -40,22 +53,29 @@ export function groupTurns(messages: readonly ChatMessage[]): Conversation {
   for (const message of messages) {
     switch (message.role) {
       case "system":
-        if (message.content.trim() !== "") system.push(message.content);
+        // Whitespace-only system text is left out (the upstreams refuse blank blocks).
+        for (const part of textParts(message.content, message.parts)) {
+          if (part.kind !== "text" || part.text.trim() === "") continue;
+          system.push(part.cache ? { text: part.text, cache: part.cache } : { text: part.text });
+        }
         break;
       case "user":
-        push("user", textParts(message.content));
+        push("user", textParts(message.content, message.parts));
         break;
-      case "tool":
+      case "tool": {
+        const cache = message.parts?.findLast((p) => p.cache)?.cache;
         push("user", [{
           kind: "tool-result",
           toolUseId: message.toolCallId,
           content: message.content,
+          ...(cache ? { cache } : {}),
         }]);
         break;
+      }
       case "assistant":
         push("assistant", [
           ...thinkingParts(message.reasoningDetails ?? []),
-          ...textParts(message.content ?? ""),
+          ...textParts(message.content ?? "", message.parts),
           ...(message.toolCalls ?? []).map(toolUsePart),
         ]);
         break;
@@ -81,8 +101,19 @@ export function historyHasTools(turns: readonly Turn[]): boolean {
   return turns.some((t) => t.parts.some((p) => p.kind === "tool-use" || p.kind === "tool-result"));
 }
 
-function textParts(text: string): TurnPart[] {
-  return text === "" ? [] : [{ kind: "text", text }];
+/**
+ * A message's text as text parts: one, or (with a breakpoint) one per client part, empty ones
+ * left out — a breakpoint on an empty part moves to the part before it in the message.
+ */
+function textParts(text: string, parts?: readonly TextPart[]): TurnPart[] {
+  if (parts === undefined) return text === "" ? [] : [{ kind: "text", text }];
+  const out: Array<{ kind: "text"; text: string; cache?: CacheBreakpoint }> = [];
+  for (const part of parts) {
+    if (part.text !== "") out.push({ kind: "text", text: part.text });
+    const last = out.at(-1);
+    if (part.cache && last) last.cache = part.cache;
+  }
+  return out;
 }
 
 /**

@@ -22,6 +22,11 @@ export const AnthropicUsage = z.looseObject({
   output_tokens: z.number().int().nonnegative().nullish(),
   cache_creation_input_tokens: z.number().int().nonnegative().nullish(),
   cache_read_input_tokens: z.number().int().nonnegative().nullish(),
+  /** The cache writes by TTL (newer API versions). */
+  cache_creation: z.looseObject({
+    ephemeral_5m_input_tokens: z.number().int().nonnegative().nullish(),
+    ephemeral_1h_input_tokens: z.number().int().nonnegative().nullish(),
+  }).nullish(),
 });
 export type AnthropicUsage = z.infer<typeof AnthropicUsage>;
 

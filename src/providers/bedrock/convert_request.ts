@@ -4,7 +4,7 @@
  * for Amazon Nova; other families get no reasoning field (rule 1). Bedrock has no
  * `toolChoice` `none` and no parallel switch: those are refused before (rebuilding_refusals.ts).
  */
-import type { ChatRequest, FunctionTool } from "../../canonical/chat.ts";
+import type { CacheBreakpoint, ChatRequest, FunctionTool } from "../../canonical/chat.ts";
 import type { ResolvedRoute } from "../../catalog/resolved_route.ts";
 import { isAnthropicFamily } from "../anthropic_messages/family.ts";
 import {
@@ -21,9 +21,18 @@ import {
   planTokens,
 } from "../anthropic_messages/reasoning_budget.ts";
 
+/** Bedrock's breakpoint block (`cachePoint`), placed right after what it caches. */
+export interface CachePointBlock {
+  cachePoint: { type: "default"; ttl?: "1h" };
+}
+
+export function cachePoint(cache: CacheBreakpoint): CachePointBlock {
+  return { cachePoint: cache.ttl === "1h" ? { type: "default", ttl: "1h" } : { type: "default" } };
+}
+
 export interface ConverseBody {
   messages: Array<{ role: "user" | "assistant"; content: Array<Record<string, unknown>> }>;
-  system?: Array<{ text: string }>;
+  system?: Array<{ text: string } | CachePointBlock>;
   inferenceConfig?: {
     maxTokens?: number;
     temperature?: number;
@@ -38,7 +47,7 @@ export interface ConverseBody {
           description?: string;
           inputSchema: { json: Record<string, unknown> };
         };
-      }
+      } | CachePointBlock
     >;
     toolChoice?: Record<string, unknown>;
   };
@@ -50,7 +59,11 @@ export function toConverseBody(request: ChatRequest, route: ResolvedRoute): Conv
   const nova = route.route.upstream_model.toLowerCase().includes("nova");
   const { system, turns } = groupTurns(request.messages);
   const body: ConverseBody = { messages: turns.map(toMessage) };
-  if (system.length > 0) body.system = system.map((text) => ({ text }));
+  if (system.length > 0) {
+    body.system = system.flatMap((block) =>
+      block.cache ? [{ text: block.text }, cachePoint(block.cache)] : [{ text: block.text }]
+    );
+  }
 
   const reasoning = anthropic
     ? anthropicReasoning(request, route)
@@ -86,7 +99,13 @@ export function toConverseBody(request: ChatRequest, route: ResolvedRoute): Conv
 
   const tools = request.tools ?? [];
   if (tools.length > 0) {
-    body.toolConfig = { tools: tools.map(toToolSpec) };
+    const marks = new Map((request.toolBreakpoints ?? []).map((b) => [b.tool, b.cache]));
+    body.toolConfig = {
+      tools: tools.flatMap((tool, i) => {
+        const cache = marks.get(i);
+        return cache ? [toToolSpec(tool), cachePoint(cache)] : [toToolSpec(tool)];
+      }),
+    };
     const choice = toolChoice(request);
     if (choice !== undefined) body.toolConfig.toolChoice = choice;
   } else if (historyHasTools(turns)) {
@@ -100,7 +119,9 @@ export function toConverseBody(request: ChatRequest, route: ResolvedRoute): Conv
   return body;
 }
 
-function toToolSpec(tool: FunctionTool): NonNullable<ConverseBody["toolConfig"]>["tools"][number] {
+function toToolSpec(tool: FunctionTool): {
+  toolSpec: { name: string; description?: string; inputSchema: { json: Record<string, unknown> } };
+} {
   const { name, description, parameters } = tool.function;
   return {
     toolSpec: {
@@ -120,7 +141,14 @@ function toolChoice(request: ChatRequest): Record<string, unknown> | undefined {
 }
 
 function toMessage(turn: Turn): ConverseBody["messages"][number] {
-  return { role: turn.role, content: turn.parts.map(toBlock) };
+  return {
+    role: turn.role,
+    content: turn.parts.flatMap((part): Array<Record<string, unknown>> => {
+      const block = toBlock(part);
+      const cache = part.kind === "text" || part.kind === "tool-result" ? part.cache : undefined;
+      return cache ? [block, { ...cachePoint(cache) }] : [block];
+    }),
+  };
 }
 
 function toBlock(part: TurnPart): Record<string, unknown> {

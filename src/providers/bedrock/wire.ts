@@ -10,6 +10,11 @@ export const BedrockUsage = z.looseObject({
   totalTokens: z.number().int().nonnegative().nullish(),
   cacheReadInputTokens: z.number().int().nonnegative().nullish(),
   cacheWriteInputTokens: z.number().int().nonnegative().nullish(),
+  /** The cache writes by TTL (`[{ttl: "5m" | "1h", inputTokens}]`). */
+  cacheDetails: z.array(z.looseObject({
+    ttl: z.string().nullish(),
+    inputTokens: z.number().int().nonnegative().nullish(),
+  })).nullish(),
 });
 export type BedrockUsage = z.infer<typeof BedrockUsage>;
 

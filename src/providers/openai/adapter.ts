@@ -13,6 +13,7 @@ import { readAnswer } from "../read_answer.ts";
 import { openaiEmbeddings } from "./embeddings.ts";
 import { openaiTranscription } from "./transcription.ts";
 import { openaiSpeech } from "./speech.ts";
+import { stableBody } from "./stable_body.ts";
 
 export interface OpenAIAdapterDeps {
   /** Reads a credential by env var name (never Deno.env directly). */
@@ -22,29 +23,21 @@ export interface OpenAIAdapterDeps {
 
 export function createOpenAIAdapter(deps: OpenAIAdapterDeps): ProviderAdapter {
   const http = { env: deps.secret, ...(deps.fetch ? { fetch: deps.fetch } : {}) };
-  const postChat = (call: UpstreamCall, body: unknown, accept: string) =>
+  const postChat = (call: UpstreamCall, request: ChatRequest, accept: string) =>
     sendUpstream(call, http, endpointUrl(call, "/chat/completions"), {
       headers: { ...authHeaders(call, http), "content-type": "application/json", accept },
-      body: JSON.stringify(body),
+      body: stableBody(convertRequest(request, call.route), request.clientBody),
     });
 
   const postStream = async (call: UpstreamCall, request: ChatRequest) => {
-    const response = await postChat(
-      call,
-      convertRequest({ ...request, stream: true }, call.route),
-      "text/event-stream",
-    );
+    const response = await postChat(call, { ...request, stream: true }, "text/event-stream");
     if (!response.body) throw new UpstreamFailure("unavailable", "The provider sent no stream.");
     return response.body;
   };
 
   return {
     async chat(request: ChatRequest, call: UpstreamCall) {
-      const response = await postChat(
-        call,
-        convertRequest({ ...request, stream: false }, call.route),
-        "application/json",
-      );
+      const response = await postChat(call, { ...request, stream: false }, "application/json");
       return convertResponse(await readAnswer(response, WireChatCompletion, call.signal));
     },
 

@@ -6,8 +6,9 @@
  * `<head>,"choices":[{"index":0,"delta":{"content":"` + text + `"},"finish_reason":null}]}`.
  * The shape is learnt from a chunk the check let through: its text up to the delta's opening
  * quote (the prefix, head included) and from the closing quote on (the suffix). A later chunk
- * *fits* when it is exactly prefix + body + suffix and the body holds no `"`, `\` or line feed
- * and is not made of `a`–`z` and `_` only. Such a chunk needs no regular expression.
+ * *fits* when it is exactly prefix + body + suffix and the body holds no `"`, `\` or control
+ * character (line feed included) and is not made of `a`–`z` and `_` only. Such a chunk needs no
+ * regular expression.
  *
  * It is sound: whenever `fitsShape` says yes, `needsParse` of the chunk's rest says no (so the
  * chunk goes out exactly as the check would have sent it). With the rest = P + B + S (P the
@@ -28,8 +29,10 @@
  *
  * `tests/providers/openai/chunk_shape_test.ts` checks it on generated and adversarial chunks.
  */
+import type { ChatStreamEvent } from "../../canonical/chat.ts";
 import { ownText } from "../own_text.ts";
 import { hasParseSign } from "./needs_parse.ts";
+import { convertChunk, isObject } from "./convert_stream.ts";
 
 /** A learnt shape: the chunk's text before the delta's body (head included), and after it. */
 export interface ChunkShape {
@@ -66,8 +69,8 @@ export function learnShape(head: string, rest: string): ChunkShape | undefined {
 
 /**
  * True when `data` (a whole chunk, head included) is the shape's prefix, a body without `"`,
- * `\` or line feed that is not made of `a`–`z` and `_` only, and the shape's suffix. The
- * compares are slices with `===` (native), as the decoder's head compare.
+ * `\` or control character that is not made of `a`–`z` and `_` only, and the shape's suffix.
+ * The compares are slices with `===` (native), as the decoder's head compare.
  */
 export function fitsShape(shape: ChunkShape, data: string): boolean {
   const { prefix, suffix } = shape;
@@ -77,10 +80,47 @@ export function fitsShape(shape: ChunkShape, data: string): boolean {
   let word = true;
   for (let i = prefix.length; i < end; i++) {
     const c = data.charCodeAt(i);
-    if (c === 0x22 /* " */ || c === 0x5c /* \ */ || c === 0x0a /* LF */) return false;
+    // A control character is not valid raw in a JSON string: such a chunk is no plain delta.
+    if (c === 0x22 /* " */ || c === 0x5c /* \ */ || c < 0x20) return false;
     if (word && (c < 0x61 /* a */ || c > 0x7a /* z */) && c !== 0x5f /* _ */) word = false;
   }
   return !word;
+}
+
+/** A body that fits any shape: not empty, not `a`–`z` only, no quote, escape or control. */
+const PROBE_BODY = "Zq 9";
+
+/**
+ * The one event every chunk that fits `shape` decodes to, when that is a content or reasoning
+ * delta of choice 0 whose text is the chunk's body: then billing can keep the body as the
+ * chunk's text without parsing it (`ForwardedChunk.text`). Undefined otherwise (the body is
+ * some other string of the chunk, or the chunk decodes to more than that one event).
+ *
+ * Checked once per learnt shape, on the shape with a probe body: a fitting chunk's body holds no
+ * `"`, `\` or control character, so its JSON is the probe's token for token except inside that
+ * one string, whose value is the body as it is; the decoding reads that string's value only to
+ * see that it is a non-empty string (a fitting body is never empty). So what the probe decodes
+ * to, with the probe's text replaced by the body, is what every fitting chunk decodes to — a
+ * duplicate key that overrides the body's member shows as the probe's text missing.
+ */
+export function shapeDelta(shape: ChunkShape): "text-delta" | "reasoning-delta" | undefined {
+  let chunk: unknown;
+  try {
+    chunk = JSON.parse(shape.prefix + PROBE_BODY + shape.suffix);
+  } catch {
+    return undefined;
+  }
+  if (!isObject(chunk)) return undefined;
+  const events: ChatStreamEvent[] = [];
+  try {
+    convertChunk(chunk, events);
+  } catch {
+    return undefined;
+  }
+  const only = events[0];
+  if (events.length !== 1 || only === undefined) return undefined;
+  if (only.type !== "text-delta" && only.type !== "reasoning-delta") return undefined;
+  return only.text === PROBE_BODY && only.choice === undefined ? only.type : undefined;
 }
 
 /** The index of the `"` that closes the JSON string opening at `open`, or -1. */

@@ -12,7 +12,11 @@ interface UsageLike {
 const n = (v: unknown): number | undefined =>
   typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : undefined;
 
-/** OpenAI usage → canonical; absent fields stay undefined. */
+/**
+ * OpenAI usage → canonical; absent fields stay undefined. The counts are inclusive already:
+ * `prompt_tokens` counts the cached ones (`prompt_tokens_details.cached_tokens`, Mistral's too;
+ * older Mistral answers name it `num_cached_tokens`), so nothing is added up here.
+ */
 export function convertUsage(usage: UsageLike | null | undefined): Usage | undefined {
   if (!usage || typeof usage !== "object") return undefined;
   const out: Usage = compactUsage({

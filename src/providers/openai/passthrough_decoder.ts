@@ -27,8 +27,8 @@ import { validReasoningDetails } from "../../canonical/reasoning_detail_schema.t
 import type { StreamDecoder } from "../event_batches.ts";
 import { convertChunk, isObject, openaiSseEvents, parseChunk } from "./convert_stream.ts";
 import { mapOpenAIFinishReason } from "./map_finish_reason.ts";
-import { ownText } from "../own_text.ts";
-import { type ChunkShape, fitsShape, learnShape } from "./chunk_shape.ts";
+import { ownSlice, ownText } from "../own_text.ts";
+import { type ChunkShape, fitsShape, learnShape, shapeDelta } from "./chunk_shape.ts";
 import { needsParse } from "./needs_parse.ts";
 
 const CHUNK_OBJECT = "chat.completion.chunk";
@@ -71,6 +71,26 @@ class UpstreamChunk implements ForwardedChunk {
   }
 }
 
+/**
+ * A chunk of the stream's learnt shape whose body is its one delta's text (`shapeDelta`): it
+ * carries that text (its own copy) and the rest for the encoder, not the chunk's whole data, so
+ * what billing keeps of it for the stream's life is the text alone.
+ */
+class ShapedChunk implements ForwardedChunk {
+  readonly type = "forwarded";
+  readonly decoded = false;
+
+  constructor(
+    readonly rest: string,
+    readonly text: string,
+    private readonly kind: "text-delta" | "reasoning-delta",
+  ) {}
+
+  events(): readonly ChatStreamEvent[] {
+    return [{ type: this.kind, text: this.text }];
+  }
+}
+
 /** The pass-through decoder of one `openai`-dialect stream. */
 export function openaiPassthroughDecoder(): StreamDecoder<PassthroughItem> {
   /**
@@ -82,11 +102,20 @@ export function openaiPassthroughDecoder(): StreamDecoder<PassthroughItem> {
   let first = true;
   /** The learnt chunk shape (`chunk_shape.ts`), the last one a forwarded chunk taught. */
   let shape: ChunkShape | undefined;
+  /** The delta every chunk of `shape` is, when its body is that delta's text. */
+  let delta: "text-delta" | "reasoning-delta" | undefined;
   let learnTries = LEARN_TRIES;
   return openaiSseEvents<PassthroughItem>((data, out) => {
     if (shape !== undefined && fitsShape(shape, data)) {
       // The shape's prefix starts with the head, and a fitting chunk passes `needsParse`.
-      out.push(new UpstreamChunk(data, data.slice(headLength)));
+      const rest = data.slice(headLength);
+      out.push(
+        delta === undefined ? new UpstreamChunk(data, rest) : new ShapedChunk(
+          rest,
+          ownSlice(data, shape.prefix.length, data.length - shape.suffix.length),
+          delta,
+        ),
+      );
       return;
     }
     if (head !== undefined && startsWithText(data, head)) {
@@ -95,7 +124,11 @@ export function openaiPassthroughDecoder(): StreamDecoder<PassthroughItem> {
         // A chunk of a new shape (content after reasoning) teaches it, while tries last.
         if (learnTries > 0) {
           learnTries--;
-          shape = learnShape(head, rest) ?? shape;
+          const learnt = learnShape(head, rest);
+          if (learnt !== undefined) {
+            shape = learnt;
+            delta = shapeDelta(learnt);
+          }
         }
         out.push(new UpstreamChunk(data, rest));
         return;

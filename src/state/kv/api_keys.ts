@@ -12,6 +12,11 @@ export function kvApiKeyStore(kv: Deno.Kv): ApiKeyStore {
         created: new Date().toISOString(),
         revoked: false,
         revoked_at: null,
+        expires_at: key.expires_at ?? null,
+        rotated_from: key.rotated_from ?? null,
+        rotated_to: null,
+        budget_micro_eur: key.budget_micro_eur ?? null,
+        budget_period: key.budget_period ?? null,
       };
       await withLockRetry(async () => {
         const result = await kv.atomic()
@@ -31,6 +36,9 @@ export function kvApiKeyStore(kv: Deno.Kv): ApiKeyStore {
       const record = await kv.get<ApiKeyRecord>(kvKeys.apiKey(id.value));
       return record.value ?? undefined;
     },
+    async getApiKey(keyId) {
+      return (await kv.get<ApiKeyRecord>(kvKeys.apiKey(keyId))).value ?? undefined;
+    },
     async listApiKeys(orgId) {
       const out: ApiKeyRecord[] = [];
       for await (const entry of kv.list({ prefix: kvKeys.orgKeyPrefix(orgId) })) {
@@ -39,6 +47,18 @@ export function kvApiKeyStore(kv: Deno.Kv): ApiKeyStore {
         if (record.value) out.push(record.value);
       }
       return out;
+    },
+    updateApiKey(keyId, change) {
+      return withLockRetry(async () => {
+        for (;;) {
+          const current = await kv.get<ApiKeyRecord>(kvKeys.apiKey(keyId));
+          if (!current.value) return undefined;
+          const updated: ApiKeyRecord = { ...current.value, ...change };
+          const result = await kv.atomic().check(current).set(kvKeys.apiKey(keyId), updated)
+            .commit();
+          if (result.ok) return updated;
+        }
+      });
     },
     revokeApiKey(keyId) {
       return withLockRetry(async () => {

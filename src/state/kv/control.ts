@@ -140,6 +140,10 @@ export class KvControlStore implements ControlStore {
           completion_tokens: 0,
           audio_seconds: 0,
           characters: 0,
+          cached_tokens: 0,
+          cache_write_tokens: 0,
+          cache_savings_micro_eur: 0,
+          cache_surcharge_micro_eur: 0,
         };
         days.set(day, row);
       }

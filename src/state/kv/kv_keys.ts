@@ -44,6 +44,12 @@
  *   ["policy_org", orgId]                       → OrgPolicy (absent: the default policy)
  *   ["policy_key", keyId]                       → KeyPolicy (a key's narrowing)
  *   ["policy_audit", orgId, auditId]            → PolicyAuditEntry (ids sort by time)
+ *   ["key_spend", keyId, period]                → KvU64, summed: the key's spend in a budget period
+ *                                                 (`d:YYYY-MM-DD`, `w:<Monday>`, `m:YYYY-MM`, `t`)
+ *   ["alert_settings", orgId]                   → AlertSettings (spend alerts)
+ *   ["alert_claim", orgId, episode]             → epoch ms: a crossing already alerted (expires)
+ *   ["alert_delivery", orgId, deliveryId]       → AlertDelivery (ids sort by time)
+ *   ["alert_pending", deliveryId]               → orgId (index: deliveries still retried)
  *
  * Single sign-on (records in `sso_records.ts`):
  *   ["sso_provider", providerId]                → SsoProviderRecord
@@ -141,6 +147,15 @@ export const kvKeys = {
   ssoManagedPrefix: (orgId: string) => ["sso_managed", orgId] as const,
   ssoManagedAllPrefix: () => ["sso_managed"] as const,
   ssoFlow: (hash: string) => ["sso_flow", hash] as const,
+  keySpend: (keyId: string, period: string) => ["key_spend", keyId, period] as const,
+  keySpendPrefix: () => ["key_spend"] as const,
+  alertSettings: (orgId: string) => ["alert_settings", orgId] as const,
+  alertSettingsPrefix: () => ["alert_settings"] as const,
+  alertClaim: (orgId: string, episode: string) => ["alert_claim", orgId, episode] as const,
+  alertDelivery: (orgId: string, id: string) => ["alert_delivery", orgId, id] as const,
+  alertDeliveryPrefix: (orgId: string) => ["alert_delivery", orgId] as const,
+  alertPending: (id: string) => ["alert_pending", id] as const,
+  alertPendingPrefix: () => ["alert_pending"] as const,
   totp: (userId: string) => ["totp", userId] as const,
   totpPrefix: () => ["totp"] as const,
   signInChallenge: (hash: string) => ["signin_challenge", hash] as const,
@@ -152,4 +167,8 @@ export type UsageField =
   | "prompt_tokens"
   | "completion_tokens"
   | "audio_seconds"
-  | "characters";
+  | "characters"
+  | "cached_tokens"
+  | "cache_write_tokens"
+  | "cache_savings_micro_eur"
+  | "cache_surcharge_micro_eur";

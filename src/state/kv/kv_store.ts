@@ -15,6 +15,7 @@ import { kvPolicyStore } from "./policies.ts";
 import { kvRouterPinStore } from "./router_pins.ts";
 import { kvRoutingPolicyStore } from "./routing_policies.ts";
 import { kvAdmissionStore } from "./admissions.ts";
+import { kvAlertStore } from "./alerts.ts";
 import type { Store } from "../store.ts";
 import type { BackendSignals } from "../guarded_store.ts";
 import type { StateTransfer } from "../transfer.ts";
@@ -56,6 +57,7 @@ export function createKvStore(
     ...kvAdmissionStore(kv),
     routingPolicies: kvRoutingPolicyStore(kv),
     routerPins: kvRouterPinStore(kv),
+    alerts: kvAlertStore(kv),
     onWriteFailure(listener) {
       writer.failures.push(listener);
     },

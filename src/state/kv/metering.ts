@@ -8,6 +8,7 @@ import type { GroupCommitter, Mutation } from "./group_commit.ts";
 import { u64 } from "./kv_values.ts";
 import type { MeteringStore } from "../store.ts";
 import type { RequestRecord } from "../records.ts";
+import { budgetPeriodIds } from "../../util/budget_period.ts";
 
 const U64_MOD = 1n << 64n;
 
@@ -15,18 +16,24 @@ export function kvMeteringStore(kv: Deno.Kv, writer: GroupCommitter): MeteringSt
   /** Requests with a checkpoint written (or on its way): their settle deletes it. */
   const checkpointed = new Set<string>();
   return {
-    async readGate(keyId, orgId, minute) {
-      const [current, previous, granted, spent] = await kv.getMany([
+    async readGate(keyId, orgId, minute, budgetPeriodId) {
+      const keys: Deno.KvKey[] = [
         kvKeys.rate(minute, keyId),
         kvKeys.rate(minute - 1, keyId),
         kvKeys.credit(orgId, "granted"),
         kvKeys.credit(orgId, "spent"),
-      ]);
+      ];
+      if (budgetPeriodId !== undefined) keys.push(kvKeys.keySpend(keyId, budgetPeriodId));
+      const [current, previous, granted, spent, keySpent] = await kv.getMany(keys);
       return {
         rateCurrent: Number(u64(current)),
         ratePrevious: Number(u64(previous)),
         balanceMicroEur: u64(granted) - u64(spent),
+        keySpentMicroEur: keySpent ? u64(keySpent) : 0n,
       };
+    },
+    async readKeySpend(keyId, budgetPeriodId) {
+      return u64(await kv.get(kvKeys.keySpend(keyId, budgetPeriodId)));
     },
     countRequest(keyId, minute, onSent, admission, deferrable = false) {
       const mutations: Mutation[] = [{ type: "sum", key: kvKeys.rate(minute, keyId), value: 1n }];
@@ -82,6 +89,7 @@ export function correctionMutations(existing: RequestRecord, record: RequestReco
     mutations.push(
       { type: "sum", key: kvKeys.credit(record.org, "spent"), value: cost },
       { type: "sum", key: kvKeys.usageDay(record.org, day, "cost_micro_eur"), value: cost },
+      ...keySpendMutations(record, cost),
     );
   }
   const fields = ["prompt_tokens", "completion_tokens", "audio_seconds", "characters"] as const;
@@ -111,13 +119,20 @@ export function settleMutations(record: RequestRecord): Mutation[] {
     mutations.push(
       { type: "sum", key: kvKeys.credit(record.org, "spent"), value: cost % U64_MOD },
       { type: "sum", key: kvKeys.usageDay(record.org, day, "cost_micro_eur"), value: cost },
+      ...keySpendMutations(record, cost % U64_MOD),
     );
   }
+  // KV sums are unsigned: the cache's savings and surcharges are summed apart.
+  const savings = record.cache_savings_micro_eur;
   const aggregates: Array<[UsageField, number | null]> = [
     ["prompt_tokens", record.prompt_tokens],
     ["completion_tokens", record.completion_tokens],
     ["audio_seconds", record.audio_seconds],
     ["characters", record.characters],
+    ["cached_tokens", record.cached_tokens],
+    ["cache_write_tokens", record.cache_write_tokens],
+    ["cache_savings_micro_eur", savings > 0 ? savings : null],
+    ["cache_surcharge_micro_eur", savings < 0 ? -savings : null],
   ];
   for (const [field, value] of aggregates) {
     if (value) {
@@ -129,4 +144,13 @@ export function settleMutations(record: RequestRecord): Mutation[] {
     }
   }
   return mutations;
+}
+
+/** The key's spend in each budget period the request counts in (day, week, month, total). */
+function keySpendMutations(record: RequestRecord, value: bigint): Mutation[] {
+  return budgetPeriodIds(record.created).map((period) => ({
+    type: "sum" as const,
+    key: kvKeys.keySpend(record.key_id, period),
+    value,
+  }));
 }

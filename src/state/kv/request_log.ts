@@ -1,4 +1,5 @@
 /** Request metadata and daily aggregates on Deno KV: listing, usage and retention. */
+import { budgetPeriodPast } from "../../util/budget_period.ts";
 import { kvKeys } from "./kv_keys.ts";
 import { withLockRetry } from "../lock_retry.ts";
 import { u64 } from "./kv_values.ts";
@@ -77,6 +78,11 @@ export function kvRequestLogStore(kv: Deno.Kv): RequestLogStore {
         start: kvKeys.ratePrefix(),
         end: kvKeys.rate(beforeMinute, ""),
       });
+      // Keys' spend in budget periods that are over (the gate reads only the current one).
+      const now = beforeMinute * 60_000;
+      for await (const entry of kv.list({ prefix: kvKeys.keySpendPrefix() })) {
+        if (budgetPeriodPast(String(entry.key[2]), now)) await kv.delete(entry.key);
+      }
       return { requests, rateBuckets };
     },
   };

@@ -1,4 +1,5 @@
 /** Export and import of the whole state on Deno KV (see ../transfer.ts for the line format). */
+import type { AlertSettings } from "../alert_store.ts";
 import { kvKeys, type UsageField } from "./kv_keys.ts";
 import { withLockRetry } from "../lock_retry.ts";
 import type { ApiKeyRecord, OrgRecord, RequestRecord } from "../records.ts";
@@ -13,6 +14,8 @@ import {
   type UserRecord,
 } from "../account_records.ts";
 import {
+  alertSettingsLine,
+  alertSettingsOf,
   apiKeyLine,
   apiKeyRecord,
   auditLine,
@@ -128,6 +131,9 @@ export async function* exportKv(kv: Deno.Kv): AsyncIterable<StateLine> {
     settings.set(org, { ...(settings.get(org) ?? DEFAULT_ORG_SETTINGS), suspended_at: e.value });
   }
   for (const org of [...settings.keys()].sort()) yield orgSettingsLine(org, settings.get(org)!);
+  for await (const e of kv.list<AlertSettings>({ prefix: kvKeys.alertSettingsPrefix() })) {
+    yield alertSettingsLine(e.value);
+  }
   for await (const e of kv.list<TotpRecord>({ prefix: kvKeys.totpPrefix() })) {
     const t = e.value;
     if (t.enabled_at !== null) yield totpLine({ ...t, enabled_at: t.enabled_at });
@@ -244,6 +250,10 @@ export async function importKv(kv: Deno.Kv, lines: StateLine[]): Promise<void> {
         mutations += 2;
         break;
       }
+      case "alert_settings":
+        op.set(kvKeys.alertSettings(line.org), alertSettingsOf(line));
+        mutations++;
+        break;
       case "totp": {
         const record = untagged<"totp", TotpRecord>(line);
         op.set(kvKeys.totp(record.user), record);

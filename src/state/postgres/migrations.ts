@@ -329,4 +329,60 @@ alter table sovra_ledger add column kind text not null default 'grant'
 alter table sovra_ledger add column corrects text;
 `,
   },
+  {
+    version: 10,
+    name: "cost controls",
+    sql: `
+-- The prompt cache's daily aggregates: tokens read from and written to provider caches, and
+-- what caching saved (requests whose savings were positive) and cost extra (negative).
+alter table sovra_usage_daily
+  add column cached_tokens bigint not null default 0,
+  add column cache_write_tokens bigint not null default 0,
+  add column cache_savings_micro_eur bigint not null default 0,
+  add column cache_surcharge_micro_eur bigint not null default 0;
+
+-- Key expiry and rotation: a key answers 401 api_key_expired from expires_at on; a rotation
+-- links the two keys (the old one expires after its grace period).
+alter table sovra_api_keys
+  add column expires_at timestamptz,
+  add column rotated_from text,
+  add column rotated_to text;
+
+-- Spend alerts: each organization's settings (thresholds, webhook, signing secret), the
+-- crossings already alerted (one row per crossing: the first instance to insert sends), and
+-- the delivery log (no prompt: amounts, ids, statuses).
+create table sovra_alert_settings (
+  org_id text collate "C" primary key,
+  record jsonb not null
+);
+create table sovra_alert_claims (
+  org_id text collate "C" not null,
+  episode text collate "C" not null,
+  created timestamptz not null,
+  primary key (org_id, episode)
+);
+create index sovra_alert_claims_created on sovra_alert_claims (created);
+create table sovra_alert_deliveries (
+  id text collate "C" primary key,
+  org_id text collate "C" not null,
+  status text not null,
+  record jsonb not null
+);
+create index sovra_alert_deliveries_org on sovra_alert_deliveries (org_id, id);
+create index sovra_alert_deliveries_pending on sovra_alert_deliveries (id)
+  where status = 'pending';
+
+-- Per-key budgets: the most a key may spend per period, and each key's spend per period
+-- (d:YYYY-MM-DD, w:<Monday's date>, m:YYYY-MM, t), summed by the settle statement.
+alter table sovra_api_keys
+  add column budget_micro_eur bigint,
+  add column budget_period text check (budget_period in ('day', 'week', 'month', 'total'));
+create table sovra_key_spend (
+  key_id text collate "C" not null,
+  period text collate "C" not null,
+  spent_micro_eur bigint not null,
+  primary key (key_id, period)
+);
+`,
+  },
 ];

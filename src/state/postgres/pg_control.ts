@@ -158,7 +158,8 @@ export function pgControlStore(sql: Db): ControlStore {
     async usageDays(orgId, fromDay, toDay) {
       const rows = await sql<Record<string, bigint | string>[]>`
         select to_char(day, 'YYYY-MM-DD') as day, requests, cost_micro_eur, prompt_tokens,
-          completion_tokens, audio_seconds, characters
+          completion_tokens, audio_seconds, characters, cached_tokens, cache_write_tokens,
+          cache_savings_micro_eur, cache_surcharge_micro_eur
         from sovra_usage_daily
         where org_id = ${orgId} and day between ${fromDay}::date and ${toDay}::date
         order by day`;
@@ -170,6 +171,10 @@ export function pgControlStore(sql: Db): ControlStore {
         completion_tokens: Number(r.completion_tokens),
         audio_seconds: Number(r.audio_seconds),
         characters: Number(r.characters),
+        cached_tokens: Number(r.cached_tokens),
+        cache_write_tokens: Number(r.cache_write_tokens),
+        cache_savings_micro_eur: Number(r.cache_savings_micro_eur),
+        cache_surcharge_micro_eur: Number(r.cache_surcharge_micro_eur),
       }));
     },
   };

@@ -9,20 +9,31 @@ import type { MeteringStore } from "../store.ts";
 
 export function pgMeteringStore(sql: Db, writer: PgCommitter): MeteringStore {
   return {
-    async readGate(keyId, orgId, minute) {
-      const [row] = await sql<{ current: bigint; previous: bigint; balance: bigint }[]>`
+    async readGate(keyId, orgId, minute, budgetPeriodId) {
+      const [row] = await sql<
+        { current: bigint; previous: bigint; balance: bigint; key_spent: bigint }[]
+      >`
         select
           coalesce((select requests from sovra_rate_buckets
             where minute = ${minute} and key_id = ${keyId}), 0) as current,
           coalesce((select requests from sovra_rate_buckets
             where minute = ${minute - 1} and key_id = ${keyId}), 0) as previous,
           coalesce((select granted_micro_eur - spent_micro_eur from sovra_credits
-            where org_id = ${orgId}), 0) as balance`;
+            where org_id = ${orgId}), 0) as balance,
+          coalesce((select spent_micro_eur from sovra_key_spend
+            where key_id = ${keyId} and period = ${budgetPeriodId ?? ""}), 0) as key_spent`;
       return {
         rateCurrent: Number(row!.current),
         ratePrevious: Number(row!.previous),
         balanceMicroEur: BigInt(row!.balance),
+        keySpentMicroEur: BigInt(row!.key_spent),
       };
+    },
+    async readKeySpend(keyId, budgetPeriodId) {
+      const [row] = await sql<{ spent: bigint }[]>`
+        select coalesce((select spent_micro_eur from sovra_key_spend
+          where key_id = ${keyId} and period = ${budgetPeriodId}), 0) as spent`;
+      return BigInt(row!.spent);
     },
     countRequest(keyId, minute, onSent, admission, deferrable = false) {
       // The admission record rides in the rate increment's statement: no extra round trip.

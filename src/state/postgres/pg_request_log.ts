@@ -2,6 +2,7 @@
  * Request metadata and daily aggregates on PostgreSQL: listing, usage and retention. Retention
  * runs on one instance at a time (a transaction-scoped advisory lock).
  */
+import { keptBudgetPeriods } from "../../util/budget_period.ts";
 import type { Db } from "./connect.ts";
 import type { RequestLogStore } from "../store.ts";
 import type { RequestRecord } from "../records.ts";
@@ -19,7 +20,8 @@ export function pgRequestLogStore(sql: Db): RequestLogStore {
     },
     async dailyUsage(orgId, day) {
       const [row] = await sql<Record<string, bigint>[]>`
-        select requests, cost_micro_eur, prompt_tokens, completion_tokens, audio_seconds, characters
+        select requests, cost_micro_eur, prompt_tokens, completion_tokens, audio_seconds, characters,
+          cached_tokens, cache_write_tokens, cache_savings_micro_eur, cache_surcharge_micro_eur
         from sovra_usage_daily where org_id = ${orgId} and day = ${day}::date`;
       const out: Record<string, number> = {};
       // As on KV, a field nothing was added to is absent.
@@ -42,6 +44,13 @@ export function pgRequestLogStore(sql: Db): RequestLogStore {
         await tx`delete from sovra_password_tokens where expires < now()`;
         await tx`delete from sovra_invitations where expires < now()`;
         await tx`delete from sovra_login_failures where forget_after < now()`;
+        // Keys' spend in budget periods that are over (the gate reads only the current one).
+        const kept = keptBudgetPeriods(beforeMinute * 60_000);
+        await tx`
+          delete from sovra_key_spend
+          where (period like 'd:%' and period < ${kept.day})
+            or (period like 'w:%' and period < ${kept.week})
+            or (period like 'm:%' and period < ${kept.month})`;
         return { requests: requests.count, rateBuckets: buckets.count };
       });
     },

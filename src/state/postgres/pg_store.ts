@@ -24,6 +24,8 @@ import { pgMeteringStore } from "./pg_metering.ts";
 import { pgRequestLogStore } from "./pg_request_log.ts";
 import { pgPolicyStore } from "./pg_policies.ts";
 import { pgRoutingPolicyStore } from "./pg_routing_policies.ts";
+import { pgAlertStore } from "./pg_alerts.ts";
+import type { AlertStore } from "../alert_store.ts";
 import { pgRouterPinStore } from "./pg_router_pins.ts";
 import { pgTransfer } from "./pg_transfer.ts";
 import { pgAccountStore } from "./pg_accounts.ts";
@@ -53,6 +55,7 @@ export interface PgStore extends Store, StateTransfer, BackendSignals {
   readonly migration: MigrationResult;
   readonly routingPolicies: RoutingPolicyStore;
   readonly routerPins: RouterPinStore;
+  readonly alerts: AlertStore;
   /** The dashboard's areas (accounts, ledger, audit, settings, SSO) on the same pool. */
   readonly controlPlane: ControlPlaneStores;
   /** Resolves once the spill file is empty (tests). */
@@ -106,6 +109,7 @@ function createPgStore(
     ...pgAdmissionStore(sql),
     routingPolicies: pgRoutingPolicyStore(sql),
     routerPins: pgRouterPinStore(sql),
+    alerts: pgAlertStore(sql),
     controlPlane: {
       accounts: pgAccountStore(sql),
       control: pgControlStore(sql),

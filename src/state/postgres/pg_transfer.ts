@@ -1,4 +1,5 @@
 /** Export and import of the whole state on PostgreSQL (see ../transfer.ts for the format). */
+import type { AlertSettings } from "../alert_store.ts";
 import type { Db } from "./connect.ts";
 import type { TransactionSql } from "postgres";
 import type { AuditEntry, Role } from "../account_records.ts";
@@ -16,6 +17,9 @@ import type { RequestRecord } from "../records.ts";
 import { keyRecord, type KeyRow } from "./pg_api_keys.ts";
 import type { KeyPolicy, OrgPolicy, PolicyAuditEntry } from "../policy_store.ts";
 import {
+  alertSettingsLine,
+  alertSettingsOf,
+  apiKeyLine,
   apiKeyRecord,
   auditLine,
   ledgerLine,
@@ -72,7 +76,7 @@ export async function* exportPg(sql: Db): AsyncIterable<StateLine> {
   for await (
     const rows of sql<KeyRow[]>`select * from sovra_api_keys order by id`.cursor(BATCH)
   ) {
-    for (const r of rows) yield { type: "api_key", ...keyRecord(r) };
+    for (const r of rows) yield apiKeyLine(keyRecord(r));
   }
   for await (
     const rows of sql<{ record: RequestRecord }[]>`
@@ -83,7 +87,8 @@ export async function* exportPg(sql: Db): AsyncIterable<StateLine> {
   for await (
     const rows of sql<Record<string, bigint | string | Date>[]>`
     select org_id, to_char(day, 'YYYY-MM-DD') as day, requests, cost_micro_eur, prompt_tokens,
-      completion_tokens, audio_seconds, characters
+      completion_tokens, audio_seconds, characters, cached_tokens, cache_write_tokens,
+      cache_savings_micro_eur, cache_surcharge_micro_eur
     from sovra_usage_daily order by org_id, day`.cursor(BATCH)
   ) {
     for (const r of rows) {
@@ -97,6 +102,10 @@ export async function* exportPg(sql: Db): AsyncIterable<StateLine> {
         completion_tokens: 0,
         audio_seconds: 0,
         characters: 0,
+        cached_tokens: 0,
+        cache_write_tokens: 0,
+        cache_savings_micro_eur: 0,
+        cache_surcharge_micro_eur: 0,
       };
       for (const f of USAGE_FIELDS) line[f] = Number(r[f]);
       yield line;
@@ -154,9 +163,10 @@ export async function importPg(sql: Db, lines: StateLine[]): Promise<void> {
       for (const k of keys) {
         await tx`
           insert into sovra_api_keys (id, org_id, name, rpm, hash, prefix, created, revoked,
-            revoked_at)
+            revoked_at, expires_at, rotated_from, rotated_to, budget_micro_eur, budget_period)
           values (${k.id}, ${k.org}, ${k.name}, ${k.rpm}, ${k.hash}, ${k.prefix}, ${k.created},
-            ${k.revoked}, ${k.revoked_at})
+            ${k.revoked}, ${k.revoked_at}, ${k.expires_at ?? null}, ${k.rotated_from ?? null},
+            ${k.rotated_to ?? null}, ${k.budget_micro_eur ?? null}, ${k.budget_period ?? null})
           on conflict do nothing`;
       }
       if (requests.length > 0) {
@@ -170,17 +180,27 @@ export async function importPg(sql: Db, lines: StateLine[]): Promise<void> {
       for (const u of usage) {
         await tx`
           insert into sovra_usage_daily (org_id, day, requests, cost_micro_eur, prompt_tokens,
-            completion_tokens, audio_seconds, characters)
+            completion_tokens, audio_seconds, characters, cached_tokens, cache_write_tokens,
+            cache_savings_micro_eur, cache_surcharge_micro_eur)
           values (${u.org}, ${u.day}::date, ${BigInt(u.requests)}, ${BigInt(u.cost_micro_eur)},
             ${BigInt(u.prompt_tokens)}, ${BigInt(u.completion_tokens)},
-            ${BigInt(u.audio_seconds)}, ${BigInt(u.characters)})
+            ${BigInt(u.audio_seconds)}, ${BigInt(u.characters)}, ${BigInt(u.cached_tokens)},
+            ${BigInt(u.cache_write_tokens)}, ${BigInt(u.cache_savings_micro_eur)},
+            ${BigInt(u.cache_surcharge_micro_eur)})
           on conflict (org_id, day) do update set
             requests = sovra_usage_daily.requests + excluded.requests,
             cost_micro_eur = sovra_usage_daily.cost_micro_eur + excluded.cost_micro_eur,
             prompt_tokens = sovra_usage_daily.prompt_tokens + excluded.prompt_tokens,
             completion_tokens = sovra_usage_daily.completion_tokens + excluded.completion_tokens,
             audio_seconds = sovra_usage_daily.audio_seconds + excluded.audio_seconds,
-            characters = sovra_usage_daily.characters + excluded.characters`;
+            characters = sovra_usage_daily.characters + excluded.characters,
+            cached_tokens = sovra_usage_daily.cached_tokens + excluded.cached_tokens,
+            cache_write_tokens = sovra_usage_daily.cache_write_tokens +
+              excluded.cache_write_tokens,
+            cache_savings_micro_eur = sovra_usage_daily.cache_savings_micro_eur +
+              excluded.cache_savings_micro_eur,
+            cache_surcharge_micro_eur = sovra_usage_daily.cache_surcharge_micro_eur +
+              excluded.cache_surcharge_micro_eur`;
       }
       for (const p of orgPolicies) {
         await tx`insert into sovra_org_policies (org_id, policy)
@@ -316,6 +336,12 @@ async function* exportControlPlane(sql: Db): AsyncIterable<StateLine> {
     });
   }
   for (
+    const r of await sql<{ record: AlertSettings }[]>`
+      select record from sovra_alert_settings order by org_id`
+  ) {
+    yield alertSettingsLine(r.record);
+  }
+  for (
     const r of await sql<
       {
         user_id: string;
@@ -411,6 +437,12 @@ async function importControlPlane(tx: Tx, chunk: StateLine[]): Promise<void> {
           on conflict do nothing`;
         break;
       }
+      case "alert_settings":
+        await tx`
+          insert into sovra_alert_settings (org_id, record)
+          values (${line.org}, ${tx.json(alertSettingsOf(line) as never)})
+          on conflict do nothing`;
+        break;
       case "totp":
         await tx`
           insert into sovra_totp (user_id, secret, created, enabled_at, last_step, recovery_hashes)

@@ -90,15 +90,34 @@ export async function writeBatch(
       order by org_id
       on conflict (org_id) do update
         set spent_micro_eur = sovra_credits.spent_micro_eur + excluded.spent_micro_eur
+    ), key_spend as (
+      -- The key's spend in each budget period the request counts in (its start, UTC).
+      insert into sovra_key_spend (key_id, period, spent_micro_eur)
+      select record->>'key_id', p.period, sum(sign * (record->>'cost_micro_eur')::bigint)
+      from billed, lateral (values
+        ('d:' || substr(record->>'created', 1, 10)),
+        ('w:' || to_char(date_trunc('week', ((record->>'created')::timestamptz
+          at time zone 'UTC')), 'YYYY-MM-DD')),
+        ('m:' || substr(record->>'created', 1, 7)),
+        ('t')) as p (period)
+      where (record->>'cost_micro_eur')::bigint <> 0
+      group by 1, 2 order by 1, 2
+      on conflict (key_id, period) do update
+        set spent_micro_eur = sovra_key_spend.spent_micro_eur + excluded.spent_micro_eur
     ), usage as (
       insert into sovra_usage_daily (org_id, day, requests, cost_micro_eur, prompt_tokens,
-        completion_tokens, audio_seconds, characters)
+        completion_tokens, audio_seconds, characters, cached_tokens, cache_write_tokens,
+        cache_savings_micro_eur, cache_surcharge_micro_eur)
       select org_id, substr(record->>'created', 1, 10)::date, sum(requests),
         sum(sign * (record->>'cost_micro_eur')::bigint),
         coalesce(sum(sign * (record->>'prompt_tokens')::numeric), 0),
         coalesce(sum(sign * (record->>'completion_tokens')::numeric), 0),
         coalesce(sum(sign * (record->>'audio_seconds')::numeric), 0),
-        coalesce(sum(sign * (record->>'characters')::numeric), 0)
+        coalesce(sum(sign * (record->>'characters')::numeric), 0),
+        coalesce(sum(sign * (record->>'cached_tokens')::numeric), 0),
+        coalesce(sum(sign * (record->>'cache_write_tokens')::numeric), 0),
+        coalesce(sum(sign * greatest((record->>'cache_savings_micro_eur')::numeric, 0)), 0),
+        coalesce(sum(sign * greatest(-(record->>'cache_savings_micro_eur')::numeric, 0)), 0)
       from billed
       group by 1, 2 order by 1, 2
       on conflict (org_id, day) do update set
@@ -107,7 +126,13 @@ export async function writeBatch(
         prompt_tokens = sovra_usage_daily.prompt_tokens + excluded.prompt_tokens,
         completion_tokens = sovra_usage_daily.completion_tokens + excluded.completion_tokens,
         audio_seconds = sovra_usage_daily.audio_seconds + excluded.audio_seconds,
-        characters = sovra_usage_daily.characters + excluded.characters
+        characters = sovra_usage_daily.characters + excluded.characters,
+        cached_tokens = sovra_usage_daily.cached_tokens + excluded.cached_tokens,
+        cache_write_tokens = sovra_usage_daily.cache_write_tokens + excluded.cache_write_tokens,
+        cache_savings_micro_eur = sovra_usage_daily.cache_savings_micro_eur +
+          excluded.cache_savings_micro_eur,
+        cache_surcharge_micro_eur = sovra_usage_daily.cache_surcharge_micro_eur +
+          excluded.cache_surcharge_micro_eur
     ), rate as (
       insert into sovra_rate_buckets (minute, key_id, requests)
       select (b->>'m')::bigint, b->>'k', (b->>'n')::bigint

@@ -15,7 +15,10 @@ import {
   type ChunkShape,
   fitsShape,
   learnShape,
+  shapeDelta,
 } from "../../../src/providers/openai/chunk_shape.ts";
+import { convertChunk } from "../../../src/providers/openai/convert_stream.ts";
+import type { ChatStreamEvent } from "../../../src/canonical/chat.ts";
 import { needsParse } from "../../../src/providers/openai/needs_parse.ts";
 import { openaiPassthroughDecoder } from "../../../src/providers/openai/passthrough_decoder.ts";
 
@@ -169,15 +172,18 @@ function candidateArb(learnt: string) {
   );
 }
 
+/** A first chunk's rest that may teach a shape, and later chunks' rests to try on it. */
+const learntWithCandidates = learntArb.chain((first) =>
+  fc.tuple(fc.constant(first), fc.array(candidateArb(first), { minLength: 1, maxLength: 8 }))
+);
+
 Deno.test("a chunk that fits a learnt shape never needs the parse (generated and hostile chunks)", () => {
   let learnt = 0;
   let fits = 0;
   let runs = 0;
   fc.assert(
     fc.property(
-      learntArb.chain((first) =>
-        fc.tuple(fc.constant(first), fc.array(candidateArb(first), { minLength: 1, maxLength: 8 }))
-      ),
+      learntWithCandidates,
       fc.constantFrom("", HEAD),
       ([first, rests], head) => {
         runs++;
@@ -229,6 +235,96 @@ Deno.test("the shape is learnt from content chunks and fits only exact prefix + 
     undefined,
   );
   assert.equal(learnShape(HEAD, ',"choices":[{"delta":{"content":"a"}}]'), undefined);
+});
+
+/** What a whole chunk decodes to, as the ordinary decoder sees it (a throw: undefined). */
+function decoded(data: string): ChatStreamEvent[] | undefined {
+  try {
+    const out: ChatStreamEvent[] = [];
+    convertChunk(JSON.parse(data), out);
+    return out;
+  } catch {
+    return undefined;
+  }
+}
+
+Deno.test("a chunk that fits a shape with a delta decodes to that one delta, its body as text (generated and hostile chunks)", () => {
+  let withDelta = 0;
+  let fits = 0;
+  let runs = 0;
+  fc.assert(
+    fc.property(
+      learntWithCandidates,
+      ([first, rests]) => {
+        runs++;
+        if (needsParse(first)) return;
+        const shape = learnShape(HEAD, first);
+        if (shape === undefined) return;
+        const delta = shapeDelta(shape);
+        if (delta === undefined) return;
+        withDelta++;
+        for (const rest of rests) {
+          const data = HEAD + rest;
+          if (!fitsShape(shape, data)) continue;
+          fits++;
+          const text = data.slice(shape.prefix.length, data.length - shape.suffix.length);
+          assert.deepEqual(decoded(data), [{ type: delta, text }], JSON.stringify({ shape, rest }));
+        }
+      },
+    ),
+    { numRuns: 20_000 },
+  );
+  // Most inserted fragments leave no valid JSON (no delta); a good share still teaches one.
+  assert.ok(withDelta > runs / 10, `${withDelta} shapes with a delta in ${runs} runs`);
+  assert.ok(fits > runs / 10, `${fits} fitting chunks in ${runs} runs`);
+});
+
+Deno.test("shapeDelta — a content or reasoning delta of choice 0, nothing where the body is not the delta's text", () => {
+  const delta = (rest: string) => {
+    const shape = learnShape(HEAD, rest);
+    return shape && shapeDelta(shape);
+  };
+  const [prefix, suffix] = LAYOUTS[0]!;
+  assert.equal(delta(`${prefix}This ${suffix}`), "text-delta");
+  assert.equal(delta(',"choices":[{"index":0,"delta":{"reasoning":"Tides"}}]}'), "reasoning-delta");
+  // A later member of the same name wins in JSON: the body is not the text.
+  assert.equal(delta(',"choices":[{"index":0,"delta":{"content":"a","content":"b"}}]}'), undefined);
+  // Another choice's delta, a second event beside it, a string that is no delta at all.
+  assert.equal(delta(',"choices":[{"index":1,"delta":{"content":"Tides"}}]}'), undefined);
+  assert.equal(
+    delta(',"choices":[{"index":0,"delta":{"content":"Tides","reasoning":"Hm"}}]}'),
+    undefined,
+  );
+  assert.equal(delta(',"x":{"content":"Tides"},"choices":[]}'), undefined);
+  // Not JSON once the body is put back (the shape without the head).
+  const headless = learnShape("", `${prefix}This ${suffix}`);
+  assert.ok(headless);
+  assert.equal(shapeDelta(headless), undefined);
+});
+
+Deno.test("the decoder hands billing a shaped chunk's text, not its data; a raw control character is no shape", () => {
+  const [prefix, suffix] = LAYOUTS[2]!;
+  const decoder = openaiPassthroughDecoder();
+  const role = `${HEAD},"choices":[{"index":0,"delta":{"role":"assistant","content":""}}]}`;
+  // Bodies: plain, plain, plain with non-ASCII, a JSON-escaped tab, a raw tab (not JSON).
+  const bodies = ["The ", "harbour ", "of Marseille é 😀", "a\\tb", "raw\ttab"];
+  const chunks = [role, ...bodies.map((body) => HEAD + prefix + body + suffix)];
+  const sent = sse(chunks);
+  const items: PassthroughItem[] = [...decoder.push(new TextEncoder().encode(sent))];
+  const forwarded = items.filter((i) => i.type === "forwarded");
+  // The first forwarded chunk teaches the shape; from then on the text comes with the chunk.
+  assert.deepEqual(forwarded.map((i) => i.type === "forwarded" ? i.text : "not forwarded"), [
+    undefined,
+    "harbour ",
+    "of Marseille é 😀",
+    undefined,
+    undefined,
+  ]);
+  for (const item of forwarded) {
+    if (item.type === "forwarded" && item.text !== undefined) {
+      assert.deepEqual(item.events(), [{ type: "text-delta", text: item.text }]);
+    }
+  }
 });
 
 /** The SSE text of chunks (a line feed in one splits it over `data:` lines). */
