@@ -18,7 +18,6 @@ import { RouteMetrics } from "./routing/route_metrics.ts";
 import { NO_ROUTING_HOOKS } from "./routing/route_plan.ts";
 import { PolicyCache } from "./policy/policy_cache.ts";
 import { guardrailRequestCheck, policyFilter } from "./policy/hooks.ts";
-import { settleRefusals } from "./pipeline/refusal_settle.ts";
 import { Guardrail } from "./guardrail/scanner.ts";
 import { routerModelSource } from "./routing/router_source.ts";
 import { CacheAffinity } from "./routing/cache_affinity.ts";
@@ -123,16 +122,17 @@ export async function composeDependencies(
     metrics: new RouteMetrics(),
     routing: {
       ...NO_ROUTING_HOOKS,
-      // What the organization's policy refuses leaves a zero-cost metadata record.
+      // What the organization's policy refuses leaves a zero-cost metadata record (the
+      // pipeline writes it: pipeline/plan_request.ts).
       requestChecks: [
-        guardrailRequestCheck(new Guardrail(), settleRefusals(settler), {
+        guardrailRequestCheck(new Guardrail(), {
           // The guardrail's remote layer goes over the one upstream transport.
           post: (request) =>
             postUpstream({ ...request, fetch: upstreamFetch, failure: failureFromResponse }),
           secret: config.secret,
         }),
       ],
-      filters: [policyFilter(settleRefusals(settler))],
+      filters: [policyFilter()],
       cacheAffinity: new CacheAffinity(now),
     },
     policies: new PolicyCache(store, config.keyCacheSeconds * 1000, now, config.staleServeMs),

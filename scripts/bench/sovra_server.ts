@@ -133,13 +133,13 @@ console.log(JSON.stringify({
 
 // The store's group commits so far (the primary isolate's): the runner divides them by the
 // requests of a measurement (commits per request, what each admission's urgent commit costs).
-reportLoopDelayOnSignal(undefined, async () => {
-  const { values } = await gateway.deps.telemetry.metrics.commitBatchSize.get();
+reportLoopDelayOnSignal(undefined, () => {
+  const { values } = gateway.deps.telemetry.metrics.commitBatchSize.json();
   const total = (name: string) => values.find((v) => v.metricName === name)?.value ?? 0;
-  return {
+  return Promise.resolve({
     commits: total("sovra_commit_batch_size_count"),
     writes: total("sovra_commit_batch_size_sum"),
-  };
+  });
 });
 
 let stopping = false;

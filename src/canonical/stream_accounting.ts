@@ -72,7 +72,7 @@ export class StreamAccounting {
   /**
    * Lets go of the generated text once the settle has what it needs. A forwarded chunk keeps a
    * slice of its whole upstream read's text, and the objects of a finished stream stay reachable
-   * past the young generation's next collections (docs/performance.md, "Session 5"): held until
+   * past the young generation's next collections (docs/performance.md, "Finished streams collected young"): held until
    * then, every stream's text was promoted to the old generation.
    */
   release(): void {

@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import type { DialectSettings, DialectTable } from "./dialect_rules.ts";
+import type { BILLED_ENDPOINTS, EndpointName } from "../billed_endpoints.ts";
 
 /**
  * An upstream dialect id (`openai`, `bedrock` …). The dialects are declared by the provider
@@ -113,6 +114,11 @@ export type ProvidersFile = z.output<ReturnType<typeof providersFileSchema>>;
  */
 export const ModelKind = z.enum(["chat", "embedding", "transcription", "speech", "moderation"]);
 export type ModelKind = z.infer<typeof ModelKind>;
+
+/** The kind each billed endpoint serves is one of these (a new kind is added above). */
+const ENDPOINT_KINDS_KNOWN: (typeof BILLED_ENDPOINTS)[EndpointName]["kind"] extends ModelKind ? true
+  : never = true;
+void ENDPOINT_KINDS_KNOWN;
 
 const microEur = z.number().int().nonnegative();
 

@@ -5,6 +5,7 @@
  */
 import type { Handler } from "hono";
 import type { AppDeps } from "../deps.ts";
+import { BILLED_ENDPOINTS } from "../billed_endpoints.ts";
 import type { AppEnv } from "./context.ts";
 import { buildOpenApiDocument, type OperationSpec } from "./openapi.ts";
 import { chatCompletionsHandler } from "./routes/chat_completions.ts";
@@ -56,7 +57,7 @@ function openApiHandler(): Handler<AppEnv> {
 
 export const endpoints: readonly Endpoint[] = [
   {
-    path: "/v1/chat/completions",
+    path: BILLED_ENDPOINTS.chat.path,
     method: "post",
     summary: "Create a chat completion (JSON, or an SSE stream when `stream` is true)",
     body: {
@@ -74,7 +75,7 @@ export const endpoints: readonly Endpoint[] = [
     handler: chatCompletionsHandler,
   },
   {
-    path: "/v1/responses",
+    path: BILLED_ENDPOINTS.responses.path,
     method: "post",
     summary: "Create a response (stateless Responses API; named SSE events when `stream` is true)",
     body: {
@@ -92,7 +93,7 @@ export const endpoints: readonly Endpoint[] = [
     handler: responsesHandler,
   },
   {
-    path: "/v1/embeddings",
+    path: BILLED_ENDPOINTS.embeddings.path,
     method: "post",
     summary:
       "Create embeddings (input forms and `encoding_format`/`dimensions` forwarded unchanged)",
@@ -111,7 +112,7 @@ export const endpoints: readonly Endpoint[] = [
     handler: embeddingsHandler,
   },
   {
-    path: "/v1/audio/transcriptions",
+    path: BILLED_ENDPOINTS.transcriptions.path,
     method: "post",
     summary: "Transcribe audio (multipart; file ≤ 25 MB, request ≤ 26 MB, upload ≤ 5 min)",
     rawBodySchema: {
@@ -153,7 +154,7 @@ export const endpoints: readonly Endpoint[] = [
     handler: transcriptionsHandler,
   },
   {
-    path: "/v1/audio/speech",
+    path: BILLED_ENDPOINTS.speech.path,
     method: "post",
     summary: "Synthesize speech; the body is the audio",
     body: {

@@ -7,21 +7,14 @@ import { GatewayError } from "../errors.ts";
 import type { RequestRecord } from "../state/records.ts";
 import type { RefusedRequest } from "../billing/refused_rows.ts";
 import type { RequestState } from "./context.ts";
+import { type EndpointName, isEndpointName } from "../billed_endpoints.ts";
 
 /** The longest requested model kept of a refused request (its body was not validated). */
 const MODEL_MAX = 256;
 
-const ROW_ENDPOINTS: ReadonlySet<string> = new Set<RequestRecord["endpoint"]>([
-  "chat",
-  "responses",
-  "embeddings",
-  "transcriptions",
-  "speech",
-]);
-
 /** The endpoint of a telemetry label when its requests have metadata rows (not `models`). */
-export function rowEndpointOf(label: string): RequestRecord["endpoint"] | undefined {
-  return ROW_ENDPOINTS.has(label) ? label as RequestRecord["endpoint"] : undefined;
+export function rowEndpointOf(label: string): EndpointName | undefined {
+  return isEndpointName(label) ? label : undefined;
 }
 
 /** Notes the model, end-user id and stream flag a body names, for its row should it be refused. */

@@ -6,6 +6,7 @@
  */
 import type { Logger } from "../log.ts";
 import type { Lifecycle } from "./lifecycle.ts";
+import { delay } from "../util/async.ts";
 
 export interface DrainOptions {
   lifecycle: Lifecycle;
@@ -25,28 +26,12 @@ export interface DrainResult {
   clean: boolean;
 }
 
-/** Resolves after `ms` unless cancelled; never keeps a timer behind. */
-function wait(ms: number): { done: Promise<void>; cancel: () => void } {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let resolve!: () => void;
-  const done = new Promise<void>((r) => {
-    resolve = r;
-    timer = setTimeout(r, ms);
-  });
-  return {
-    done,
-    cancel: () => {
-      clearTimeout(timer);
-      resolve();
-    },
-  };
-}
-
+/** True when `promise` settles within `ms`; the timer is cleared either way. */
 async function within(promise: Promise<void>, ms: number): Promise<boolean> {
-  const timer = wait(ms);
-  let ended = false;
-  await Promise.race([promise.then(() => ended = true), timer.done]);
-  timer.cancel();
+  const timer = new AbortController();
+  const timedOut = delay(ms, { signal: timer.signal }).then(() => false, () => false);
+  const ended = await Promise.race([promise.then(() => true), timedOut]);
+  timer.abort();
   return ended;
 }
 
@@ -58,7 +43,7 @@ export async function drain(options: DrainOptions): Promise<DrainResult> {
     drain_ms: options.drainMs,
     open_streams: lifecycle.openStreams,
   });
-  if (options.noticeMs > 0) await wait(options.noticeMs).done;
+  if (options.noticeMs > 0) await delay(options.noticeMs);
   const stopped = options.stopAccepting();
   log.info("draining: no longer accepting", { open_streams: lifecycle.openStreams });
   if (await within(stopped, options.drainMs)) return { cut: 0, clean: true };

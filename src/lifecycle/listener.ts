@@ -8,6 +8,7 @@
  * (`deploy/nginx.conf`); request-level ones (the body deadline) the handler's.
  */
 import { errorMessage, type Logger } from "../log.ts";
+import { delay } from "../util/async.ts";
 
 type Handler = (
   request: Request,
@@ -24,8 +25,6 @@ export interface Listener {
 const RESTART_PAUSE_MS = 100;
 /** At most one warning per this many ms while the listener keeps failing. */
 const WARN_EVERY_MS = 10_000;
-
-const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function serveListener(
   options: {

@@ -1,5 +1,5 @@
 /**
- * A request's admission to the providers (issue 17 items 3 and 4), made by the gate and used
+ * A request's admission to the providers, made by the gate and used
  * by the pipeline right before the first upstream call:
  *
  * - the request holds the most it may cost against its organization's balance (released when

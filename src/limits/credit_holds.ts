@@ -1,5 +1,5 @@
 /**
- * Credit held by requests in flight, per organization (issue 17 item 4). A request holds the
+ * Credit held by requests in flight, per organization. A request holds the
  * most it may cost before its first upstream call; the hold is released when its debit is
  * queued (the settle) or when it ends without one. The gate's balance is the balance minus
  * every hold of this instance, so concurrent requests cannot all spend the same credit.

@@ -7,7 +7,7 @@
  * the store fails, the last snapshot (at most `staleMs` old) keeps serving its balance; the
  * rate limit fails open (spec).
  *
- * Tail latency (issue 18): a snapshot is renewed in the background once it is 60–90 % of
+ * Tail latency: a snapshot is renewed in the background once it is 60–90 % of
  * `refreshMs` old (the point is random per snapshot, so many keys' reads do not align), and
  * requests keep using it meanwhile; only a snapshot past `refreshMs` or of an earlier minute
  * makes a request wait for the store (KV reads queue behind an in-flight group commit).

@@ -3,7 +3,7 @@
  * primary isolate and handed to every `SOVRA_WORKERS` isolate at start, so every isolate's gate
  * counts with the same numbers (a key's admissions, an organization's debits and holds) using
  * `Atomics` — ~15–20 ns an operation, against ~90 µs for a message round trip to an authority
- * isolate (docs/performance.md, "Instance-wide limits").
+ * isolate (docs/performance.md, "Shared limits in one table, not an authority isolate").
  *
  * Layout: a header of Int32 words (the transcription slots' count), one lock word per bucket,
  * and fixed-size slots. A name (an API key id or an organization id) hashes to one bucket of

@@ -1,6 +1,5 @@
 /**
- * The most a request may cost, estimated before its first upstream call (the credit hold of
- * issue 17 item 4). Cheap and on the high side: a prompt is held at one token per character
+ * The most a request may cost, estimated before its first upstream call (the credit hold). Cheap and on the high side: a prompt is held at one token per character
  * (above any tokenizer's count for ordinary text), the completion at the request's
  * `max_tokens`, else the model's default cap, else 4,096 tokens (× `n`), priced at the
  * dearest model among the planned routes. No tokenizer runs here.

@@ -1,5 +1,5 @@
 /**
- * A whole (non-stream) answer's wait for its admission record (issue 17's guarantee: no answer
+ * A whole (non-stream) answer's wait for its admission record (the durability guarantee: no answer
  * before the record is durable), bounded like the stream path's: it counts against the upstream
  * idle limit (`SOVRA_STREAM_IDLE_MS`) and ends when the client leaves. A commit that hangs past
  * the limit is the store's failure: the spec's 500 gateway error, naming the store, never the

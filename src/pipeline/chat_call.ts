@@ -11,8 +11,7 @@ import type { EventBatches } from "../providers/event_batches.ts";
 import type { ResolvedRoute } from "../catalog/resolved_route.ts";
 import { loggableReason, UpstreamFailure } from "../providers/upstream_failure.ts";
 import { RouteMetrics } from "../routing/route_metrics.ts";
-import { planRoutes } from "../routing/plan_routes.ts";
-import type { Caller, RoutePlan, RouterDecision } from "../routing/route_plan.ts";
+import type { Caller, RouteCandidate, RoutePlan, RouterDecision } from "../routing/route_plan.ts";
 import { type RouteSuccess, tryRoutes } from "../routing/try_routes.ts";
 import { IdleWatchdog } from "./idle_watchdog.ts";
 import { StreamAccounting } from "../canonical/stream_accounting.ts";
@@ -21,7 +20,10 @@ import { settleFailure, settleRequest } from "./settle_request.ts";
 import type { PipelineDeps } from "./pipeline_deps.ts";
 import { admitUpstream, holdUpstream } from "./admission_estimate.ts";
 import { untilAdmitted } from "./admission_wait.ts";
-import { streamCheckpoints } from "./stream_checkpoint.ts";
+import { planRequest, runDeferred } from "./plan_request.ts";
+import { prefetchRouterPins } from "./chat_target.ts";
+import { type StreamCheckpoints, streamCheckpoints } from "./stream_checkpoint.ts";
+import type { UpstreamAdmission } from "../limits/admission.ts";
 import { collectToolCallIds } from "../smart_router/stream_tool_calls.ts";
 import { type CacheUse, cacheUseOf } from "../routing/cache_affinity.ts";
 
@@ -62,7 +64,7 @@ function adapterFor(deps: PipelineDeps, route: ResolvedRoute): ProviderAdapter {
  * An upstream controller that the client's leaving aborts, and `unlink` to drop that listener
  * once the stream is over: the client's signal outlives the stream (and Deno keeps a request's
  * objects past the young generation's next collections), so the listener kept the finished
- * stream's upstream, and what hung from it, reachable (docs/performance.md, "Session 6").
+ * stream's upstream, and what hung from it, reachable (docs/performance.md, "Finished streams collected young").
  */
 function linkedController(signal: AbortSignal): { controller: AbortController; unlink(): void } {
   const controller = new AbortController();
@@ -139,32 +141,39 @@ function routeOptions(
   };
 }
 
+/**
+ * The router pins a `router/<id>` request could use that other instances wrote, read before
+ * the (synchronous) plan; undefined, with no store read, for most requests.
+ */
+function pinsRead(ctx: ChatCallContext, request: ChatRequest): Promise<void> | undefined {
+  return prefetchRouterPins(ctx.deps, ctx.caller.org, ctx.requestedModel, request);
+}
+
 /** The routing plan of this chat request (refusals and policies decided before any call). */
 export function planChat(ctx: ChatCallContext, request: ChatRequest): RoutePlan<ChatRequest> {
-  return planRoutes({
+  return planRequest(ctx.deps, {
     endpoint: ctx.endpoint,
     request,
     caller: ctx.caller,
     catalog: ctx.deps.catalog.current,
     model: ctx.model,
-  }, ctx.deps.routing);
+  });
 }
 
 /**
- * A borderline guardrail verdict's remote check (the organization's policy), after planning and
- * before admission and any upstream call; it throws the refusal. Most requests have none. The
- * credit hold comes first (the 402), so a request refused for credit never reaches the
- * classifier; admission keeps that hold (docs/guardrail_remote.md, "Order").
+ * The checks planning deferred (a borderline guardrail verdict's remote classifier), after
+ * planning and before admission and any upstream call; they throw the refusal. Most requests
+ * have none. The credit hold comes first (the 402), so a request refused for credit never
+ * reaches the classifier; admission keeps that hold (docs/guardrail_remote.md, "Order").
  */
-function remoteGuardrail(
+function deferredChecks(
   ctx: ChatCallContext,
   request: ChatRequest,
   plan: RoutePlan<ChatRequest>,
 ): Promise<void> | undefined {
-  const escalate = ctx.caller.notes?.escalate;
-  if (!escalate) return undefined;
+  if (!plan.deferred) return undefined;
   holdUpstream(ctx.caller, { endpoint: ctx.endpoint, request }, plan.candidates);
-  return escalate(ctx.clientSignal);
+  return runDeferred(ctx.deps, plan.deferred, ctx.clientSignal);
 }
 
 /** A whole (non-streamed) answer, settled before it is returned. */
@@ -172,9 +181,11 @@ export async function completeChat(
   ctx: ChatCallContext,
   request: ChatRequest,
 ): Promise<{ result: ChatResult; served: Served }> {
+  const pins = pinsRead(ctx, request);
+  if (pins) await pins;
   const plan = planChat(ctx, request);
-  const remoteCheck = remoteGuardrail(ctx, request, plan);
-  if (remoteCheck) await remoteCheck;
+  const deferred = deferredChecks(ctx, request, plan);
+  if (deferred) await deferred;
   admitChat(ctx, request, plan);
   const started = performance.now();
   const last: LastFailure = { served: undefined };
@@ -205,7 +216,7 @@ export async function completeChat(
   );
   const result = success.value;
   if (ctx.deps.routing.cacheAffinity) {
-    noteCacheHolder(ctx, cacheUseOf(request, ctx.caller.keyId), success.route);
+    noteCacheHolder(ctx.deps, ctx.caller.org, cacheUseOf(request, ctx.caller.keyId), success.route);
   }
   plan.routing?.onServed?.(
     success.route.model,
@@ -308,201 +319,303 @@ export async function openChatStream(
   request: ChatRequest,
   options: OpenChatStreamOptions = {},
 ): Promise<OpenChatStream<PassthroughItem>> {
-  const { deps } = ctx;
+  const pins = pinsRead(ctx, request);
+  if (pins) await pins;
   const plan = planChat(ctx, request);
-  const remoteCheck = remoteGuardrail(ctx, request, plan);
-  if (remoteCheck) await remoteCheck;
+  const deferred = deferredChecks(ctx, request, plan);
+  if (deferred) await deferred;
   admitChat(ctx, request, plan);
-  const passthrough = options.passthrough === true;
   const started = performance.now();
+  const commitWait: CommitWait = { waiting: false, stalled: false };
+  const success = await firstStreamingRoute(ctx, request, plan, options, commitWait);
+  return new ChatStream(ctx, request, plan.routing, success, started, commitWait);
+}
+
+/** Content waiting for the admission commit: an idle stall then is the store's, not the provider's. */
+interface CommitWait {
+  waiting: boolean;
+  stalled: boolean;
+}
+
+/** A route whose stream opened: its reader, first batch, watchdog and upstream controller. */
+interface OpenedRoute {
+  reader: EventBatches<PassthroughItem>;
+  first: ReadableStreamReadResult<PassthroughItem[]>;
+  watchdog: IdleWatchdog;
+  upstream: AbortController;
+  unlink: () => void;
+}
+
+/** The plan's routes in order until one streams its first batch; settles when none does. */
+async function firstStreamingRoute(
+  ctx: ChatCallContext,
+  request: ChatRequest,
+  plan: RoutePlan<ChatRequest>,
+  options: OpenChatStreamOptions,
+  commitWait: CommitWait,
+): Promise<RouteSuccess<OpenedRoute>> {
+  const passthrough = options.passthrough === true;
   const last: LastFailure = { served: undefined };
-  /** Content waiting for the admission commit: an idle stall then is the store's, not the provider's. */
-  const commitWait = { waiting: false, stalled: false };
-  let success: RouteSuccess<{
-    reader: EventBatches<PassthroughItem>;
-    first: ReadableStreamReadResult<PassthroughItem[]>;
-    watchdog: IdleWatchdog;
-    upstream: AbortController;
-    unlink: () => void;
-  }>;
   try {
-    success = await tryRoutes(plan.candidates, async (candidate) => {
-      const { route } = candidate;
-      const { controller: upstream, unlink } = linkedController(ctx.clientSignal);
-      const watchdog = new IdleWatchdog(
-        deps.config.streamIdleMs,
-        () => {
-          commitWait.stalled = commitWait.waiting;
-          upstream.abort(
-            new UpstreamFailure(
-              "unavailable",
-              commitWait.waiting
-                ? "The admission commit did not complete in time."
-                : "The provider went silent.",
-            ),
-          );
-        },
-      );
-      try {
-        const adapter = adapterFor(deps, route);
-        const call = { route, signal: upstream.signal };
-        const reader: EventBatches<PassthroughItem> = await watchdog.guard(
-          passthrough && adapter.chatPassthrough
-            ? adapter.chatPassthrough(candidate.request, call)
-            : adapter.chatStream(candidate.request, call),
-        );
-        const first = await watchdog.guard(reader.read());
-        return { reader, first, watchdog, upstream, unlink };
-      } catch (error) {
-        watchdog.stop();
-        upstream.abort();
-        unlink();
-        throw abortReason(error, upstream);
-      }
-    }, routeOptions(ctx, last, plan.routing));
+    return await tryRoutes(
+      plan.candidates,
+      (candidate) => openRoute(ctx, candidate, passthrough, commitWait),
+      routeOptions(ctx, last, plan.routing),
+    );
   } catch (error) {
     settleFailure(
-      deps,
+      ctx.deps,
       { ...settlementOf(ctx, request, last.served), stream: request.stream },
       error,
       ctx.clientSignal,
     );
     throw error;
   }
+}
 
-  const { reader, first, watchdog, upstream, unlink } = success.value;
-  // No answer content before the admission record is durable (a crash from then on is still
-  // billed), but the status, headers and the role chunk of an upstream that started without a
-  // token (an empty first batch) go out at once: the commit overlaps the time to first token.
-  const admission = ctx.caller.admission;
-  let admissionWrite = admission?.durable();
-  const route = success.route;
-  const accounting = new StreamAccounting();
-  const metricsKey = RouteMetrics.key(route.providerId, route.route.upstream_model);
-  const ttft = performance.now() - started;
-  let pendingFirst: ReadableStreamReadResult<PassthroughItem[]> | undefined = first;
-  let finished = false;
-  const served: Served = {
-    route,
-    fallbacks: success.fallbacks,
-    dropped: success.dropped,
-    ...(success.adjusted ? { adjusted: success.adjusted } : {}),
-    ...(plan.routing ? { routing: plan.routing } : {}),
-  };
+/**
+ * One attempt: an upstream the client's leaving aborts, the idle watchdog, the adapter's stream
+ * (or pass-through) and its first read; on failure everything is released and the failure
+ * (the watchdog's abort reason when it cut the upstream) thrown for the fallback loop.
+ */
+async function openRoute(
+  ctx: ChatCallContext,
+  candidate: RouteCandidate<ChatRequest>,
+  passthrough: boolean,
+  commitWait: CommitWait,
+): Promise<OpenedRoute> {
+  const { route } = candidate;
+  const { controller: upstream, unlink } = linkedController(ctx.clientSignal);
+  const watchdog = new IdleWatchdog(ctx.deps.config.streamIdleMs, () => {
+    commitWait.stalled = commitWait.waiting;
+    upstream.abort(
+      new UpstreamFailure(
+        "unavailable",
+        commitWait.waiting
+          ? "The admission commit did not complete in time."
+          : "The provider went silent.",
+      ),
+    );
+  });
+  try {
+    const adapter = adapterFor(ctx.deps, route);
+    const call = { route, signal: upstream.signal };
+    const reader: EventBatches<PassthroughItem> = await watchdog.guard(
+      passthrough && adapter.chatPassthrough
+        ? adapter.chatPassthrough(candidate.request, call)
+        : adapter.chatStream(candidate.request, call),
+    );
+    const first = await watchdog.guard(reader.read());
+    return { reader, first, watchdog, upstream, unlink };
+  } catch (error) {
+    watchdog.stop();
+    upstream.abort();
+    unlink();
+    throw abortReason(error, upstream);
+  }
+}
+
+/**
+ * An open stream: its reads (the first batch, then the upstream's under the watchdog, content
+ * held until the admission record is durable), its accounting, and its one finish (metrics,
+ * router pins, settle). It keeps of its request only the messages (the usage estimate of a
+ * stream that ends without usage) and the settlement fields: not the plan, its candidates'
+ * copies or the request's tools and parameters (memory per open stream).
+ */
+class ChatStream implements OpenChatStream<PassthroughItem> {
+  readonly served: Served;
+  readonly accounting = new StreamAccounting();
+  readonly #deps: PipelineDeps;
+  readonly #clientSignal: AbortSignal;
+  readonly #reader: EventBatches<PassthroughItem>;
+  readonly #watchdog: IdleWatchdog;
+  readonly #upstream: AbortController;
+  readonly #unlink: () => void;
+  readonly #commitWait: CommitWait;
+  readonly #admission: UpstreamAdmission | undefined;
+  /**
+   * No answer content before the admission record is durable (a crash from then on is still
+   * billed), but the status, headers and the role chunk of an upstream that started without a
+   * token (an empty first batch) go out at once: the commit overlaps the time to first token.
+   */
+  #admissionWrite: Promise<void> | undefined;
+  #pendingFirst: ReadableStreamReadResult<PassthroughItem[]> | undefined;
+  readonly #routing: RouterDecision | undefined;
   /** Tool-call ids the answer made (the router pins a tool loop to its model). */
-  const toolCallIds: string[] = [];
-  // What the open stream keeps of its request: the messages (the usage estimate of a stream
-  // that ends without usage) and the settlement fields. Not the plan, its candidates' copies
-  // or the request's tools and parameters (issue 15, memory per open stream).
-  const routing = plan.routing;
-  const messages = request.messages;
-  const settlement = settlementOf(ctx, request, served);
-  const cacheUse = deps.routing.cacheAffinity ? cacheUseOf(request, ctx.caller.keyId) : undefined;
-  // A long stream's completion so far rides the group commits (its admission record).
-  const checkpoints = streamCheckpoints(
-    deps.config.streamCheckpointMs,
-    admission,
-    { route, fallbacks: success.fallbacks, routed: routing !== undefined },
-    estimateText(accounting),
-  );
-  deps.telemetry?.streamOpened(ctx.caller.trace);
-  const untrack = deps.lifecycle?.trackStream(() =>
-    upstream.abort(new UpstreamFailure("unavailable", "The gateway is shutting down."))
-  );
+  readonly #toolCallIds: string[] = [];
+  readonly #messages: ChatRequest["messages"];
+  readonly #settlement: ReturnType<typeof settlementOf>;
+  /** The prompt cache this request uses, when the routing follows cache holders. */
+  readonly #cacheUse: CacheUse | undefined;
+  readonly #org: string;
+  readonly #checkpoints: StreamCheckpoints | undefined;
+  readonly #untrack: (() => void) | undefined;
+  readonly #metricsKey: string;
+  readonly #started: number;
+  readonly #ttft: number;
+  #finished = false;
 
-  return {
-    served,
-    accounting,
-    async read() {
-      let result: ReadableStreamReadResult<PassthroughItem[]>;
-      if (pendingFirst) {
-        result = pendingFirst;
-        pendingFirst = undefined;
-      } else {
-        watchdog.begin();
-        try {
-          result = await reader.read();
-        } catch (error) {
-          // A failure after an empty first batch is told (Responses: `response.failed`) only
-          // once the admission is durable too, like content: every stream path waits alike.
-          if (admissionWrite) {
-            admission!.hurry();
-            await untilDurable(admissionWrite, watchdog, upstream).catch(() => {});
-          }
-          throw abortReason(error, upstream);
-        } finally {
-          watchdog.end();
-        }
+  constructor(
+    ctx: ChatCallContext,
+    request: ChatRequest,
+    routing: RouterDecision | undefined,
+    success: RouteSuccess<OpenedRoute>,
+    started: number,
+    commitWait: CommitWait,
+  ) {
+    const { deps } = ctx;
+    const route = success.route;
+    this.#deps = deps;
+    this.#clientSignal = ctx.clientSignal;
+    // Not the opened route's object: it holds the first batch, which goes once it is read.
+    const { reader, watchdog, upstream, unlink } = success.value;
+    this.#reader = reader;
+    this.#watchdog = watchdog;
+    this.#upstream = upstream;
+    this.#unlink = unlink;
+    this.#commitWait = commitWait;
+    this.#admission = ctx.caller.admission;
+    this.#admissionWrite = this.#admission?.durable();
+    this.#pendingFirst = success.value.first;
+    this.#started = started;
+    this.#ttft = performance.now() - started;
+    this.#metricsKey = RouteMetrics.key(route.providerId, route.route.upstream_model);
+    this.served = {
+      route,
+      fallbacks: success.fallbacks,
+      dropped: success.dropped,
+      ...(success.adjusted ? { adjusted: success.adjusted } : {}),
+      ...(routing ? { routing } : {}),
+    };
+    this.#routing = routing;
+    this.#messages = request.messages;
+    this.#settlement = settlementOf(ctx, request, this.served);
+    this.#cacheUse = deps.routing.cacheAffinity ? cacheUseOf(request, ctx.caller.keyId) : undefined;
+    this.#org = ctx.caller.org;
+    // A long stream's completion so far rides the group commits (its admission record).
+    this.#checkpoints = streamCheckpoints(
+      deps.config.streamCheckpointMs,
+      this.#admission,
+      { route, fallbacks: success.fallbacks, routed: routing !== undefined },
+      estimateText(this.accounting),
+    );
+    deps.telemetry?.streamOpened(ctx.caller.trace);
+    this.#untrack = deps.lifecycle?.trackStream(() =>
+      upstream.abort(new UpstreamFailure("unavailable", "The gateway is shutting down."))
+    );
+  }
+
+  async read(): Promise<ReadableStreamReadResult<PassthroughItem[]>> {
+    const result = this.#pendingFirst ?? await this.#upstreamRead();
+    this.#pendingFirst = undefined;
+    if (this.#admissionWrite && (result.done || result.value.length > 0)) {
+      await this.#untilAdmitted();
+    }
+    if (!result.done) this.#observe(result.value);
+    return result;
+  }
+
+  /** The upstream's next batch under the watchdog. */
+  async #upstreamRead(): Promise<ReadableStreamReadResult<PassthroughItem[]>> {
+    const watchdog = this.#watchdog;
+    const upstream = this.#upstream;
+    watchdog.begin();
+    try {
+      return await this.#reader.read();
+    } catch (error) {
+      // A failure after an empty first batch is told (Responses: `response.failed`) only
+      // once the admission is durable too, like content: every stream path waits alike.
+      if (this.#admissionWrite) {
+        this.#admission!.hurry();
+        await untilDurable(this.#admissionWrite, watchdog, upstream).catch(() => {});
       }
-      if (admissionWrite && (result.done || result.value.length > 0)) {
-        // A deferred admission (a route that usually streams later) commits now.
-        admission!.hurry();
-        commitWait.waiting = true;
-        try {
-          await untilDurable(admissionWrite, watchdog, upstream);
-        } catch (error) {
-          throw abortReason(error, upstream);
-        } finally {
-          commitWait.waiting = false;
-        }
-        admissionWrite = undefined;
-      }
-      if (!result.done) {
-        for (const item of result.value) {
-          accounting.observe(item);
-          if (routing) collectToolCallIds(item, toolCallIds);
-        }
-        checkpoints?.observed();
-      }
-      return result;
-    },
-    cancel(reason) {
-      upstream.abort(reason);
-      reader.cancel(reason).catch(() => {});
-    },
-    finish(reported) {
-      if (finished) return;
-      finished = true;
-      checkpoints?.stop();
-      deps.telemetry?.streamClosed();
-      untrack?.();
-      // A read that failed because the client left is a cancel, not a provider failure.
-      const outcome = reported === "failed" && ctx.clientSignal.aborted ? "cancelled" : reported;
-      watchdog.stop();
-      unlink();
-      if (outcome === "completed") {
-        noteCacheHolder(ctx, cacheUse, route);
-        routing?.onServed?.(route.model, toolCallIds);
-        deps.metrics.recordSuccess(metricsKey, {
-          latencyMs: performance.now() - started,
-          ttftMs: ttft,
-          completionTokens: accounting.usage?.completionTokens,
-        });
-      } else if (outcome === "failed" && !commitWait.stalled) {
-        deps.metrics.recordFailure(metricsKey);
-      }
-      const consumed = billableUsage(
-        messages,
-        accounting.usage,
-        estimateText(accounting),
-      );
-      settleRequest(deps, {
-        ...settlement,
-        status: 200,
-        stream: true,
-        consumed,
-        finish: { reason: accounting.finishReason, raw: accounting.rawFinishReason },
+      throw abortReason(error, upstream);
+    } finally {
+      watchdog.end();
+    }
+  }
+
+  /** A deferred admission (a route that usually streams later) commits now; content waits. */
+  async #untilAdmitted(): Promise<void> {
+    const upstream = this.#upstream;
+    this.#admission!.hurry();
+    this.#commitWait.waiting = true;
+    try {
+      await untilDurable(this.#admissionWrite!, this.#watchdog, upstream);
+    } catch (error) {
+      throw abortReason(error, upstream);
+    } finally {
+      this.#commitWait.waiting = false;
+    }
+    this.#admissionWrite = undefined;
+  }
+
+  #observe(items: readonly PassthroughItem[]): void {
+    for (const item of items) {
+      this.accounting.observe(item);
+      if (this.#routing) collectToolCallIds(item, this.#toolCallIds);
+    }
+    this.#checkpoints?.observed();
+  }
+
+  cancel(reason?: unknown): void {
+    this.#upstream.abort(reason);
+    this.#reader.cancel(reason).catch(() => {});
+  }
+
+  finish(reported: "completed" | "failed" | "cancelled"): void {
+    if (this.#finished) return;
+    this.#finished = true;
+    this.#checkpoints?.stop();
+    this.#deps.telemetry?.streamClosed();
+    this.#untrack?.();
+    // A read that failed because the client left is a cancel, not a provider failure.
+    const outcome = reported === "failed" && this.#clientSignal.aborted ? "cancelled" : reported;
+    this.#watchdog.stop();
+    this.#unlink();
+    this.#recordOutcome(outcome);
+    this.#settle();
+  }
+
+  /** Live route metrics and, after a success, the router's pins. */
+  #recordOutcome(outcome: "completed" | "failed" | "cancelled"): void {
+    if (outcome === "completed") {
+      noteCacheHolder(this.#deps, this.#org, this.#cacheUse, this.served.route);
+      this.#routing?.onServed?.(this.served.route.model, this.#toolCallIds);
+      this.#deps.metrics.recordSuccess(this.#metricsKey, {
+        latencyMs: performance.now() - this.#started,
+        ttftMs: this.#ttft,
+        completionTokens: this.accounting.usage?.completionTokens,
       });
-      // The estimate (if any) has read the text once `consumed` settles; the text goes then.
-      releaseWhenSettled(consumed, accounting);
-    },
-  };
+    } else if (outcome === "failed" && !this.#commitWait.stalled) {
+      this.#deps.metrics.recordFailure(this.#metricsKey);
+    }
+  }
+
+  #settle(): void {
+    const { accounting } = this;
+    const consumed = billableUsage(this.#messages, accounting.usage, estimateText(accounting));
+    settleRequest(this.#deps, {
+      ...this.#settlement,
+      status: 200,
+      stream: true,
+      consumed,
+      finish: { reason: accounting.finishReason, raw: accounting.rawFinishReason },
+    });
+    // The estimate (if any) has read the text once `consumed` settles; the text goes then.
+    releaseWhenSettled(consumed, accounting);
+  }
 }
 
 /** A caching request served: its session's prompt cache now lives on this route. */
-function noteCacheHolder(ctx: ChatCallContext, use: CacheUse | undefined, route: ResolvedRoute) {
+function noteCacheHolder(
+  deps: PipelineDeps,
+  org: string,
+  use: CacheUse | undefined,
+  route: ResolvedRoute,
+) {
   if (use === undefined) return;
-  ctx.deps.routing.cacheAffinity?.served(ctx.caller.org, use, {
+  deps.routing.cacheAffinity?.served(org, use, {
     model: route.model.id,
     provider: route.providerId,
   });

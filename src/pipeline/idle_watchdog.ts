@@ -26,7 +26,7 @@ export class IdleWatchdog {
    * Plain fields, not TypeScript parameter properties: with those, the `#fire` closure is made
    * in the constructor, and (Deno 2.9's V8) an instance whose constructor made a closure over
    * `this` outlives every young-generation collection until the next full one, with all it
-   * points to: here a finished stream's whole state (docs/performance.md, "Session 6").
+   * points to: here a finished stream's whole state (docs/performance.md, "Finished streams collected young").
    */
   constructor(ms: number, onIdle: () => void) {
     this.#ms = ms;

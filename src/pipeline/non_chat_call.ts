@@ -5,7 +5,6 @@
 import type { Model } from "../catalog/schema.ts";
 import type { ProviderAdapter, UpstreamCall } from "../providers/adapter.ts";
 import { UpstreamFailure } from "../providers/upstream_failure.ts";
-import { planRoutes } from "../routing/plan_routes.ts";
 import type { Caller, PlannedRequest } from "../routing/route_plan.ts";
 import { type RouteSuccess, tryRoutes } from "../routing/try_routes.ts";
 import { logAttemptFailure, observeAttempts } from "./chat_call.ts";
@@ -13,6 +12,7 @@ import { type Consumption, settleFailure, settleRequest } from "./settle_request
 import type { PipelineDeps } from "./pipeline_deps.ts";
 import { admitUpstream } from "./admission_estimate.ts";
 import { untilAdmitted } from "./admission_wait.ts";
+import { planRequest } from "./plan_request.ts";
 
 type NonChatRequest = Exclude<PlannedRequest, { endpoint: "chat" | "responses" }>;
 
@@ -46,12 +46,13 @@ export async function callNonChat<T>(
   consumed: (value: T) => Consumption | Promise<Consumption>,
 ): Promise<RouteSuccess<T>> {
   const planned = { endpoint: ctx.endpoint, request } as NonChatRequest;
-  const plan = planRoutes({
+  // No deferred checks: the guardrail, the only hook that defers one, scans chat kinds only.
+  const plan = planRequest(ctx.deps, {
     ...planned,
     caller: ctx.caller,
     catalog: ctx.deps.catalog.current,
     model: ctx.model,
-  }, ctx.deps.routing);
+  });
   admitUpstream(ctx.caller, planned, plan.candidates, {
     requestedModel: ctx.model.id,
     user: ctx.user,

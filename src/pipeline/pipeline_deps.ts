@@ -1,7 +1,7 @@
 /**
  * What the request pipeline needs from the composition root, and nothing more (`AppDeps`
- * satisfies it): the catalog, the adapters, the routing hooks, live metrics, the settler and
- * the log. The dashboard or an evaluation tool can call the pipeline without the HTTP app.
+ * satisfies it): the catalog, the adapters, the routing hooks, live metrics, the settler, the
+ * router's policies and pins, and the log. The dashboard or an evaluation tool can call the pipeline without the HTTP app.
  */
 import type { CatalogHolder } from "../catalog/catalog_holder.ts";
 import type { Settler } from "../billing/settle.ts";
@@ -11,6 +11,8 @@ import type { RouteMetrics } from "../routing/route_metrics.ts";
 import type { RoutingHooks } from "../routing/route_plan.ts";
 import type { Telemetry } from "../telemetry/telemetry.ts";
 import type { Lifecycle } from "../lifecycle/lifecycle.ts";
+import type { RoutingPolicyCache } from "../smart_router/policy_cache.ts";
+import type { RouterPins } from "../smart_router/pins.ts";
 
 export interface PipelineDeps {
   /** `streamCheckpointMs` absent: streams leave no checkpoints (tools outside the app). */
@@ -20,6 +22,9 @@ export interface PipelineDeps {
   routing: RoutingHooks;
   metrics: RouteMetrics;
   settler: Settler;
+  /** The organizations' routing policies (`router/<id>` targets) and the router's pins. */
+  routerPolicies: RoutingPolicyCache;
+  routerPins: RouterPins;
   log: Logger;
   /** Metrics and spans (absent outside the HTTP app). */
   telemetry?: Telemetry;

@@ -124,7 +124,7 @@ function settleInput(s: RequestSettlement, used: Consumption | undefined): Settl
 /**
  * A request that failed: it leaves its row (cost 0, naming the last provider tried) when it
  * reached a provider; a request error refused before any call leaves none. The row's status is
- * the one the client gets (issue 17 item 5).
+ * the one the client gets.
  */
 export function settleFailure(
   deps: Pick<PipelineDeps, "settler" | "log">,

@@ -23,19 +23,23 @@ export interface GuardrailInput {
   catalog?: Catalog;
 }
 
+/** The remote classifier's check of a borderline verdict: throws the refusal. */
+export type RemoteCheck = (clientSignal: AbortSignal) => Promise<void>;
+
 /**
  * `remote`: how the organization's remote classifier is reached; without it (or without the
- * policy's `guardrail_remote`) the local verdict is final. A borderline verdict with both leaves
- * `notes.escalate` for the pipeline to await (remote_guardrail.ts).
+ * policy's `guardrail_remote`) the local verdict is final. A borderline verdict with both
+ * returns the remote check, for the pipeline to await before any upstream call
+ * (remote_guardrail.ts); otherwise nothing is left to do.
  */
 export function checkGuardrail(
   guardrail: Guardrail,
   input: GuardrailInput,
   remote?: RemoteTransport,
-): void {
+): RemoteCheck | undefined {
   const mode = input.caller.policy?.guardrail ?? "off";
-  if (mode === "off") return;
-  if (input.endpoint !== "chat" && input.endpoint !== "responses") return;
+  if (mode === "off") return undefined;
+  if (input.endpoint !== "chat" && input.endpoint !== "responses") return undefined;
   const notes = input.caller.notes;
   let verdict: GuardrailVerdict;
   const units = scanUnits((input.request as ChatRequest).messages);
@@ -45,7 +49,7 @@ export function checkGuardrail(
     // A scanner bug: block mode fails closed (not sent, not billed); flag mode serves and
     // records that the scan failed.
     scanFailed(mode, notes);
-    return;
+    return undefined;
   }
   const note: GuardrailNote = {
     mode,
@@ -69,20 +73,19 @@ export function checkGuardrail(
   }
   if (mode === "block" && verdict.action === "block") throw blockedError(verdict, headers);
   const setting = input.caller.policy?.guardrailRemote;
-  if (setting && remote && notes && input.catalog && isBorderline(verdict)) {
-    const escalation = {
-      setting,
-      mode,
-      verdict,
-      units,
-      note,
-      notes,
-      catalog: input.catalog,
-      policy: input.caller.policy!,
-      transport: remote,
-    };
-    notes.escalate = (signal) => escalate(escalation, signal);
-  }
+  if (!setting || !remote || !notes || !input.catalog || !isBorderline(verdict)) return undefined;
+  const escalation = {
+    setting,
+    mode,
+    verdict,
+    units,
+    note,
+    notes,
+    catalog: input.catalog,
+    policy: input.caller.policy!,
+    transport: remote,
+  };
+  return (signal) => escalate(escalation, signal);
 }
 
 function scanFailed(mode: "flag" | "block", notes: RequestNotes | undefined): void {

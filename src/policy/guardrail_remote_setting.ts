@@ -1,5 +1,5 @@
 /**
- * The `guardrail_remote` policy setting (the guardrail's optional remote layer, issue 12): one
+ * The `guardrail_remote` policy setting (the guardrail's optional remote layer): one
  * validation for the admin CLI and the dashboard. A change names only the fields it changes;
  * `model: null` switches the layer off. The model must be an active catalog model of kind
  * `moderation` (the catalog declares which answer categories mean prompt injection), the

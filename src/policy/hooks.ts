@@ -12,9 +12,9 @@ import type { ResolvedRoute } from "../catalog/resolved_route.ts";
 import type { Guardrail } from "../guardrail/scanner.ts";
 import type { EffectivePolicy } from "./effective_policy.ts";
 import { routeRefusal } from "./route_rules.ts";
-import { checkGuardrail, type GuardrailInput } from "./guardrail_check.ts";
+import { checkGuardrail, type GuardrailInput, type RemoteCheck } from "./guardrail_check.ts";
 import type { RemoteTransport } from "./remote_guardrail.ts";
-import { refusalOf, type RefusalPlanInput, type RefusalSink } from "./refusal_record.ts";
+import { PlanRefusal, refusalOf, type RefusalPlanInput } from "./refusal_record.ts";
 
 interface PolicyPlanInput extends RefusalPlanInput {
   caller: RefusalPlanInput["caller"] & { policy?: EffectivePolicy };
@@ -24,8 +24,8 @@ interface PolicyPlanInput extends RefusalPlanInput {
 
 export const POLICY_FILTER_NAME = "org-policy";
 
-/** `refused` receives each refusal (its metadata record). */
-export function policyFilter(refused?: RefusalSink) {
+/** The refusal it leaves when it removed every route carries its metadata record. */
+export function policyFilter() {
   return {
     name: POLICY_FILTER_NAME,
     exclude(route: ResolvedRoute, input: PolicyPlanInput): string | undefined {
@@ -39,7 +39,7 @@ export function policyFilter(refused?: RefusalSink) {
     noneLeft(
       input: PolicyPlanInput,
       context?: { requested: string; routes: readonly ResolvedRoute[] },
-    ): GatewayError {
+    ): PlanRefusal {
       const policy = input.caller.policy!;
       const reasons = new Set<string>();
       for (const route of context?.routes ?? input.catalog.routesOf(input.model)) {
@@ -56,51 +56,47 @@ export function policyFilter(refused?: RefusalSink) {
         // The spec's types have no permission type: the caller's own configuration refuses.
         { param: "model", type: "invalid_request_error" },
       );
-      refused?.(refusalOf(input, error, {
-        requestedModel: requested,
-        policyRefusal: [...reasons].join("; "),
-      }));
-      return error;
+      return new PlanRefusal(
+        error,
+        refusalOf(input, error, {
+          requestedModel: requested,
+          policyRefusal: [...reasons].join("; "),
+        }),
+      );
     },
   };
 }
 
 /**
- * `refused` receives each refusal (block, or a failed scan in block mode), also the remote
- * layer's when the pipeline awaits `notes.escalate`; `remote` reaches the organization's remote
- * classifier (absent: the local verdict is final).
+ * A refusal (block, or a failed scan in block mode) is thrown as a `PlanRefusal` carrying its
+ * metadata record, also the remote layer's from the deferred check a borderline verdict leaves;
+ * `remote` reaches the organization's remote classifier (absent: the local verdict is final).
  */
-export function guardrailRequestCheck(
-  guardrail: Guardrail,
-  refused?: RefusalSink,
-  remote?: RemoteTransport,
-) {
-  const record = (input: GuardrailInput & RefusalPlanInput, error: unknown) => {
-    if (error instanceof GatewayError) refused?.(refusalOf(input, error));
-  };
-  return (input: GuardrailInput & RefusalPlanInput): void => {
+export function guardrailRequestCheck(guardrail: Guardrail, remote?: RemoteTransport) {
+  const refusal = (input: GuardrailInput & RefusalPlanInput, error: unknown, recorded = error) =>
+    recorded instanceof GatewayError ? new PlanRefusal(error, refusalOf(input, recorded)) : error;
+  const localCheck = (input: GuardrailInput & RefusalPlanInput): RemoteCheck | undefined => {
     try {
-      checkGuardrail(guardrail, input, remote);
+      return checkGuardrail(guardrail, input, remote);
     } catch (error) {
-      record(input, error);
-      throw error;
+      throw refusal(input, error);
     }
-    const notes = input.caller.notes;
-    const escalate = notes?.escalate;
-    if (notes && escalate) {
-      notes.escalate = async (signal) => {
-        try {
-          await escalate(signal);
-        } catch (error) {
-          // A client that left while the classifier was asked: its text reached that provider,
-          // so the request leaves its row (499, not billed) like any request that called out.
-          record(
-            input,
-            signal.aborted && !(error instanceof GatewayError) ? clientClosed() : error,
-          );
-          throw error;
-        }
-      };
-    }
+  };
+  return (input: GuardrailInput & RefusalPlanInput): RemoteCheck | undefined => {
+    const remoteCheck = localCheck(input);
+    if (!remoteCheck) return undefined;
+    return async (signal) => {
+      try {
+        await remoteCheck(signal);
+      } catch (error) {
+        // A client that left while the classifier was asked: its text reached that provider,
+        // so the request leaves its row (499, not billed) like any request that called out.
+        throw refusal(
+          input,
+          error,
+          signal.aborted && !(error instanceof GatewayError) ? clientClosed() : error,
+        );
+      }
+    };
   };
 }

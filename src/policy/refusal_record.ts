@@ -5,14 +5,14 @@
  * spec: "per request it keeps only metadata … HTTP status, requested model and served model,
  * provider, API key … and the computed cost"): its status, the model asked for, no served
  * model, no provider, no usage, cost 0, and what refused it — the guardrail's note (rule and
- * message index, never the text) or the policy's reasons. The composition root turns a
- * `Refusal` into a settled record; this layer only says what it holds.
+ * message index, never the text) or the policy's reasons. Planning writes nothing: a refusal
+ * travels as a `PlanRefusal` (the client's error and its record) and the pipeline settles the
+ * record; this layer only says what it holds.
  */
 import type { GatewayError } from "../errors.ts";
 import type { GuardrailNote, RequestNotes } from "./request_notes.ts";
 import type { RequestTrace } from "../telemetry/telemetry.ts";
-
-export type RefusalEndpoint = "chat" | "responses" | "embeddings" | "transcriptions" | "speech";
+import type { EndpointName } from "../billed_endpoints.ts";
 
 export interface Refusal {
   requestId: string;
@@ -20,7 +20,7 @@ export interface Refusal {
   org: string;
   keyId: string;
   user: string | undefined;
-  endpoint: RefusalEndpoint;
+  endpoint: EndpointName;
   requestedModel: string;
   status: number;
   /** The error object's `code` the client got. */
@@ -34,12 +34,19 @@ export interface Refusal {
   trace?: RequestTrace;
 }
 
-/** Receives every refusal (the composition root settles it as a zero-cost record). */
-export type RefusalSink = (refusal: Refusal) => void;
+/**
+ * A refusal decided while planning, or by a check planning deferred: `error` is what the
+ * client gets (thrown on as it is), `record` the metadata row the pipeline writes for it.
+ */
+export class PlanRefusal extends Error {
+  constructor(readonly error: unknown, readonly record: Refusal) {
+    super("A request refused while planning.", { cause: error });
+  }
+}
 
 /** What a refusal reads of the plan's input (typed by its fields). */
 export interface RefusalPlanInput {
-  endpoint: RefusalEndpoint;
+  endpoint: EndpointName;
   request: unknown;
   caller: {
     requestId: string;

@@ -1,5 +1,5 @@
 /**
- * The guardrail's optional remote layer (issue 12): a borderline local verdict — the local scan
+ * The guardrail's optional remote layer: a borderline local verdict — the local scan
  * said `flag`: a model score between the manifest's `flag_threshold` and `block_threshold`, or a
  * flagging rule the model did not confirm — is put to the organization's remote classifier (a
  * catalog `moderation` model) before any upstream call. Never a `pass` or a `block`: those the
@@ -96,7 +96,7 @@ export async function escalate(e: Escalation, clientSignal: AbortSignal): Promis
       };
     } catch (error) {
       if (clientSignal.aborted) {
-        // The text did reach the classifier: the note (and the 499 row hooks.ts writes) says so.
+        // The text did reach the classifier: the note (and the 499 row the pipeline writes) says so.
         const cancelled = { verdict: "cancelled", score: null, category: null } as const;
         e.note.remote = remoteNote(e, route.providerId, cancelled, started);
         throw clientSignal.reason ?? error;

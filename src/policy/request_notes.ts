@@ -11,11 +11,6 @@ export type GuardrailNote = GuardrailMetadata;
 export interface RequestNotes {
   headers: Record<string, string>;
   guardrail?: GuardrailNote;
-  /**
-   * Set by planning when a borderline verdict goes to the organization's remote classifier: the
-   * pipeline awaits it after planning and before the first upstream call (it throws the refusal).
-   */
-  escalate?: (clientSignal: AbortSignal) => Promise<void>;
 }
 
 export function newRequestNotes(): RequestNotes {

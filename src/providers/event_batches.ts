@@ -57,7 +57,7 @@ export interface ChunkReader {
 
 /**
  * A class rather than an object of closures: one open stream holds one instance, with no
- * function objects of its own (issue 15, memory per open stream).
+ * function objects of its own (memory per open stream).
  */
 class ByobChunkReader implements ChunkReader {
   #sizing = new ReadSizing(SMALL_BUFFER_BYTES, LARGE_BUFFER_BYTES);
@@ -111,7 +111,7 @@ function asFailure(error: unknown, signal: AbortSignal): unknown {
  * read); `cancel()` stops the upstream, and reads after it are `done`. One reader at a time
  * (the pipeline awaits each read before the next). A plain object rather than a
  * `ReadableStream`: an open stream waiting for its upstream holds no stream, controller,
- * queue or reader of its own (issue 15, memory per open stream).
+ * queue or reader of its own (memory per open stream).
  */
 export interface EventBatches<E = ChatStreamEvent> {
   read(): Promise<ReadableStreamReadResult<E[]>>;
@@ -135,7 +135,7 @@ class UpstreamBatches<E> implements EventBatches<E> {
    * The body's reader and the decoder, until the stream is done with (ended, failed or
    * cancelled): then they go, with the decoder's state and the read buffer. A finished stream's
    * objects can outlive the young generation's next collections (docs/performance.md,
-   * "Session 6"), and whatever they still point to is promoted with them.
+   * "Finished streams collected young"), and whatever they still point to is promoted with them.
    */
   #reader: ChunkReader | undefined;
   #decoder: StreamDecoder<E> | undefined;

@@ -17,7 +17,11 @@
  * 6. parameters — rule 1: each candidate's request without what its route does not support
  *    (the model's `supported_parameters`, the provider's `unsupported_parameters`, the model
  *    family's `exclusive_parameters`), the reasoning effort fitted to the route's efforts, then
- *    what the provider's request schema lacks (the dialect's `conform`); the names dropped.
+ *    what the provider's request schema lacks (the dialect's `conform`); the names dropped,
+ *    with rule 8's `response_format` on a Responses route that ignores `text.format`.
+ *
+ * Planning awaits nothing and writes nothing: a hook's check that needs I/O comes back in the
+ * plan's `deferred`, and a hook's refusal carries its metadata row for the pipeline to write.
  *
  * Anchor: the AI SDK's `getArgs → { args, warnings }` before `postJsonToApi`.
  */
@@ -31,6 +35,7 @@ import { fitReasoning } from "./fit_reasoning.ts";
 import { dialectOf } from "../providers/registry.ts";
 import type {
   CandidateFilter,
+  DeferredCheck,
   PlanInput,
   PlannedRequest,
   RemovedRoute,
@@ -49,7 +54,7 @@ export function planRoutes<P extends PlannedRequest>(
   hooks: RoutingHooks,
 ): RoutePlan<P["request"]> {
   const sourced = sourcedModels(input, hooks);
-  checkRequest(input, hooks, sourced === undefined);
+  const deferred = checkRequest(input, hooks, sourced === undefined);
   const explanation: string[] = [];
   const removed: RemovedRoute[] = [];
 
@@ -93,6 +98,7 @@ export function planRoutes<P extends PlannedRequest>(
   for (const route of routes) candidates.push(candidateFor(input, route, explanation));
   const plan: RoutePlan<P["request"]> = { candidates, removed, explanation };
   if (sourced?.routing) plan.routing = sourced.routing;
+  if (deferred) plan.deferred = deferred;
   return plan;
 }
 
@@ -188,12 +194,24 @@ function catalogCandidatesLine(routes: readonly ResolvedRoute[]): string {
   return line;
 }
 
-/** Rule 6 (unless a router source chose the models), then the guardrail hooks. */
-function checkRequest(input: PlanInput, hooks: RoutingHooks, requestedModel: boolean): void {
+/**
+ * Rule 6 (unless a router source chose the models), then the guardrail hooks; the checks they
+ * leave for later, if any.
+ */
+function checkRequest(
+  input: PlanInput,
+  hooks: RoutingHooks,
+  requestedModel: boolean,
+): DeferredCheck[] | undefined {
   if (requestedModel && (input.endpoint === "chat" || input.endpoint === "responses")) {
     checkToolSupport(input.request, input.model);
   }
-  for (const check of hooks.requestChecks) check(input);
+  let deferred: DeferredCheck[] | undefined;
+  for (const check of hooks.requestChecks) {
+    const later = check(input);
+    if (later) (deferred ??= []).push(later);
+  }
+  return deferred;
 }
 
 /** Rule 6: tools on a model without `tools` support are refused. */
@@ -247,6 +265,9 @@ function candidateFor<P extends PlannedRequest>(
   const conformed = dialectOf(route.dialect)?.conform?.(fitted.request, route) ??
     { request: fitted.request, dropped: [] };
   const dropped = [...filtered.dropped, ...fitted.dropped, ...conformed.dropped];
+  if (input.endpoint === "responses" && ignoresResponseFormat(request, route, dropped)) {
+    dropped.push("response_format");
+  }
   noteDropped(route, dropped, explanation);
   if (fitted.adjusted.length > 0) {
     explanation.push(`adjusted on ${routeName(route)}: ${fitted.adjusted.join(", ")}`);
@@ -259,6 +280,19 @@ function candidateFor<P extends PlannedRequest>(
   if (fitted.adjusted.length > 0) candidate.adjusted = fitted.adjusted;
   if (refusal) candidate.refusal = refusal;
   return candidate;
+}
+
+/**
+ * Rule 8 on the Responses endpoint: a route whose dialect cannot honour `text.format` ignores it
+ * (the request succeeds, the answer need not be JSON), so the client is told it was dropped.
+ */
+function ignoresResponseFormat(
+  request: ChatRequest,
+  route: ResolvedRoute,
+  dropped: readonly string[],
+): boolean {
+  return request.responseFormat !== undefined && !dropped.includes("response_format") &&
+    !dialectOf(route.dialect)?.capabilities.responseFormat;
 }
 
 function noteDropped(route: ResolvedRoute, dropped: readonly string[], explanation: string[]) {

@@ -11,6 +11,7 @@ import type { Model } from "../catalog/schema.ts";
 import type { GatewayError } from "../errors.ts";
 import type { EffectivePolicy } from "../policy/effective_policy.ts";
 import type { RequestNotes } from "../policy/request_notes.ts";
+import type { PlanRefusal } from "../policy/refusal_record.ts";
 import type { ResolvedRoute } from "../catalog/resolved_route.ts";
 import type { RequestTrace } from "../telemetry/telemetry.ts";
 import type { UpstreamAdmission } from "../limits/admission.ts";
@@ -20,6 +21,7 @@ import type {
   SpeechRequest,
   TranscriptionRequest,
 } from "../providers/adapter.ts";
+import type { EndpointName } from "../billed_endpoints.ts";
 
 /** Who is asking: the authenticated key and its organization, without any HTTP detail. */
 export interface Caller {
@@ -45,7 +47,11 @@ export type PlannedRequest =
   | { endpoint: "transcriptions"; request: TranscriptionRequest }
   | { endpoint: "speech"; request: SpeechRequest };
 
-export type EndpointName = PlannedRequest["endpoint"];
+/** Every billed endpoint has its request above: a name missing there is the error here. */
+const EVERY_ENDPOINT_PLANNED: [Exclude<EndpointName, PlannedRequest["endpoint"]>] extends [never]
+  ? true
+  : Exclude<EndpointName, PlannedRequest["endpoint"]> = true;
+void EVERY_ENDPOINT_PLANNED;
 
 /** Everything planning reads; nothing in it is mutated. */
 export type PlanInput<P extends PlannedRequest = PlannedRequest> = P & {
@@ -87,7 +93,16 @@ export interface RoutePlan<R> {
   explanation: string[];
   /** Set when a router source chose the models (`router/<id>`). */
   routing?: RouterDecision;
+  /**
+   * What planning left for later, in order: each runs after the request's credit hold and
+   * before its first upstream call, and refuses by throwing (a borderline guardrail verdict's
+   * remote classifier). Absent for most requests.
+   */
+  deferred?: DeferredCheck[];
 }
+
+/** A check that needs I/O: the pipeline awaits it, told when the client leaves. */
+export type DeferredCheck = (clientSignal: AbortSignal) => Promise<void>;
 
 /** A router's decision, for the answer's headers, the metadata and its pins. */
 export interface RouterDecision {
@@ -106,10 +121,12 @@ export interface SourcedModels {
 }
 
 /**
- * Guardrail hook: inspects the request before planning; throws a `GatewayError` to refuse it.
- * Never logs or stores the request's content.
+ * Guardrail hook: inspects the request before planning; throws a `GatewayError` to refuse it,
+ * or returns a check that needs I/O (the plan's `deferred`). Never logs or stores the request's
+ * content, and writes nothing: a refusal's metadata row travels with its error
+ * (`policy/refusal_record.ts` `PlanRefusal`) and the pipeline writes it.
  */
-export type RequestCheck = (input: PlanInput) => void;
+export type RequestCheck = (input: PlanInput) => DeferredCheck | undefined;
 
 /**
  * Router hook: the ordered models to route to for this request (e.g. a pool for
@@ -129,14 +146,15 @@ export interface NoneLeft {
 
 /**
  * A plan step that removes candidates (organization policy …). It fails closed: when it
- * removed every candidate that was left, `noneLeft` is the client's error.
+ * removed every candidate that was left, `noneLeft` is the client's error (a `PlanRefusal`
+ * when the refusal leaves a metadata row, which the pipeline writes).
  */
 export interface CandidateFilter {
   /** Short name for the explanation, e.g. "org-policy". */
   name: string;
   /** Why this route may not serve the request, or `undefined` to keep it. */
   exclude(route: ResolvedRoute, input: PlanInput): string | undefined;
-  noneLeft(input: PlanInput, context: NoneLeft): GatewayError;
+  noneLeft(input: PlanInput, context: NoneLeft): GatewayError | PlanRefusal;
 }
 
 /** The extension points, filled by the composition root (empty by default). */

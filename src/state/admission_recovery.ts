@@ -1,6 +1,6 @@
 /**
  * Keeps this process's lease alive (renewed every third of `leaseMs`) and settles the admission
- * records left by processes whose lease ran out (issue 17 item 3): once at start, then every
+ * records left by processes whose lease ran out: once at start, then every
  * `leaseMs`. A process killed with requests in flight is thus billed by the next process to
  * start, or by any live one, within about two leases.
  *

@@ -1,5 +1,5 @@
 /**
- * Admission records and instance leases (issue 17 item 3). An admission record is written in
+ * Admission records and instance leases. An admission record is written in
  * the same commit as the request's rate-bucket increment, before its first upstream call
  * (`MeteringStore.countRequest`), and deleted in the same commit as its settle. Each process
  * renews a lease; the admissions of a process whose lease ran out (killed, crashed) are settled

@@ -5,7 +5,7 @@
  * interval and shares the next commit with everything queued meanwhile, instead of costing a
  * commit of its own (at 500 req/s each request's settle used to find the committer idle and
  * commit alone: two commits a request). An urgent write — a request's admission record, which
- * its answer's content waits for (issue 17) — cuts the wait short and takes everything queued
+ * its answer's content waits for — cuts the wait short and takes everything queued
  * with it; settles and plain rate increments wait for the interval.
  */
 export class CommitPacer {

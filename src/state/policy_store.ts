@@ -1,5 +1,5 @@
 /**
- * Organization policies (issue 12): the store area. Semantics every backend keeps:
+ * Organization policies: the store area. Semantics every backend keeps:
  *
  * - One `OrgPolicy` per organization. Absent means the default (`DEFAULT_ORG_POLICY`: any
  *   sovereignty, nothing blocked, no ZDR requirement, every model, guardrail off, no remote

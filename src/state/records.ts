@@ -1,4 +1,5 @@
 /** What the state layer stores and returns. Plain data; no prompts, no completions. */
+import type { EndpointName } from "../billed_endpoints.ts";
 import type { BudgetPeriod } from "../util/budget_period.ts";
 
 export interface OrgRecord {
@@ -49,7 +50,7 @@ export interface RequestRecord {
   org: string;
   key_id: string;
   user: string | null;
-  endpoint: "chat" | "responses" | "embeddings" | "transcriptions" | "speech";
+  endpoint: EndpointName;
   requested_model: string;
   served_model: string | null;
   provider: string | null;
@@ -103,7 +104,7 @@ export interface RequestRecord {
 
 /**
  * What a request that reached the providers left in the store before its first upstream call,
- * written with its rate-bucket increment and deleted with its settle (issue 17 item 3). One
+ * written with its rate-bucket increment and deleted with its settle. One
  * still there when its instance's lease ran out is settled from here (`recovered`).
  */
 export interface AdmissionRecord {
@@ -123,7 +124,7 @@ export interface AdmissionRow {
   instance: string;
 }
 
-/** The guardrail's note in a request's metadata (issue 12). */
+/** The guardrail's note in a request's metadata. */
 export interface GuardrailMetadata {
   mode: "off" | "flag" | "block";
   /** `error`: the scan itself failed (flag mode serves; block mode refuses with 503). */

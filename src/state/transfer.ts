@@ -26,6 +26,7 @@ import type {
   OrgSettings,
   UserRecord,
 } from "./account_records.ts";
+import { ENDPOINT_NAMES } from "../billed_endpoints.ts";
 import type { TotpRecord } from "./two_factor_records.ts";
 import { emailVerified } from "./account_records.ts";
 
@@ -84,7 +85,7 @@ const RequestLine = z.looseObject({
   org: z.string().min(1),
   key_id: z.string(),
   user: z.string().nullable(),
-  endpoint: z.enum(["chat", "responses", "embeddings", "transcriptions", "speech"]),
+  endpoint: z.enum(ENDPOINT_NAMES),
   requested_model: z.string(),
   served_model: z.string().nullable(),
   provider: z.string().nullable(),

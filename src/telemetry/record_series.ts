@@ -2,12 +2,13 @@
  * The series a settled request lands in, found with one map lookup per request: requests
  * with the same endpoint, status, stream flag, requested and served model and provider land in
  * the same series of every metric, so those are built (labels, keys, checks) once per such
- * tuple and kept. The labels are the ones `Telemetry.settled` has always recorded, in the same
- * order (the order prom-client prints them in).
+ * tuple and kept.
  */
 import type { RequestRecord } from "../state/records.ts";
 import type { GatewayMetrics } from "./prometheus.ts";
-import { CounterSeries, HistogramSeries, type Labels, level } from "./series.ts";
+import type { CounterSeries, HistogramSeries, Labels } from "./series.ts";
+import { level } from "./series.ts";
+import { BILLED_ENDPOINTS } from "../billed_endpoints.ts";
 
 /** The record fields that decide a request's labels. */
 type LabelFields = Pick<
@@ -35,28 +36,28 @@ export class RecordSeries {
       requested_model: model,
       status_class: statusClass(record.status),
     };
-    const op = operationName(record.endpoint);
+    const op = BILLED_ENDPOINTS[record.endpoint].operation;
     const genAi: Labels = { gen_ai_operation_name: op, gen_ai_request_model: model };
     if (record.served_model !== null) {
       requests.served_model = genAi.gen_ai_response_model = record.served_model;
     }
     if (record.provider !== null) requests.provider = genAi.gen_ai_provider_name = provider;
     if (record.status >= 400) genAi.error_type = String(record.status);
-    this.requests = new CounterSeries(m.requests, requests);
-    this.duration = new HistogramSeries(m.requestDuration, genAi);
-    this.firstToken = new HistogramSeries(m.timeToFirstToken, genAi);
-    this.overhead = new HistogramSeries(m.overhead, {
+    this.requests = m.requests.series(requests);
+    this.duration = m.requestDuration.series(genAi);
+    this.firstToken = m.timeToFirstToken.series(genAi);
+    this.overhead = m.overhead.series({
       endpoint: record.endpoint,
       stream: String(record.stream),
     });
     const usage = { gen_ai_operation_name: op, gen_ai_provider_name: provider };
-    this.inputTokens = new HistogramSeries(m.tokens, { ...usage, gen_ai_token_type: "input" });
-    this.outputTokens = new HistogramSeries(m.tokens, { ...usage, gen_ai_token_type: "output" });
+    this.inputTokens = m.tokens.series({ ...usage, gen_ai_token_type: "input" });
+    this.outputTokens = m.tokens.series({ ...usage, gen_ai_token_type: "output" });
     const billed = { endpoint: record.endpoint, requested_model: model, provider };
-    this.audioSeconds = new CounterSeries(m.audioSeconds, billed);
-    this.characters = new CounterSeries(m.characters, billed);
-    this.billed = new CounterSeries(m.billed, billed);
-    this.fallbacks = new CounterSeries(m.fallbacks, {
+    this.audioSeconds = m.audioSeconds.series(billed);
+    this.characters = m.characters.series(billed);
+    this.billed = m.billed.series(billed);
+    this.fallbacks = m.fallbacks.series({
       endpoint: record.endpoint,
       requested_model: model,
     });
@@ -106,19 +107,4 @@ const STATUS_CLASSES = ["1xx", "2xx", "3xx", "4xx", "5xx"];
 /** `2xx` for 200–299 and so on; `other` outside 100–599. */
 export function statusClass(status: number): string {
   return status >= 100 && status < 600 ? STATUS_CLASSES[Math.floor(status / 100) - 1]! : "other";
-}
-
-/** The OpenTelemetry GenAI `gen_ai.operation.name` of an endpoint. */
-function operationName(endpoint: RequestRecord["endpoint"]): string {
-  switch (endpoint) {
-    case "chat":
-    case "responses":
-      return "chat";
-    case "embeddings":
-      return "embeddings";
-    case "transcriptions":
-      return "transcription";
-    case "speech":
-      return "speech";
-  }
 }

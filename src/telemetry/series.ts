@@ -1,179 +1,189 @@
 /**
- * One labelled series of a prom-client metric, recorded without prom-client's per-call work.
- * `histogram.observe(labels, v)` and `counter.inc(labels, v)` check every label name, build the
- * series key from the labels, look it up and (a histogram) allocate a closure, on every call.
- * A series does that once: it keeps the label set and its key, and on each call only updates
- * the very object prom-client keeps for that series in the metric's `hashMap` — the object
- * `observe`/`inc` would have updated — so the metric's `get()` and the registry's text are
- * what they would be with prom-client's own calls, in the same order (the object enters the
- * map at the series' first observation, as with `observe`). Direct prom-client calls on the
- * same metric stay valid: both update the same object.
- *
- * This reads prom-client 15's internals (`hashMap`, `sortedLabelNames`, `upperBounds`, the
- * shape of a series' object); the constructor checks them, and
- * tests/telemetry/series_test.ts compares the text exposition with prom-client's own calls.
+ * Metric families whose series the request path holds: a family hands out one series object
+ * per label set, built (labels checked, key made) once, and a call on the request path only adds
+ * to that object's numbers. The values live here; prom-client renders them: `json()` returns a
+ * family as prom-client's public JSON (the shape `Registry.getMetricsAsJSON` lists, which
+ * `AggregatorRegistry.aggregate` takes), and the text exposition is made from that JSON.
  */
-import type { Counter, Histogram } from "prom-client";
+import { validateMetricName } from "prom-client";
 
 export type Labels = Record<string, string>;
 
-/** What prom-client 15 keeps for one histogram series (`createBaseValues`). */
-interface HistogramEntry {
-  labels: Labels;
-  bucketValues: Record<string, number>;
-  sum: number;
-  count: number;
-}
-
-/** What prom-client 15 keeps for one counter series. */
-interface CounterEntry {
-  value: number;
-  labels: Labels;
-}
-
-/** The internals of a prom-client 15 metric read here. */
-interface MetricInternals<E> {
+/** One metric as prom-client's `getMetricsAsJSON` lists it (its public JSON). */
+export interface MetricJson {
   name: string;
-  labelNames: string[];
-  sortedLabelNames: string[];
-  hashMap: Record<string, E>;
+  help: string;
+  type: "counter" | "gauge" | "histogram";
+  aggregator: "sum";
+  values: Array<{ value: number; labels: Record<string, string | number>; metricName?: string }>;
 }
 
-function internals<E>(metric: unknown): MetricInternals<E> {
-  const m = metric as Partial<MetricInternals<E>>;
-  if (
-    typeof m.hashMap !== "object" || m.hashMap === null || !Array.isArray(m.labelNames) ||
-    !Array.isArray(m.sortedLabelNames)
-  ) {
-    throw new Error(`prom-client internals changed: ${m.name} has no hashMap/sortedLabelNames`);
+export interface FamilyOptions {
+  name: string;
+  help: string;
+  labelNames?: readonly string[];
+}
+
+/** A family's series by label set; listed in the order they were first recorded into. */
+abstract class Family<S extends Series> {
+  readonly name: string;
+  readonly help: string;
+  readonly labelNames: readonly string[];
+  readonly #sortedNames: readonly string[];
+  readonly #series = new Map<string, S>();
+  /** The series recorded into, in the order of their first observation. */
+  protected readonly listed: S[] = [];
+
+  constructor(options: FamilyOptions) {
+    if (!validateMetricName(options.name)) throw new Error(`Invalid metric name ${options.name}`);
+    this.name = options.name;
+    this.help = options.help;
+    this.labelNames = options.labelNames ?? [];
+    this.#sortedNames = [...this.labelNames].sort();
   }
-  return m as MetricInternals<E>;
-}
 
-/** The series prom-client just made under `key`. */
-function found<E>(map: Record<string, E>, key: string): E {
-  const entry = map[key];
-  if (entry === undefined) throw new Error(`prom-client internals changed: no series ${key}`);
-  return entry;
-}
-
-/** prom-client's key of a label set (`hashObject` with the sorted label names). */
-function seriesKey(labels: Labels, sortedNames: readonly string[]): string {
-  let key = "";
-  for (const name of sortedNames) {
-    const value = labels[name];
-    if (value !== undefined) key += `${name}:${value},`;
-  }
-  return key;
-}
-
-/** prom-client's label check (`validateLabel`), done once per series instead of per call. */
-function checkLabels(metric: MetricInternals<unknown>, labels: Labels): void {
-  for (const name in labels) {
-    if (!metric.labelNames.includes(name)) {
-      throw new Error(`Label "${name}" is not a label of ${metric.name}`);
+  /** The series of `labels` (each a label of this family), made at its first request. */
+  series(labels: Labels = {}): S {
+    const key = this.#key(labels);
+    let series = this.#series.get(key);
+    if (series === undefined) {
+      const made = this.make(labels);
+      made.unlisted = () => this.listed.push(made);
+      this.#series.set(key, made);
+      series = made;
     }
-  }
-}
-
-export class HistogramSeries {
-  readonly #histogram: Histogram<string>;
-  readonly #metric: MetricInternals<HistogramEntry>;
-  readonly #labels: Labels;
-  readonly #key: string;
-  readonly #bounds: readonly number[];
-  /** `String(bound)`: the property names of `bucketValues`. */
-  readonly #bucketNames: readonly string[];
-  /** The map `#entry` was found in (a `reset()` replaces it). */
-  #map: Record<string, HistogramEntry> | undefined;
-  #entry: HistogramEntry | undefined;
-
-  constructor(histogram: Histogram<string>, labels: Labels = {}) {
-    this.#histogram = histogram;
-    this.#metric = internals<HistogramEntry>(histogram);
-    const bounds = (histogram as unknown as { upperBounds?: unknown }).upperBounds;
-    if (!Array.isArray(bounds)) {
-      throw new Error(`prom-client internals changed: ${this.#metric.name} has no upperBounds`);
-    }
-    checkLabels(this.#metric, labels);
-    this.#labels = labels;
-    this.#key = seriesKey(labels, this.#metric.sortedLabelNames);
-    this.#bounds = bounds;
-    this.#bucketNames = bounds.map(String);
+    return series;
   }
 
-  /** `histogram.observe(labels, value)`. */
-  observe(value: number): void {
-    if (!Number.isFinite(value)) throw new TypeError(`Value is not a valid number: ${value}`);
-    const entry = this.#map === this.#metric.hashMap ? this.#entry! : this.#find();
-    entry.sum += value;
-    entry.count += 1;
-    const bounds = this.#bounds;
-    for (let i = 0; i < bounds.length; i++) {
-      if (value <= bounds[i]!) {
-        entry.bucketValues[this.#bucketNames[i]!]! += 1;
-        return;
+  protected abstract make(labels: Labels): S;
+
+  #key(labels: Labels): string {
+    for (const name in labels) {
+      if (!this.labelNames.includes(name)) {
+        throw new Error(`Label "${name}" is not a label of ${this.name}`);
       }
     }
-  }
-
-  #find(): HistogramEntry {
-    const map = this.#metric.hashMap;
-    let entry = map[this.#key];
-    if (entry === undefined) {
-      this.#histogram.zero(this.#labels);
-      entry = found(map, this.#key);
+    let key = "";
+    for (const name of this.#sortedNames) {
+      const value = labels[name];
+      if (value !== undefined) key += `${name}:${value},`;
     }
-    this.#map = map;
-    this.#entry = entry;
-    return entry;
+    return key;
   }
 }
 
-export class CounterSeries {
-  readonly #counter: Counter<string>;
-  readonly #metric: MetricInternals<CounterEntry>;
-  readonly #labels: Labels;
-  readonly #key: string;
-  #map: Record<string, CounterEntry> | undefined;
-  #entry: CounterEntry | undefined;
+/** What every series shares: its labels, and how it joins its family's listing once. */
+abstract class Series {
+  /** Set by the family until the first observation lists the series. */
+  unlisted: (() => void) | undefined;
+  constructor(readonly labels: Labels) {}
 
-  constructor(counter: Counter<string>, labels: Labels) {
-    this.#counter = counter;
-    this.#metric = internals<CounterEntry>(counter);
-    checkLabels(this.#metric, labels);
-    this.#labels = labels;
-    this.#key = seriesKey(labels, this.#metric.sortedLabelNames);
+  protected recorded(): void {
+    const list = this.unlisted;
+    if (list !== undefined) {
+      this.unlisted = undefined;
+      list();
+    }
   }
+}
 
-  /** `counter.inc(labels, value)` (its checks included). */
+export class CounterSeries extends Series {
+  value = 0;
+
   inc(value = 1): void {
     if (value && !Number.isFinite(value)) {
       throw new TypeError(`Value is not a valid number: ${value}`);
     }
     if (value < 0) throw new Error("It is not possible to decrease a counter");
-    const entry = this.#map === this.#metric.hashMap ? this.#entry! : this.#find();
-    entry.value += value;
+    this.value += value;
+    if (this.unlisted !== undefined) this.recorded();
+  }
+}
+
+/** A counter; an unlabelled one is listed (at 0) from the start, as Prometheus expects. */
+export class CounterFamily extends Family<CounterSeries> {
+  constructor(options: FamilyOptions) {
+    super(options);
+    if (this.labelNames.length === 0) this.series().inc(0);
   }
 
-  #find(): CounterEntry {
-    const map = this.#metric.hashMap;
-    let entry = map[this.#key];
-    if (entry === undefined) {
-      // prom-client's own first `inc`, of 0: the series' object as prom-client makes it.
-      this.#counter.inc(this.#labels, 0);
-      entry = found(map, this.#key);
+  protected make(labels: Labels): CounterSeries {
+    return new CounterSeries(labels);
+  }
+
+  json(): MetricJson {
+    const values = this.listed.map((s) => ({ value: s.value, labels: { ...s.labels } }));
+    return { name: this.name, help: this.help, type: "counter", aggregator: "sum", values };
+  }
+}
+
+export class HistogramSeries extends Series {
+  /** Observations per bucket (not cumulative), one per upper bound. */
+  readonly counts: number[];
+  sum = 0;
+  count = 0;
+  constructor(labels: Labels, readonly bounds: readonly number[]) {
+    super(labels);
+    this.counts = bounds.map(() => 0);
+  }
+
+  observe(value: number): void {
+    if (!Number.isFinite(value)) throw new TypeError(`Value is not a valid number: ${value}`);
+    this.sum += value;
+    this.count += 1;
+    if (this.unlisted !== undefined) this.recorded();
+    const bounds = this.bounds;
+    for (let i = 0; i < bounds.length; i++) {
+      if (value <= bounds[i]!) {
+        this.counts[i]! += 1;
+        return;
+      }
     }
-    this.#map = map;
-    this.#entry = entry;
-    return entry;
+  }
+}
+
+/** A histogram; an unlabelled one is listed (empty) from the start, as Prometheus expects. */
+export class HistogramFamily extends Family<HistogramSeries> {
+  readonly buckets: readonly number[];
+
+  constructor(options: FamilyOptions & { buckets: readonly number[] }) {
+    super(options);
+    if (this.labelNames.includes("le")) throw new Error("le is a reserved label keyword");
+    this.buckets = [...options.buckets].sort((a, b) => a - b);
+    if (this.labelNames.length === 0) {
+      const only = this.series();
+      only.unlisted?.();
+      only.unlisted = undefined;
+    }
+  }
+
+  protected make(labels: Labels): HistogramSeries {
+    return new HistogramSeries(labels, this.buckets);
+  }
+
+  /** Per series: each bucket's cumulative count (`le`), `+Inf`, then `_sum` and `_count`. */
+  json(): MetricJson {
+    const values: MetricJson["values"] = [];
+    const bucket = `${this.name}_bucket`;
+    for (const s of this.listed) {
+      let cumulative = 0;
+      this.buckets.forEach((le, i) => {
+        cumulative += s.counts[i]!;
+        values.push({ value: cumulative, labels: { le, ...s.labels }, metricName: bucket });
+      });
+      values.push({ value: s.count, labels: { le: "+Inf", ...s.labels }, metricName: bucket });
+      values.push({ value: s.sum, labels: { ...s.labels }, metricName: `${this.name}_sum` });
+      values.push({ value: s.count, labels: { ...s.labels }, metricName: `${this.name}_count` });
+    }
+    return { name: this.name, help: this.help, type: "histogram", aggregator: "sum", values };
   }
 }
 
 /**
  * A map of series (or of bundles of them) by a key the caller composes, holding at most `limit`
- * entries: past that, `get` misses and the caller builds a series for the one call (correct,
- * only slower), so a label value nobody bounded cannot grow memory here beyond the limit.
+ * entries: past that, `get` misses and the caller asks the family again for the one call
+ * (correct, only slower), so a label value nobody bounded cannot grow memory here beyond the
+ * limit.
  */
 export class SeriesCache<V> {
   readonly #map = new Map<string, V>();

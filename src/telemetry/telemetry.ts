@@ -8,10 +8,16 @@
 import type { RequestRecord } from "../state/records.ts";
 import { AggregatorRegistry } from "prom-client";
 import { GatewayMetrics } from "./prometheus.ts";
-import { CounterSeries, HistogramSeries, SeriesCache, SeriesCacheByPair } from "./series.ts";
+import {
+  type CounterSeries,
+  type HistogramSeries,
+  SeriesCache,
+  SeriesCacheByPair,
+} from "./series.ts";
 import { RecordSeriesCache, statusClass } from "./record_series.ts";
 import { type AttemptRoute, failureKind, type RequestSpan, Tracing } from "./tracing.ts";
 import { EventLoopProbe } from "./event_loop_probe.ts";
+import { BILLED_ENDPOINTS } from "../billed_endpoints.ts";
 
 /** Per-request timing, carried in the request state: a few numbers and, when tracing, a span. */
 export interface RequestTrace {
@@ -43,12 +49,9 @@ export interface TelemetryOptions {
   eventLoopProbeMs?: number;
 }
 
+/** A Hono route path's endpoint label: the billed endpoints' names, and the unbilled ones. */
 const ENDPOINTS: Record<string, string> = {
-  "/v1/chat/completions": "chat",
-  "/v1/responses": "responses",
-  "/v1/embeddings": "embeddings",
-  "/v1/audio/transcriptions": "transcriptions",
-  "/v1/audio/speech": "speech",
+  ...Object.fromEntries(Object.entries(BILLED_ENDPOINTS).map(([name, e]) => [e.path, name])),
   "/v1/models": "models",
   "/v1/models/:id{.+}": "models",
   "/openapi.json": "openapi",
@@ -64,20 +67,20 @@ export class Telemetry {
   readonly #tracing: Tracing | undefined;
   readonly #probe: EventLoopProbe | undefined;
   #openStreams = 0;
-  // The series the request path records into, each built once (`series.ts`): no label check,
-  // key or closure per call. The caches are bounded; their keys are the labels' values.
+  // The series the request path records into, each asked of its family once (`series.ts`): no
+  // label check or key per call. The caches are bounded; their keys are the labels' values.
   readonly #records = new RecordSeriesCache(this.metrics);
   readonly #attempts = new SeriesCacheByPair<AttemptSeries>(4096);
   readonly #unsettled = new SeriesCacheByPair<CounterSeries>(256);
   readonly #refusals = new SeriesCache<CounterSeries>(16);
-  readonly #commitBatchSize = new HistogramSeries(this.metrics.commitBatchSize);
-  readonly #commitDuration = new HistogramSeries(this.metrics.commitDuration);
+  readonly #commitBatchSize = this.metrics.commitBatchSize.series();
+  readonly #commitDuration = this.metrics.commitDuration.series();
 
   constructor(options: TelemetryOptions = {}) {
     this.#tracing = options.tracing ? new Tracing() : undefined;
     const probeMs = options.eventLoopProbeMs ?? 100;
     if (probeMs > 0) {
-      const delay = new HistogramSeries(this.metrics.eventLoopDelay);
+      const delay = this.metrics.eventLoopDelay.series();
       this.#probe = new EventLoopProbe(probeMs, (s) => delay.observe(s));
     }
     this.metrics.openStreams.collect = () => this.#openStreams;
@@ -116,7 +119,7 @@ export class Telemetry {
       this.#unsettled.add(
         endpoint,
         status_class,
-        new CounterSeries(this.metrics.requests, { endpoint, status_class }),
+        this.metrics.requests.series({ endpoint, status_class }),
       ))
       .inc();
     trace.span?.end(status);
@@ -125,7 +128,7 @@ export class Telemetry {
   /** The gate refused the request (a 429 of the key's rate limit, a 402, a suspended org's 403). */
   refused(reason: RefusalReason): void {
     (this.#refusals.get(reason) ??
-      this.#refusals.add(reason, new CounterSeries(this.metrics.gateRefusals, { reason }))).inc();
+      this.#refusals.add(reason, this.metrics.gateRefusals.series({ reason }))).inc();
   }
 
   /** One upstream attempt; `index` is its fallback index (0 = primary). */
@@ -215,29 +218,29 @@ export class Telemetry {
   }
 
   /**
-   * The other `SOVRA_WORKERS` isolates' metrics (`getMetricsAsJSON` of each), set by the
-   * primary isolate so one scrape covers the whole process.
+   * The other `SOVRA_WORKERS` isolates' metrics (`metricsJson` of each), set by the primary
+   * isolate so one scrape covers the whole process.
    */
   others: (() => Promise<unknown[][]>) | undefined;
 
-  /** This isolate's metrics as JSON (what the primary isolate aggregates). */
+  /** This isolate's metrics as prom-client's JSON (what the primary isolate aggregates). */
   metricsJson(): Promise<unknown[]> {
-    return this.metrics.registry.getMetricsAsJSON();
+    return this.metrics.json();
   }
 
   /**
-   * The Prometheus text exposition: this isolate's, summed with the other isolates' (counters,
-   * histogram buckets and gauges add up: prom-client's cluster aggregation).
+   * The Prometheus text exposition, rendered by prom-client from the JSON: this isolate's,
+   * summed with the other isolates' (counters, histogram buckets and gauges add up:
+   * prom-client's cluster aggregation).
    */
   async exposition(): Promise<string> {
-    if (this.others === undefined) return this.metrics.registry.metrics();
-    const all = [await this.metricsJson(), ...(await this.others())];
+    const all = [await this.metricsJson(), ...(this.others ? await this.others() : [])];
     return AggregatorRegistry.aggregate(all as Parameters<typeof AggregatorRegistry.aggregate>[0])
       .metrics();
   }
 
   get contentType(): string {
-    return this.metrics.registry.contentType;
+    return this.metrics.contentType;
   }
 
   close(): void {
@@ -264,7 +267,7 @@ class AttemptSeries {
     readonly providerId: string,
     readonly upstreamModel: string,
   ) {
-    this.succeeded = new HistogramSeries(metrics.upstreamDuration, {
+    this.succeeded = metrics.upstreamDuration.series({
       gen_ai_provider_name: providerId,
       gen_ai_request_model: upstreamModel,
     });
@@ -282,8 +285,8 @@ class AttemptSeries {
       gen_ai_request_model: this.upstreamModel,
     };
     if (kind !== "none") labels.error_type = kind;
-    const duration = new HistogramSeries(this.metrics.upstreamDuration, labels);
-    const count = new CounterSeries(this.metrics.upstreamFailures, {
+    const duration = this.metrics.upstreamDuration.series(labels);
+    const count = this.metrics.upstreamFailures.series({
       provider: this.providerId,
       kind,
     });

@@ -10,6 +10,7 @@ import { type SettleInput, Settler } from "../../src/billing/settle.ts";
 import { UnsentTally } from "../../src/limits/unsent_tally.ts";
 import { createLogger } from "../../src/log.ts";
 import type { Model } from "../../src/catalog/schema.ts";
+import { until } from "../helpers/until.ts";
 
 const MODEL = {
   pricing: { prompt_micro_eur_per_million: 1_000_000, completion_micro_eur_per_million: 3_000_000 },
@@ -70,21 +71,13 @@ function inputFor(org: string): SettleInput {
   };
 }
 
-async function until(condition: () => Promise<boolean> | boolean, what: string): Promise<void> {
-  for (let i = 0; i < 500; i++) {
-    if (await condition()) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`Still waiting for ${what}.`);
-}
-
 Deno.test("Settler — a refused settle is written again: billed once, exactly, and counted by the gate meanwhile", async () => {
   await using r = await refusing(2, [20, 20, 20]);
   const record = await r.settler.settle(r.input);
   assert.ok(record);
   assert.equal(record.cost_micro_eur, 4_000); // 1,000 × 1 + 1,000 × 3 micro-EUR
   assert.equal(r.unsentNow(), 4_000, "the refused debit still counts for the gate");
-  await until(async () => (await r.store.listRequests(r.org, 10)).length > 0, "the record");
+  await until("the record", async () => (await r.store.listRequests(r.org, 10)).length > 0);
   await r.store.flushed();
   assert.equal(r.calls(), 3);
   const rows = await r.store.listRequests(r.org, 10);
@@ -103,8 +96,8 @@ Deno.test("Settler — after the last retry, or at shutdown, a refused settle is
     await using r = await refusing(Infinity, [5, 5]);
     await r.settler.settle(r.input);
     await until(
-      () => r.lines.some((l) => l.msg.includes("left to admission recovery")),
       "giving up",
+      () => r.lines.some((l) => l.msg.includes("left to admission recovery")),
     );
     assert.equal(r.calls(), 3, "the first write and two retries");
     assert.equal(r.unsentNow(), 0);
@@ -143,7 +136,7 @@ Deno.test("Settler — a retry in flight at shutdown is waited for by idle(), an
   {
     const input = inputFor("org_retry");
     await settler.settle(input);
-    await until(() => calls === 2, "the first retry");
+    await until("the first retry", () => calls === 2);
     let idle = false;
     const waited = settler.idle().then(() => idle = true);
     await new Promise((resolve) => setTimeout(resolve, 20));

@@ -1,5 +1,5 @@
 /**
- * Issue 9, item 1: the Vercel AI SDK's default model (`createOpenAI(...)(id)`, the Responses
+ * The Vercel AI SDK's default model (`createOpenAI(...)(id)`, the Responses
  * API) runs a tool loop — `generateText` + tools + `stopWhen: stepCountIs(3)` — unmodified,
  * with `providerOptions.openai.store = false` as the README asks, on Claude (Bedrock and
  * Vertex, with and without reasoning), gpt-oss and magistral. Without `store: false` the SDK

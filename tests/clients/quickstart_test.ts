@@ -1,5 +1,5 @@
 /**
- * Issue 9, item 10: every SDK quickstart in docs/quickstart.md runs unmodified against a real
+ * Every SDK quickstart in docs/quickstart.md runs unmodified against a real
  * gateway — the OpenAI Node SDK, the Vercel AI SDK and LangChain JS, each snippet file run as
  * its own process (Deno, npm: packages from deno.json) — and the page shows those files
  * verbatim. The Python snippet runs in `scripts/python_quickstart.sh` (it needs PyPI).

@@ -1,5 +1,5 @@
 /**
- * Issue 9, item 4: `text.format` on `/v1/responses` becomes `response_format` where the route
+ * `text.format` on `/v1/responses` becomes `response_format` where the route
  * forwards it, so the official SDK's `responses.parse` returns the parsed object; every field
  * the endpoint ignores or drops is named in `x-sovra-dropped-params`, as on chat.
  */

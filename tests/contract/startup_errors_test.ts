@@ -1,5 +1,5 @@
 /**
- * Issue 9, item 8: start-up problems name what to change — a port in use names SOVRA_PORT, an
+ * Start-up problems name what to change — a port in use names SOVRA_PORT, an
  * unknown `SOVRA_*` variable (a typo) is warned about, and `admin --help` prints the command
  * table instead of a parser error.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 17 item 3 with two live gateways on one KV file (review of bd00659, one admission row
+ * Crash safety with two live gateways on one KV file (one admission row
  * per group commit): both serve under load, one is killed with SIGKILL, the other keeps serving
  * and settles the dead one's admission rows once its lease has ended, while its own rows open and
  * close beside them. Every request a client saw succeed on either is billed, none twice; only

@@ -1,5 +1,5 @@
 /**
- * Issue 17 item 3: kill -9 under load. Settles are written after the answer, so a process
+ * Kill -9 under load. Settles are written after the answer, so a process
  * killed with settles still queued used to leave answered requests unbilled (the issue: 123 of
  * 17,405). Now every request that calls a provider writes an admission record with its rate
  * increment, and its answer waits until that record is durable; the next process (or any live

@@ -1,5 +1,5 @@
 /**
- * A whole (non-stream) answer waits for its admission record to be durable (issue 17), but not
+ * A whole (non-stream) answer waits for its admission record to be durable, but not
  * forever: a store whose admission commit never acknowledges fails the request after the
  * upstream idle limit (`SOVRA_STREAM_IDLE_MS`) with the spec's 500 gateway error naming the
  * store, through every non-stream path (chat and Responses; embeddings and speech, the non-chat

@@ -1,5 +1,5 @@
 /**
- * Issue 17 item 4: concurrent requests cannot spend the same credit. Each request holds its
+ * Concurrent requests cannot spend the same credit. Each request holds its
  * most expensive outcome (prompt at one token per character + `max_tokens`, at the route's
  * price) before its first upstream call; the gate's balance is the balance less every hold.
  * Before the holds, 500 concurrent requests on a 10,000 µEUR balance all passed the gate

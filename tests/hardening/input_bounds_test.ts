@@ -1,5 +1,5 @@
 /**
- * Attack (issue 17, item 8): input bounds everywhere. A transcription `user` over 256
+ * Attack: input bounds everywhere. A transcription `user` over 256
  * characters is refused before any provider call (not truncated silently), like on every
  * other endpoint.
  */

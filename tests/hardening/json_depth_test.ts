@@ -1,5 +1,5 @@
 /**
- * Attack (issue 17, item 5): tool `parameters` nested 10,000 levels deep. Refused with 400
+ * Attack: tool `parameters` nested 10,000 levels deep. Refused with 400
  * `invalid_request` naming the field before any upstream call, streamed or not, on both chat
  * endpoints; an ordinary nesting depth still passes.
  */

@@ -1,5 +1,5 @@
 /**
- * Attack (issue 17, items 6 and 8): a provider 4xx that quotes the request hands the
+ * Attack: a provider 4xx that quotes the request hands the
  * gateway's upstream key to the client when passed through as-is; a passthrough with
  * `code: null` is not the spec's error object. Both are fixed before the body leaves.
  */

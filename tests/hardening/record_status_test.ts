@@ -1,5 +1,5 @@
 /**
- * Issue 17 item 5, second half: a request's metadata carries the status the client got. An
+ * A request's metadata carries the status the client got. An
  * audit of every path that writes a record after a provider was reached — success, passthrough
  * 4xx, provider 5xx and 429, fallback, failures before and after a stream's first byte, the
  * Responses API, the non-chat endpoints, a client that leaves — each compared through the

@@ -1,5 +1,5 @@
 /**
- * Attack (issue 17, item 7): request ids must not count traffic. Ids of consecutive requests
+ * Attack: request ids must not count traffic. Ids of consecutive requests
  * share nothing but their time prefix: no process-wide counter and no constant part that lets
  * one organization count another's requests between two of its own.
  */

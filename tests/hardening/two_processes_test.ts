@@ -1,5 +1,5 @@
 /**
- * Attack (issue 17, item 9): two gateway processes on one KV store. Each applies a key's RPM
+ * Attack: two gateway processes on one KV store. Each applies a key's RPM
  * from its own exact counts plus the other's as of its last refresh (≤ SOVRA_GATE_REFRESH_MS
  * old), so a burst split across both is admitted at most N · rpm times in a minute (README,
  * "Reliability"), and at least rpm times.

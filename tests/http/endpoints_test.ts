@@ -6,10 +6,22 @@
 import assert from "node:assert/strict";
 import { startHarness } from "../helpers/harness.ts";
 import { endpoints, honoPath } from "../../src/http/endpoints.ts";
+import { BILLED_ENDPOINTS } from "../../src/billed_endpoints.ts";
+import { endpointOf } from "../../src/telemetry/telemetry.ts";
 
 Deno.test("honoPath — an OpenAPI path parameter takes the rest of the path", () => {
   assert.equal(honoPath("/v1/models/{id}"), "/v1/models/:id{.+}");
   assert.equal(honoPath("/v1/chat/completions"), "/v1/chat/completions");
+});
+
+Deno.test("endpoints — each billed endpoint is routed once, billed, under its name's label", () => {
+  for (const [name, billed] of Object.entries(BILLED_ENDPOINTS)) {
+    const routed = endpoints.filter((e) => e.path === billed.path);
+    assert.deepEqual(routed.map((e) => [e.method, e.gate]), [["post", "billed"]], name);
+    assert.equal(endpointOf(billed.path), name);
+  }
+  assert.equal(endpointOf("/v1/models"), "models");
+  assert.equal(endpointOf("/nowhere"), "other");
 });
 
 Deno.test("endpoints — every operation in /openapi.json is routed with its method", async () => {

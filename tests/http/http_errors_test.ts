@@ -1,5 +1,5 @@
 /**
- * Issue 9, items 2, 5, 6 and 7: path parameters never cause a 500, every answer carries the
+ * Path parameters never cause a 500, every answer carries the
  * request id (also as `x-request-id`, which the SDKs read), authenticated answers carry the
  * rate-limit headers the ecosystem reads, and errors say what to do.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 9, item 3: `/openapi.json` is a valid OpenAPI 3.1 document (checked by a real
+ * `/openapi.json` is a valid OpenAPI 3.1 document (checked by a real
  * validator, `@readme/openapi-parser`), served without a key, every path parameter declared and
  * every 200 answer given its schema — the zod schemas that real answers are checked against.
  */

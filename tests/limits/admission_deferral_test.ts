@@ -2,7 +2,7 @@
  * An admission whose route usually answers later than three commit intervals rides with the
  * next paced commit instead of forcing one of its own (limits/admission.ts); an answer that
  * comes first hurries that commit, and no answer content ever goes out before its admission
- * record is durable (issue 17's guarantee, unchanged).
+ * record is durable (the durability guarantee, unchanged).
  */
 import assert from "node:assert/strict";
 import { type AdmissionContext, RequestAdmission } from "../../src/limits/admission.ts";

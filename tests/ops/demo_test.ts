@@ -1,5 +1,5 @@
 /**
- * Issue 9, item 9: a second `deno task demo` that fails on the port leaves the running demo
+ * A second `deno task demo` that fails on the port leaves the running demo
  * alone — its catalog (pointing at its own simulators) is not rewritten, so the first demo's
  * next reload still serves.
  */

@@ -1,5 +1,5 @@
 /**
- * The recovery record a request's admission carries (issue 17: billed from it if the process
+ * The recovery record a request's admission carries (billed from it if the process
  * dies before the settle), through the HTTP stack: the estimate from the request alone, status
  * 0, `estimated` and `recovered`, the same id and `created` as the settled record, and nothing
  * a plain request does not have (no routing policy, guardrail note or policy refusal).

@@ -3,7 +3,7 @@
  * young-generation collection. With TypeScript parameter properties, their `this`-capturing
  * arrow fields were made in the constructor, and such an instance stayed alive until the next
  * full collection: every finished stream's state was promoted to the old generation
- * (docs/performance.md, "Session 6"). Runs tests/fixtures/young_collection.ts in a process
+ * (docs/performance.md, "Finished streams collected young"). Runs tests/fixtures/young_collection.ts in a process
  * with `--expose-gc`.
  */
 import assert from "node:assert/strict";

@@ -1,5 +1,5 @@
 /**
- * The guardrail's remote layer and the credit hold (issue 17 item 4), through the HTTP stack:
+ * The guardrail's remote layer and the credit hold, through the HTTP stack:
  * the hold is placed before the classifier is asked, so a request the credit check refuses (402)
  * never reaches the classifier, and the hold of a request the remote layer refuses is released
  * exactly (not billed, a zero-cost metadata row). The classifier is the simulator's

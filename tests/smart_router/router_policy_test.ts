@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { chatModel } from "../helpers/harness.ts";
+import { until } from "../helpers/until.ts";
 import { DEFAULT_ORG_POLICY } from "../../src/state/policy_store.ts";
 import {
   LARGE,
@@ -47,7 +48,15 @@ Deno.test("router — a strict-only organization is never routed to a pragmatic 
     { ...DEFAULT_ORG_POLICY, sovereignty: "strict_only" },
     "test",
   );
-  await new Promise((r) => setTimeout(r, 1100)); // past the key/policy cache of this harness
+  // Until the harness's key and policy cache (1 s) has read the new policy.
+  await until("the strict policy in effect", async () => {
+    const res = await h.post("/v1/chat/completions", {
+      model: "router/p10",
+      messages: [{ role: "user", content: "hi" }],
+    });
+    await res.body?.cancel();
+    return res.headers.get("x-sovra-routed-model") !== PRAGMATIC.id;
+  });
   h.sim.reset();
   for (const t of [1, 5, 10]) {
     for (const prompt of MIXED_PROMPTS) {

@@ -1,5 +1,5 @@
 /**
- * `router/<id>` chat streams take the stream pass-through (issue 13, issue 15 item 1) through
+ * `router/<id>` chat streams take the stream pass-through through
  * the real stack, with the official `openai` SDK: the upstream's chunks are forwarded behind
  * the gateway's head (the simulator's `service_tier` member shows it), the tool-call ids of
  * the answer still pin the tool loop (a continuation lands on the same model after the dial

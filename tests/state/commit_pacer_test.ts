@@ -1,7 +1,7 @@
 /**
  * An admission record (an answer waits for it) is committed without waiting for the commit
  * interval; settles and plain rate increments still wait for it, also after the committer went
- * idle (issue 17 / issue 18).
+ * idle.
  */
 import assert from "node:assert/strict";
 import { GroupCommitter } from "../../src/state/kv/group_commit.ts";

@@ -1,5 +1,5 @@
 /**
- * Issue 17's crash safety with one admission row per group commit (review of bd00659), on a
+ * Crash safety with one admission row per group commit, on a
  * Deno KV file and a real process killed with SIGKILL (`fixtures/admission_crash_child.ts`):
  * a row with requests settled, one whose settle was queued but not committed and one never
  * settled; a row whose requests all settled; an admission alone in the commit that carried

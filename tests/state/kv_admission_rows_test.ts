@@ -1,5 +1,5 @@
 /**
- * One admission row per group commit on Deno KV (issue 10, `src/state/kv/admission_rows.ts`):
+ * One admission row per group commit on Deno KV (`src/state/kv/admission_rows.ts`):
  * the rows a commit writes and closes, and through the real KV store that a crash still bills
  * every listed request that was not settled, once, and that retention keeps the request
  * records an open row relies on.

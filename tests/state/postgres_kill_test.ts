@@ -137,7 +137,7 @@ Deno.test("postgres kill -9 — no acknowledged debit lost, none doubled", async
     // 2. Killed while the database is away, after its settles were fsynced to the spill file.
     gateway = await start();
     // The requests the killed process had admitted (written before their upstream call) are
-    // settled from their estimates by the new one once the old lease has ended (issue 17).
+    // settled from their estimates by the new one once the old lease has ended.
     await until("the killed process's admissions settled", async () => {
       const [open] = await store.sql<{ n: bigint }[]>`select count(*) as n from sovra_admissions`;
       return open!.n === 0n ? true : undefined;

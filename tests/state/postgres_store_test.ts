@@ -16,6 +16,7 @@ import { buildRequestRecord } from "../../src/billing/settle.ts";
 import { timeOrderedId } from "../../src/util/ids.ts";
 import { silentLogger } from "../../src/log.ts";
 import { closing } from "../helpers/dispose.ts";
+import { until } from "../helpers/until.ts";
 
 const cluster = await startPostgres();
 
@@ -131,14 +132,6 @@ Deno.test("spill file — a torn last line is skipped, the rest replayed and the
   }
 });
 
-async function until(what: string, done: () => boolean): Promise<void> {
-  const deadline = Date.now() + 30_000; // a liveness bound, not a timing assert
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 Deno.test("revocation notices — told to another instance, again after a database restart", async () => {
   const url = await cluster.database();
   const revoking = await openPgStore(url, { spillPath: undefined });
@@ -152,7 +145,7 @@ Deno.test("revocation notices — told to another instance, again after a databa
     const heard: string[] = [];
     await told.onKeyRevoked!((id) => heard.push(id));
     assert.equal((await revoking.revokeApiKey("key_1"))?.revoked, true);
-    await until("key_1's notice", () => heard.includes("key_1"));
+    await until("key_1's notice", () => heard.includes("key_1"), 30_000);
     assert.equal(await revoking.revokeApiKey("key_unknown"), undefined);
 
     // The listening connection is cut; it listens again on its own once the server is back.

@@ -1,5 +1,5 @@
 /**
- * `SOVRA_WORKERS` (issue 15, item 2): the request API in several isolates on one port. Through
+ * `SOVRA_WORKERS`: the request API in several isolates on one port. Through
  * real HTTP on a real KV file: connections land on both isolates (the kernel spreads them,
  * `SO_REUSEPORT`), and billing stays exact across them — every request is one record and the
  * organization's balance falls by exactly the sum of their costs.

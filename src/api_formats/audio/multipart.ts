@@ -1,20 +1,33 @@
 /**
- * A streaming `multipart/form-data` reader (RFC 7578 over RFC 2046) for the transcription
- * upload. Limits are enforced while reading, so nothing beyond them is ever buffered:
+ * The transcription upload's `multipart/form-data` body (RFC 7578), read as it streams in.
+ * The framing is `@remix-run/multipart-parser`'s (`MultipartParser`, fed chunk by chunk); this
+ * module adds what the spec asks of the upload, enforced while reading so nothing beyond a
+ * limit is ever buffered:
  *
  * | limit | default | on breach |
  * |---|---|---|
  * | the `file` part | 25 MB = 25 000 000 bytes (MB is 10^6 here) | 400, code `file` (param `file`) |
  * | the whole body | 26 MB = 26 000 000 bytes (also checked on `Content-Length`) | 400 `invalid_request` |
  * | the whole upload | 5 minutes from the start of reading | 400, code `upload_timeout` |
- * | a text field | 64 KiB | 400 `invalid_request` |
+ * | a text field | 64 KiB (checked once the part is read; the body's limit bounds it) | 400 `invalid_request` |
  * | one part's headers | 8 KiB; at most 32 parts | 400 `invalid_request` |
  *
  * On any breach (and on the caller's `signal`) the body is cancelled: the rest is never read.
  * A connection that closes before the upload ends is the client leaving: 499 `client_closed`.
+ * A preamble before the first boundary is skipped here (RFC 2046 allows one; the parser
+ * expects the body to open with the boundary), and an epilogue after the last is ignored.
  */
+import {
+  MaxFileSizeExceededError,
+  MaxHeaderSizeExceededError,
+  MaxPartsExceededError,
+  MaxTotalSizeExceededError,
+  MultipartParseError,
+  MultipartParser,
+  type MultipartPart,
+} from "@remix-run/multipart-parser";
 import { clientClosed, GatewayError, invalidRequest, refusedField } from "../../errors.ts";
-import { boundaryFromContentType, malformed, parsePartHeaders } from "./multipart_headers.ts";
+import { boundaryFromContentType, malformed, partHeaders } from "./multipart_headers.ts";
 
 export interface MultipartLimits {
   maxFileBytes: number;
@@ -57,20 +70,7 @@ export interface MultipartOptions {
   signal?: AbortSignal;
 }
 
-const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-const CRLF = encoder.encode("\r\n");
-const CRLFCRLF = encoder.encode("\r\n\r\n");
-
-type State = "preamble" | "delimiter" | "headers" | "body" | "epilogue";
-
-interface OpenPart {
-  name: string;
-  chunks: Uint8Array[];
-  size: number;
-  contentType: string | undefined;
-  nameExtension: string | undefined;
-}
 
 export async function parseMultipartForm(
   body: ReadableStream<Uint8Array> | null,
@@ -99,106 +99,17 @@ async function readForm(
   limits: MultipartLimits,
   signal: AbortSignal | undefined,
 ): Promise<MultipartForm> {
-  const delimiter = encoder.encode(`\r\n--${boundary}`);
-  const fields = new Map<string, string>();
-  let file: UploadedFile | undefined;
-  let parts = 0;
-  let part: OpenPart | undefined;
-  let state = "preamble" as State;
-  // A virtual CRLF in front makes the first delimiter look like every later one.
-  let buffer: Uint8Array = CRLF;
+  const parser = new MultipartParser(boundary, {
+    maxHeaderSize: limits.maxHeaderBytes,
+    // One limit for every part here: a text field is held to its own once read.
+    maxFileSize: Math.max(limits.maxFileBytes, limits.maxFieldBytes),
+    maxParts: limits.maxParts,
+    maxTotalSize: limits.maxRequestBytes,
+  });
+  const form = new FormCollector(limits);
+  const preamble = new PreambleSkipper(boundary);
+  let ended = false;
   let total = 0;
-
-  const append = (data: Uint8Array) => {
-    if (part === undefined || data.length === 0) return;
-    const max = part.name === "file" ? limits.maxFileBytes : limits.maxFieldBytes;
-    if (part.size + data.length > max) {
-      throw part.name === "file" ? fileTooLarge(limits) : fieldTooLarge(part.name, limits);
-    }
-    part.chunks.push(data);
-    part.size += data.length;
-  };
-
-  const closePart = () => {
-    if (part === undefined) return;
-    const bytes = concat(part.chunks, part.size);
-    if (part.name === "file") {
-      if (file !== undefined) throw refusedField("file", "Send exactly one 'file' part.");
-      file = { bytes, contentType: part.contentType, nameExtension: part.nameExtension };
-    } else if (!fields.has(part.name)) {
-      fields.set(part.name, decoder.decode(bytes));
-    }
-    part = undefined;
-  };
-
-  /** Consumes what `buffer` allows; returns when more bytes are needed. */
-  const advance = () => {
-    for (;;) {
-      switch (state) {
-        case "preamble":
-        case "body": {
-          const at = indexOf(buffer, delimiter);
-          if (at < 0) {
-            const keep = Math.min(buffer.length, delimiter.length - 1);
-            if (state === "body") append(buffer.subarray(0, buffer.length - keep));
-            buffer = buffer.subarray(buffer.length - keep);
-            return;
-          }
-          if (state === "body") {
-            append(buffer.subarray(0, at));
-            closePart();
-          }
-          buffer = buffer.subarray(at + delimiter.length);
-          state = "delimiter";
-          break;
-        }
-        case "delimiter": {
-          if (buffer.length < 2) return;
-          if (buffer[0] === 0x2d && buffer[1] === 0x2d) {
-            state = "epilogue";
-            break;
-          }
-          const end = indexOf(buffer, CRLF);
-          if (end < 0) {
-            if (buffer.length > 256) throw malformed();
-            return;
-          }
-          // Only transport padding (spaces, tabs) may stand between delimiter and CRLF.
-          if (!buffer.subarray(0, end).every((b) => b === 0x20 || b === 0x09)) throw malformed();
-          buffer = buffer.subarray(end + 2);
-          state = "headers";
-          break;
-        }
-        case "headers": {
-          const end = indexOf(buffer, CRLFCRLF);
-          if (end < 0) {
-            if (buffer.length > limits.maxHeaderBytes) {
-              throw invalidRequest("A multipart part has too large headers.");
-            }
-            return;
-          }
-          if (end > limits.maxHeaderBytes) {
-            throw invalidRequest("A multipart part has too large headers.");
-          }
-          if (++parts > limits.maxParts) {
-            throw invalidRequest(`The form has more than ${limits.maxParts} parts.`);
-          }
-          const headers = parsePartHeaders(decoder.decode(buffer.subarray(0, end)));
-          part = { ...headers, chunks: [], size: 0 };
-          buffer = buffer.subarray(end + 4);
-          state = "body";
-          break;
-        }
-        case "epilogue":
-          buffer = new Uint8Array(0);
-          return;
-        default: {
-          const unreachable: never = state;
-          throw new Error(`Unknown parser state '${String(unreachable)}'.`);
-        }
-      }
-    }
-  };
 
   const reader = body.getReader();
   const stopped = stopSignal(limits.deadlineMs, signal);
@@ -206,16 +117,16 @@ async function readForm(
     for (;;) {
       const result = await Promise.race([reader.read(), stopped.promise]);
       if (result.done) break;
-      const chunk = result.value;
-      total += chunk.length;
+      total += result.value.length;
       if (total > limits.maxRequestBytes) throw requestTooLarge(limits);
-      buffer = buffer.length === 0 ? chunk : joinTwo(buffer, chunk);
-      advance();
+      if (ended) continue;
+      const chunk = preamble.skip(result.value);
+      if (chunk !== undefined) ended = write(parser, chunk, form, limits);
     }
-    if (state !== "epilogue") {
+    if (!ended && !closed(parser)) {
       throw invalidRequest("The multipart/form-data body ended before its closing boundary.");
     }
-    return { fields, file };
+    return form.result();
   } catch (error) {
     await reader.cancel(error).catch(() => {});
     // The connection closed before the upload ended (Deno: BadResource; the request's signal does
@@ -225,6 +136,119 @@ async function readForm(
     stopped.dispose();
     reader.releaseLock();
   }
+}
+
+/** Feeds one chunk; true when the chunk runs past the closing boundary (into the epilogue). */
+function write(
+  parser: MultipartParser,
+  chunk: Uint8Array,
+  form: FormCollector,
+  limits: MultipartLimits,
+): boolean {
+  try {
+    for (const part of parser.write(chunk)) form.add(part);
+  } catch (error) {
+    // The parser refuses bytes after its end: they are the epilogue, which RFC 2046 ignores.
+    if (isPlainParseError(error) && closed(parser)) return true;
+    throw refusal(error, limits);
+  }
+  return false;
+}
+
+/** `finish()` throws until the closing boundary was read, and changes nothing (so: not per chunk). */
+function closed(parser: MultipartParser): boolean {
+  try {
+    parser.finish();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function isPlainParseError(error: unknown): boolean {
+  return error instanceof MultipartParseError && !(
+    error instanceof MaxFileSizeExceededError || error instanceof MaxHeaderSizeExceededError ||
+    error instanceof MaxPartsExceededError || error instanceof MaxTotalSizeExceededError
+  );
+}
+
+/** The parser's refusals as the spec's 400s. */
+function refusal(error: unknown, limits: MultipartLimits): unknown {
+  if (error instanceof MaxFileSizeExceededError) return fileTooLarge(limits);
+  if (error instanceof MaxTotalSizeExceededError) return requestTooLarge(limits);
+  if (error instanceof MaxHeaderSizeExceededError) {
+    return invalidRequest("A multipart part has too large headers.");
+  }
+  if (error instanceof MaxPartsExceededError) {
+    return invalidRequest(`The form has more than ${limits.maxParts} parts.`);
+  }
+  if (error instanceof MultipartParseError) return malformed();
+  return error;
+}
+
+/** The parts as the form: text fields by name (the first of a repeated name), one file. */
+class FormCollector {
+  readonly #fields = new Map<string, string>();
+  #file: UploadedFile | undefined;
+  constructor(readonly limits: MultipartLimits) {}
+
+  add(part: MultipartPart): void {
+    const headers = partHeaders(part);
+    if (headers.name === "file") {
+      if (part.size > this.limits.maxFileBytes) throw fileTooLarge(this.limits);
+      if (this.#file !== undefined) throw refusedField("file", "Send exactly one 'file' part.");
+      this.#file = {
+        bytes: part.bytes,
+        contentType: headers.contentType,
+        nameExtension: headers.nameExtension,
+      };
+      return;
+    }
+    if (part.size > this.limits.maxFieldBytes) throw fieldTooLarge(headers.name, this.limits);
+    if (!this.#fields.has(headers.name)) this.#fields.set(headers.name, decoder.decode(part.bytes));
+  }
+
+  result(): MultipartForm {
+    return { fields: this.#fields, file: this.#file };
+  }
+}
+
+/**
+ * Drops what comes before the first boundary. The parser wants the body to open with
+ * `--boundary`; RFC 2046 allows a preamble, ended by a line break, before it.
+ */
+class PreambleSkipper {
+  /** Read so far while no boundary was seen (at most the delimiter's length is kept). */
+  #held: Uint8Array | undefined = CRLF;
+  readonly #delimiter: string;
+  constructor(boundary: string) {
+    this.#delimiter = `\r\n--${boundary}`;
+  }
+
+  /** The bytes to hand the parser (from the first boundary on), or undefined while none. */
+  skip(chunk: Uint8Array): Uint8Array | undefined {
+    const held = this.#held;
+    if (held === undefined) return chunk;
+    const bytes = held.length === 0 ? chunk : joined(held, chunk);
+    // latin1 maps each byte to one character, so a string index is a byte index.
+    const at = latin1.decode(bytes).indexOf(this.#delimiter);
+    if (at < 0) {
+      this.#held = bytes.slice(Math.max(0, bytes.length - this.#delimiter.length + 1));
+      return undefined;
+    }
+    this.#held = undefined;
+    return bytes.subarray(at + 2);
+  }
+}
+
+const CRLF = new Uint8Array([0x0d, 0x0a]);
+const latin1 = new TextDecoder("latin1");
+
+function joined(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a, 0);
+  out.set(b, a.length);
+  return out;
 }
 
 /** A promise that rejects at the deadline or on abort; `dispose` clears both. */
@@ -247,37 +271,6 @@ function stopSignal(deadlineMs: number, signal: AbortSignal | undefined) {
       if (onAbort !== undefined) signal?.removeEventListener("abort", onAbort);
     },
   };
-}
-
-function indexOf(haystack: Uint8Array, needle: Uint8Array): number {
-  const first = needle[0]!;
-  const last = haystack.length - needle.length;
-  let i = haystack.indexOf(first);
-  while (i >= 0 && i <= last) {
-    let j = 1;
-    while (j < needle.length && haystack[i + j] === needle[j]) j++;
-    if (j === needle.length) return i;
-    i = haystack.indexOf(first, i + 1);
-  }
-  return -1;
-}
-
-function joinTwo(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a, 0);
-  out.set(b, a.length);
-  return out;
-}
-
-function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0]!;
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return out;
 }
 
 const mb = (bytes: number) => `${bytes / 1_000_000} MB (${bytes.toLocaleString("en")} bytes)`;

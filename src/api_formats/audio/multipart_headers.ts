@@ -1,8 +1,10 @@
 /**
- * The small header grammar of `multipart/form-data` (RFC 7578, RFC 2046, RFC 6266 params):
- * the boundary from the request's `Content-Type`, and a part's `Content-Disposition` and
- * `Content-Type`. Nothing here keeps a client file name: only a safe extension leaves.
+ * The headers of `multipart/form-data` (RFC 7578, RFC 2046): the boundary from the request's
+ * `Content-Type`, and what a part's `Content-Disposition` and `Content-Type` (as the parser
+ * read them, RFC 6266 `filename*` included) say. Nothing here keeps a client file name: only a
+ * safe extension leaves.
  */
+import type { MultipartPart } from "@remix-run/multipart-parser";
 import { invalidRequest } from "../../errors.ts";
 
 /** Extensions the transcription upstreams accept; anything else yields `undefined`. */
@@ -45,26 +47,26 @@ export function boundaryFromContentType(contentType: string | null | undefined):
   return boundary;
 }
 
-/** Parses one part's header block (without the terminating blank line). */
-export function parsePartHeaders(block: string): PartHeaders {
+/**
+ * A part's name, file-name extension and media type, from the headers the parser read. A part
+ * without a `form-data` disposition and a name is malformed; headers that are not UTF-8 too.
+ */
+export function partHeaders(part: MultipartPart): PartHeaders {
   let disposition: string | undefined;
-  let contentType: string | undefined;
-  for (const line of block.split("\r\n")) {
-    const colon = line.indexOf(":");
-    if (colon <= 0) throw malformed();
-    const name = line.slice(0, colon).trim().toLowerCase();
-    const value = line.slice(colon + 1).trim();
-    if (name === "content-disposition") disposition = value;
-    else if (name === "content-type") contentType = value;
+  let name: string | undefined;
+  let fileName: string | undefined;
+  let mediaType: string | undefined;
+  try {
+    disposition = part.headers["content-disposition"];
+    name = part.name;
+    fileName = part.filename;
+    mediaType = part.mediaType;
+  } catch {
+    throw malformed();
   }
-  if (disposition === undefined) throw malformed();
-  const [kind, ...rest] = disposition.split(";");
-  if (kind?.trim().toLowerCase() !== "form-data") throw malformed();
-  const params = parameters(rest.join(";"));
-  const name = params.get("name");
+  if (disposition?.split(";")[0]?.trim().toLowerCase() !== "form-data") throw malformed();
   if (name === undefined || name === "") throw malformed();
-  const fileName = params.get("filename*") ?? params.get("filename");
-  const essence = contentType?.split(";")[0]?.trim().toLowerCase();
+  const essence = mediaType?.trim().toLowerCase();
   return {
     name,
     nameExtension: fileName === undefined ? undefined : safeExtension(fileName),

@@ -1,5 +1,5 @@
 /**
- * A key's narrowing of its organization's policy in the dashboard (issue 12: "a key may be
+ * A key's narrowing of its organization's policy in the dashboard ("a key may be
  * narrower than its org, never wider"), with the rules `deno task admin policy set --key` uses
  * (`policy/policy_edit.ts`): strict_only, more blocked providers, zdr_only, a smaller allow-list
  * (never an empty one), a stronger guardrail. A change names only the fields it changes;

@@ -1,5 +1,5 @@
 /**
- * Organization policies in the dashboard (issue 12): the policy with what each setting leaves
+ * Organization policies in the dashboard: the policy with what each setting leaves
  * allowed, changes by owners and admins (stored with the policy's own audit trail and in the
  * control-plane audit log), and a dry run: would this request pass?
  */

@@ -1,7 +1,9 @@
 /**
- * Auth → suspended organization → rate limit → credit gate, in that order. Rate buckets and the
- * balance come from `GateState` (a store read at most a second old plus this instance's own
- * increments and debits). The rate bucket increment counts in memory at once; it is written to the store with
+ * The gate: the admission checks in order (`admission_checks.ts`: auth, the key's expiry, the
+ * organization's state, its policy, the snapshot, then each limit — rate, credit, the key's
+ * budget), then the request's increment and its `RequestAdmission`. Rate buckets and the balance come from
+ * `GateState` (a store read at most a second old plus this instance's own increments and
+ * debits). The rate bucket increment counts in memory at once; it is written to the store with
  * the request's admission record before its first upstream call (`limits/admission.ts`), or
  * when the request ends without one. Nothing here waits for a write.
  *
@@ -11,25 +13,36 @@
  * is no organization, and nothing is written.
  */
 import { budgetWindow } from "../../util/budget_period.ts";
+import type { AuthenticatedKey } from "../../auth/api_key_authenticator.ts";
 import type { MiddlewareHandler } from "hono";
 import type { AppDeps } from "../../deps.ts";
 import type { AppEnv } from "../context.ts";
-import { expiredApiKey, GatewayError, missingApiKey, unauthorized } from "../../errors.ts";
-import { decideRate, type RateDecision } from "../../limits/rate_limiter.ts";
-import { suspendedOrganization } from "../../auth/organization_suspended.ts";
+import { GatewayError, unauthorized } from "../../errors.ts";
 import { minuteOf } from "../../state/minute.ts";
 import { errorMessage } from "../../log.ts";
 import { rateName, type Snapshot } from "../../limits/gate_state.ts";
-import { rateLimitHeaders } from "../rate_limit_headers.ts";
+import type { QueueMark } from "../../limits/unsent_tally.ts";
 import { setHeaders } from "./request_id.ts";
 import { isAnswer } from "../answer.ts";
-import { endpointOf, type RequestTrace } from "../../telemetry/telemetry.ts";
+import { endpointOf, type RefusalReason, type RequestTrace } from "../../telemetry/telemetry.ts";
 import { RequestAdmission } from "../../limits/admission.ts";
-import type { QueueMark } from "../../limits/unsent_tally.ts";
 import { newRequestNotes } from "../../policy/request_notes.ts";
-import type { EffectivePolicy } from "../../policy/effective_policy.ts";
 import { isRefusal, refusedRequestOf, rowEndpointOf } from "../refused_request.ts";
 import type { RequestRecord } from "../../state/records.ts";
+import type { EffectivePolicy } from "../../policy/effective_policy.ts";
+import {
+  authorization,
+  insufficientCredits,
+  KEY_CHECKS,
+  keyBudgetExceeded,
+  LIMIT_CHECKS,
+  type LimitContext,
+  policyUnavailable,
+  snapshotFailed,
+} from "./admission_checks.ts";
+
+/** Until the rate check, first of the limit checks, sets the request's own. */
+const NO_HEADERS: Record<string, string> = {};
 
 /**
  * One gate per route: `routePath` is the Hono path it is mounted on, so the telemetry's endpoint
@@ -103,27 +116,19 @@ function admission(
   ) => {
     const start = c.get("request");
     const { requestId, startedAt } = start;
-    const authorization = c.req.header("authorization");
-    if (authorization === undefined || authorization.trim() === "") throw missingApiKey();
-    const apiKey = await deps.auth.authenticate(authorization);
+    // The checks that read the store are awaited here, not in async helpers of their own: no
+    // further async frame and promise a request, and the view is taken in the turn the
+    // snapshot arrives in.
+    const apiKey = await deps.auth.authenticate(authorization(c.req.header("authorization")));
     if (!apiKey) throw unauthorized();
-    if (apiKey.expires_at && Date.parse(apiKey.expires_at) <= startedAt) {
-      throw expiredApiKey(apiKey.expires_at);
-    }
-    const suspended = suspendedOrganization(apiKey);
-    if (suspended) {
+    for (const check of KEY_CHECKS) {
+      const refusal = check.decide(apiKey, startedAt);
+      if (!refusal) continue;
+      // An authentication answer (401): no organization's row, as for an unknown key.
+      if (check.reason === undefined) throw refusal;
       // Not bounded by the key's rate count (refused before it): its rows are merged per minute.
-      deps.telemetry.refused("organization_suspended");
-      throw gateRefusal(
-        deps,
-        { requestId, startedAt, org: apiKey.org, keyId: apiKey.id },
-        options.rowEndpoint,
-        suspended,
-      );
+      throw gateRefusal(deps, check.reason, start, apiKey, options.rowEndpoint, refusal);
     }
-
-    // The key's effective policy; a store failure with nothing cached refuses (fail closed).
-    // Awaited here, not in a helper of its own: no further async frame and promise a request.
     let policy: EffectivePolicy;
     try {
       policy = await deps.policies.policyOf(apiKey.org, apiKey.id);
@@ -131,18 +136,9 @@ function admission(
       throw policyUnavailable(deps, apiKey.id, error);
     }
     const notes = newRequestNotes();
-
     const minute = minuteOf(startedAt);
     // The key's budget in the period this request starts in (UTC boundaries).
-    const budget = apiKey.budget_micro_eur && apiKey.budget_period
-      ? {
-        window: budgetWindow(apiKey.budget_period, startedAt),
-        limitMicroEur: BigInt(apiKey.budget_micro_eur),
-      }
-      : undefined;
-    const keyBudget = budget
-      ? { limitMicroEur: budget.limitMicroEur, periodId: budget.window.id }
-      : undefined;
+    const budget = keyBudgetOf(apiKey, startedAt);
     let snapshot: Snapshot | undefined;
     try {
       snapshot = await deps.gate.snapshot(
@@ -150,101 +146,52 @@ function admission(
         apiKey.org,
         minute,
         startedAt,
-        budget?.window.id,
+        budget?.periodId,
       );
     } catch (error) {
-      deps.counters.gateStoreFailures++;
-      deps.log.warn("gate store read failed; letting the request pass (fail-open)", {
-        key_id: apiKey.id,
-        reason: errorMessage(error),
-      });
+      snapshotFailed(deps, apiKey.id, error);
     }
     // From here to the increment nothing awaits: concurrent requests see each other's counts.
-    let rate: RateDecision | undefined;
-    let rateHeaders: Record<string, string> = {};
-    let markSent: QueueMark | undefined;
+    const limits: LimitContext = {
+      apiKey,
+      startedAt,
+      billed: options.billed,
+      budget,
+      view: undefined,
+      rateHeaders: NO_HEADERS,
+    };
     const bucket = rateName(apiKey.id, minute);
+    let markSent: QueueMark | undefined;
     // Decided and counted again when another isolate counted this key in between (the
     // increment is one compare-and-swap against every isolate's count: no two admit on one).
     while (markSent === undefined) {
-      if (snapshot) {
-        const view = deps.gate.view(snapshot, apiKey.id, apiKey.org, keyBudget);
-        rate = decideRate(apiKey.rpm, view.rateCurrent, view.ratePrevious, startedAt);
-        rateHeaders = rateLimitHeaders(apiKey.rpm, rate);
-        if (!rate.allowed) {
-          deps.telemetry.refused("rate_limit");
-          throw gateRefusal(
-            deps,
-            { requestId, startedAt, org: apiKey.org, keyId: apiKey.id },
-            options.rowEndpoint,
-            new GatewayError(
-              429,
-              "rate_limit_exceeded",
-              `Rate limit of ${apiKey.rpm} requests per minute exceeded for this API key.`,
-              { headers: { "retry-after": String(rate.retryAfterSeconds), ...rateHeaders } },
-            ),
-          );
+      limits.view = snapshot && deps.gate.view(snapshot, apiKey.id, apiKey.org, budget);
+      for (const check of LIMIT_CHECKS) {
+        const refusal = check.decide(limits);
+        if (refusal) {
+          throw gateRefusal(deps, check.reason, start, apiKey, options.rowEndpoint, refusal);
         }
-        if (options.billed && view.balanceMicroEur <= 0n) {
-          deps.telemetry.refused("insufficient_credits");
-          throw gateRefusal(
-            deps,
-            { requestId, startedAt, org: apiKey.org, keyId: apiKey.id },
-            options.rowEndpoint,
-            insufficientCredits(rateHeaders),
-          );
-        }
-        if (options.billed && budget && (view.budgetLeftMicroEur ?? 1n) <= 0n) {
-          deps.telemetry.refused("key_budget_exceeded");
-          throw gateRefusal(
-            deps,
-            { requestId, startedAt, org: apiKey.org, keyId: apiKey.id },
-            options.rowEndpoint,
-            keyBudgetExceeded(budget.window.resetsAt, rateHeaders),
-          );
-        }
-        markSent = deps.unsentRequests.queueIfUnchanged(
+      }
+      markSent = limits.view
+        ? deps.unsentRequests.queueIfUnchanged(
           bucket,
           1,
           startedAt,
           apiKey.id,
-          view.rateSeen,
-        );
-      } else {
-        rateHeaders = rateLimitHeaders(apiKey.rpm, undefined);
-        markSent = deps.unsentRequests.queue(bucket, 1, startedAt, apiKey.id);
-      }
+          limits.view.rateSeen,
+        )
+        : deps.unsentRequests.queue(bucket, 1, startedAt, apiKey.id);
     }
-    // The increment is written with the admission record before the first upstream call, or
-    // when the request ends without one (admission.ts); it counts in memory from now on.
-    const admission = new RequestAdmission({
-      gate: deps.gate,
-      store: deps.store,
-      instance: deps.instance,
+    const { rateHeaders } = limits;
+    const admission = requestAdmission(deps, {
       requestId,
-      keyId: apiKey.id,
-      org: apiKey.org,
+      apiKey,
       minute,
-      billed: options.billed,
       markSent,
-      markSettled: markSent.settled,
+      billed: options.billed,
       deferAfterMs,
-      budget: keyBudget,
-      refusal: (refused) => {
-        if (refused === "budget" && budget) {
-          deps.telemetry.refused("key_budget_exceeded");
-          return keyBudgetExceeded(budget.window.resetsAt, rateHeaders);
-        }
-        deps.telemetry.refused("insufficient_credits");
-        return insufficientCredits(rateHeaders);
-      },
-      onWriteError: (error) => {
-        deps.counters.gateStoreFailures++;
-        deps.log.warn("rate bucket write failed", {
-          key_id: apiKey.id,
-          reason: errorMessage(error),
-        });
-      },
+      rateHeaders,
+      budget,
     });
     c.set("state", {
       requestId,
@@ -262,59 +209,90 @@ function admission(
   };
 }
 
+/** The key's budget in the period `startedAt` falls in, if the key has one. */
+function keyBudgetOf(
+  apiKey: Pick<AuthenticatedKey, "budget_micro_eur" | "budget_period">,
+  startedAt: number,
+): LimitContext["budget"] {
+  if (!apiKey.budget_micro_eur || !apiKey.budget_period) return undefined;
+  const window = budgetWindow(apiKey.budget_period, startedAt);
+  return {
+    limitMicroEur: BigInt(apiKey.budget_micro_eur),
+    periodId: window.id,
+    resetsAt: window.resetsAt,
+  };
+}
+
 /**
- * A refusal of the gate itself, before the request counts against the key's rate: its row is
- * merged with the key's others of that minute (a flood writes at most two rows a minute).
+ * The request's admission (the credit hold and the record written before the first upstream
+ * call), with its rate increment, which counts in memory from now on.
+ */
+function requestAdmission(
+  deps: AppDeps,
+  request: {
+    requestId: string;
+    apiKey: { id: string; org: string };
+    minute: number;
+    markSent: QueueMark;
+    billed: boolean;
+    deferAfterMs: number;
+    rateHeaders: Record<string, string>;
+    budget: LimitContext["budget"];
+  },
+): RequestAdmission {
+  const { apiKey, markSent, budget } = request;
+  // The increment is written with the admission record before the first upstream call, or
+  // when the request ends without one (admission.ts).
+  return new RequestAdmission({
+    gate: deps.gate,
+    store: deps.store,
+    instance: deps.instance,
+    requestId: request.requestId,
+    keyId: apiKey.id,
+    org: apiKey.org,
+    minute: request.minute,
+    billed: request.billed,
+    markSent,
+    markSettled: markSent.settled,
+    deferAfterMs: request.deferAfterMs,
+    budget: budget && { limitMicroEur: budget.limitMicroEur, periodId: budget.periodId },
+    refusal: (refused) => {
+      if (refused === "budget" && budget) {
+        deps.telemetry.refused("key_budget_exceeded");
+        return keyBudgetExceeded(budget.resetsAt, request.rateHeaders);
+      }
+      deps.telemetry.refused("insufficient_credits");
+      return insufficientCredits(request.rateHeaders);
+    },
+    onWriteError: (error) => {
+      deps.counters.gateStoreFailures++;
+      deps.log.warn("rate bucket write failed", {
+        key_id: apiKey.id,
+        reason: errorMessage(error),
+      });
+    },
+  });
+}
+
+/**
+ * A refusal of the gate itself, before the request counts against the key's rate: counted under
+ * its check's reason, and its row merged with the key's others of that minute (a flood writes
+ * at most two rows a minute).
  */
 function gateRefusal(
   deps: AppDeps,
-  who: { requestId: string; startedAt: number; org: string; keyId: string },
+  reason: RefusalReason,
+  start: { requestId: string; startedAt: number },
+  apiKey: { id: string; org: string },
   endpoint: RequestRecord["endpoint"] | undefined,
   error: GatewayError,
 ): GatewayError {
+  deps.telemetry.refused(reason);
   if (endpoint) {
+    const { requestId, startedAt } = start;
+    const who = { requestId, startedAt, org: apiKey.org, keyId: apiKey.id };
     const refused = refusedRequestOf(who, endpoint, undefined, error, deps.now());
     deps.refusedRows.recordCoalesced(refused);
   }
   return error;
-}
-
-/** The spec's 402: the balance (less what requests in flight hold) is used up. */
-function insufficientCredits(headers: Record<string, string>): GatewayError {
-  return new GatewayError(
-    402,
-    "insufficient_credits",
-    "The organization's credit balance is used up; top up to continue.",
-    { headers },
-  );
-}
-
-/**
- * 402 `key_budget_exceeded`: the key's spend in its budget period (with what its requests in
- * flight hold) reached its budget; the message names when the period ends (UTC).
- */
-function keyBudgetExceeded(resetsAt: number | null, headers: Record<string, string>): GatewayError {
-  const when = resetsAt === null
-    ? "Its budget has no period (total): raise the budget to continue."
-    : `It resets at ${new Date(resetsAt).toISOString()}.`;
-  return new GatewayError(
-    402,
-    "key_budget_exceeded",
-    `This API key's budget is used up. ${when}`,
-    { headers },
-  );
-}
-
-/** The policy read failed (logged): the spec's 503, retry in a second. */
-function policyUnavailable(deps: AppDeps, keyId: string, error: unknown): GatewayError {
-  deps.log.warn("organization policy read failed; refusing the request (fail-closed)", {
-    key_id: keyId,
-    reason: errorMessage(error),
-  });
-  return new GatewayError(
-    503,
-    "policy_unavailable",
-    "The organization's policy could not be read; retry shortly.",
-    { headers: { "retry-after": "1" } },
-  );
 }

@@ -15,7 +15,7 @@ import { encodeChatCompletion } from "../../api_formats/chat/encode_response.ts"
 import { ChatChunkEncoder } from "../../api_formats/chat/chunk_encoder.ts";
 import { type ChatCallContext, completeChat, openChatStream } from "../../pipeline/chat_call.ts";
 import { adjustedHeader, answerModel, routedHeaders, servedHeaders } from "../served_headers.ts";
-import { prefetchRouterPins, resolveChatTarget } from "../chat_target.ts";
+import { resolveChatTarget } from "../../pipeline/chat_target.ts";
 import { chatStreamBody } from "../../api_formats/chat/stream_body.ts";
 import { wantsPassthrough } from "../../api_formats/chat/passthrough.ts";
 
@@ -31,8 +31,6 @@ export function chatCompletionsHandler(deps: AppDeps) {
     const { model, requestedModel } = target instanceof Promise ? await target : target;
     const request = decodeChatRequest(body);
     request.clientBody = { text, value: raw };
-    const pins = prefetchRouterPins(deps, state.apiKey.org, requestedModel, request);
-    if (pins !== undefined) await pins;
     const ctx: ChatCallContext = {
       deps,
       model,

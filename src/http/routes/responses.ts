@@ -10,7 +10,6 @@ import { readJsonBody } from "../body.ts";
 import { noteRequested } from "../refused_request.ts";
 import { respond } from "../answer.ts";
 import { parseBody } from "../validation.ts";
-import { dialectOf } from "../../providers/registry.ts";
 import { ResponsesRequestSchema } from "../../api_formats/responses/request_schema.ts";
 import {
   decodeResponsesRequest,
@@ -22,9 +21,8 @@ import { newResponseId } from "../../api_formats/responses/response_object.ts";
 import { responseEcho } from "../../api_formats/responses/response_echo.ts";
 import { type ChatCallContext, completeChat, openChatStream } from "../../pipeline/chat_call.ts";
 import { adjustedHeader, answerModel, routedHeaders, servedHeaders } from "../served_headers.ts";
-import { prefetchRouterPins, resolveChatTarget } from "../chat_target.ts";
+import { resolveChatTarget } from "../../pipeline/chat_target.ts";
 import type { ChatStreamEvent } from "../../canonical/chat.ts";
-import type { ResolvedRoute } from "../../catalog/resolved_route.ts";
 import { ignoredFields, responsesParamName } from "../../api_formats/responses/ignored_fields.ts";
 import { translateTextFormat } from "../../api_formats/responses/text_format.ts";
 
@@ -37,8 +35,6 @@ export function responsesHandler(deps: AppDeps) {
     const target = resolveChatTarget(deps, body.model, state.apiKey.org);
     const { model, requestedModel } = target instanceof Promise ? await target : target;
     const request = decodeResponsesRequest(body, model);
-    const pins = prefetchRouterPins(deps, state.apiKey.org, requestedModel, request);
-    if (pins !== undefined) await pins;
     const ctx: ChatCallContext = {
       deps,
       model,
@@ -51,17 +47,10 @@ export function responsesHandler(deps: AppDeps) {
       body,
       translateTextFormat(body.text?.format).kind === "ignored",
     );
-    /** Ignored fields, rule-1 drops in Responses names, and rule 8 on rebuilding routes. */
-    const dropped = (served: { route: ResolvedRoute; dropped: string[] }): string[] => {
-      const names = [...ignored, ...served.dropped.map(responsesParamName)];
-      if (
-        request.responseFormat !== undefined &&
-        !dialectOf(served.route.dialect)?.capabilities.responseFormat
-      ) {
-        names.push("text.format");
-      }
-      return [...new Set(names)];
-    };
+    /** Ignored fields, then the plan's drops (rule 1, rule 8's `text.format`) in Responses names. */
+    const dropped = (served: { dropped: string[] }): string[] => [
+      ...new Set([...ignored, ...served.dropped.map(responsesParamName)]),
+    ];
     const encodeCtx = {
       id: newResponseId(),
       createdAt: Math.floor(state.startedAt / 1000),

@@ -1,10 +1,10 @@
 /**
- * One admission row per group commit instead of one per request (issue 10's non-stream gap):
+ * One admission row per group commit instead of one per request:
  * the admission records a commit carries are written as one row per instance
  * (`["admission", first request id]` → `{ instance, records }`), and the row is deleted in the
  * commit that carries the settle of its last open request. A row's `set` and its `delete` were
  * about a third of the store's cost per request under load; now a commit of nine admissions
- * writes one row. Crash safety is unchanged (issue 17): each record is durable in the same
+ * writes one row. Crash safety is unchanged: each record is durable in the same
  * commit as before, and a settled request's record stays listed in its row only until the
  * row's last request settles; recovery bills only the listed requests that have no request
  * row, and retention keeps the request rows that open admission rows list (`request_log.ts`).

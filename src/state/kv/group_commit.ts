@@ -1,19 +1,20 @@
 /**
- * Group commit: many requests' mutations in one KV atomic. While one commit is in flight the
- * next ones queue; when it lands, everything queued goes out together (≤ the KV limits).
+ * Group commit on Deno KV (`batch_committer.ts` queues and paces): many requests' mutations in
+ * one KV atomic. While one commit is in flight the next ones queue; when it lands, everything
+ * queued goes out together (≤ the KV limits).
  * Every caller's promise resolves only once its own mutations are durable, so nothing is
  * acknowledged that could be lost. Each commit costs ~45 µs of main-thread time and ~0.15 ms
  * of CPU on the KV thread whatever its size, so commits start at most every `minIntervalMs`
  * after the previous one's start, idle or not (`CommitPacer`): the writes of that interval
  * share one commit. Settles happen after the
  * answer; the one write an answer waits for is a request's rate increment with its admission
- * record (issue 17), issued before the upstream call so the wait overlaps it. A commit lists
+ * record, issued before the upstream call so the wait overlaps it. A commit lists
  * all the admission records it carries in one row (`admission_rows.ts`).
  */
 import type { CommitObserver } from "../store.ts";
 import type { AdmissionRecord } from "../records.ts";
 import { withLockRetry } from "../lock_retry.ts";
-import { CommitPacer } from "../commit_pacer.ts";
+import { BatchCommitter, type QueuedWrite, UNSET } from "../batch_committer.ts";
 import { AdmissionRows } from "./admission_rows.ts";
 
 export type Mutation =
@@ -40,20 +41,18 @@ export interface UniqueWrite {
   instead(existing: unknown): Mutation[];
 }
 
-interface Pending {
+interface Pending extends QueuedWrite {
   mutations: Mutation[];
   bytes: number;
   rows: AdmissionPart | undefined;
   unique: UniqueWrite | undefined;
   onSent: (() => void) | undefined;
-  resolve: () => void;
-  reject: (error: unknown) => void;
 }
 
 /**
  * KV allows 1000 mutations and 800 KiB per atomic. The mutations are serialised on the main
  * thread when the commit is handed over (~2.6 µs a row), so one batch is also a main-thread
- * pause: 256 keeps it under ~1 ms (issue 18). A batch cut by this cap is followed at once by
+ * pause: 256 keeps it under ~1 ms. A batch cut by this cap is followed at once by
  * the next one, without the interval.
  */
 const MAX_MUTATIONS = 256;
@@ -62,25 +61,16 @@ const MAX_BYTES = 600 * 1024;
 const MAX_CHECKS = 90;
 const RETRIES = 9;
 
-export class GroupCommitter {
-  #queue: Pending[] = [];
-  #running = false;
-  #closed = false;
-  #idle: Array<() => void> = [];
-  readonly #pacer: CommitPacer;
+export class GroupCommitter extends BatchCommitter<Pending> {
   readonly #rows = new AdmissionRows();
-  /** Told of every commit that failed (the request path's breaker opens). */
-  readonly failures: Array<(error: unknown) => void> = [];
-  /** Told of every commit that landed. */
-  readonly successes: Array<() => void> = [];
 
   constructor(
     private readonly kv: Deno.Kv,
     minIntervalMs = 0,
     /** Told of every commit: how many writes it carried and how long it took. */
-    private readonly onCommit?: CommitObserver,
+    onCommit?: CommitObserver,
   ) {
-    this.#pacer = new CommitPacer(minIntervalMs);
+    super(minIntervalMs, onCommit);
   }
 
   /**
@@ -97,73 +87,39 @@ export class GroupCommitter {
     rows?: AdmissionPart,
     unique?: UniqueWrite,
   ): Promise<void> {
-    if (this.#closed) return Promise.reject(new Error("The store is closed."));
-    if (urgent) this.#pacer.hurry();
-    return new Promise<void>((resolve, reject) => {
-      this.#queue.push({ mutations, bytes: approxBytes, rows, unique, onSent, resolve, reject });
-      if (!this.#running) {
-        this.#running = true;
-        queueMicrotask(() => this.#drain());
+    const { resolve, reject } = UNSET;
+    const write = { mutations, bytes: approxBytes, rows, unique, onSent, resolve, reject };
+    return this.enqueue(write, urgent);
+  }
+
+  protected async commitBatch(batch: Pending[], started: number): Promise<void> {
+    let committed = false;
+    try {
+      committed = await this.#commit(batch);
+    } catch (error) {
+      for (const listener of this.failures) listener(error);
+      if (batch.length === 1 && !batch[0]!.unique) {
+        batch[0]!.reject(error);
+        return;
       }
-    });
-  }
-
-  /**
-   * A caller now waits for a write it queued without `urgent`: commit without the interval.
-   * Nothing queued (its write already in flight, or none): no urgency left for later writes.
-   */
-  hurry(): void {
-    if (this.#queue.length > 0) this.#pacer.hurry();
-  }
-
-  /** Resolves when nothing is queued or in flight. */
-  flushed(): Promise<void> {
-    if (!this.#running) return Promise.resolve();
-    return new Promise((resolve) => this.#idle.push(resolve));
-  }
-
-  async close(): Promise<void> {
-    await this.flushed();
-    this.#closed = true;
-  }
-
-  async #drain(): Promise<void> {
-    let capped = false;
-    while (this.#queue.length > 0) {
-      await this.#pacer.next(capped);
-      const started = performance.now();
-      const batch = this.#take();
-      capped = this.#queue.length > 0;
-      let committed = false;
-      try {
-        committed = await this.#commit(batch);
-      } catch (error) {
-        for (const listener of this.failures) listener(error);
-        if (batch.length === 1 && !batch[0]!.unique) {
-          batch[0]!.reject(error);
-          continue;
-        }
-      }
-      if (committed) {
-        this.onCommit?.(batch.length, performance.now() - started);
-        for (const listener of this.successes) listener();
-        for (const p of batch) p.resolve();
-        continue;
-      }
-      // One bad write (e.g. over a KV limit), or a request's record already there, must not
-      // take the others down: alone, each commits (or is corrected) or fails on its own.
-      for (const p of batch) await this.#alone(p).then(p.resolve, p.reject);
     }
-    this.#running = false;
-    for (const resolve of this.#idle.splice(0)) resolve();
+    if (committed) {
+      this.onCommit?.(batch.length, performance.now() - started);
+      for (const listener of this.successes) listener();
+      for (const p of batch) p.resolve();
+      return;
+    }
+    // One bad write (e.g. over a KV limit), or a request's record already there, must not
+    // take the others down: alone, each commits (or is corrected) or fails on its own.
+    for (const p of batch) await this.#alone(p).then(p.resolve, p.reject);
   }
 
-  #take(): Pending[] {
+  protected take(): Pending[] {
     let count = 0;
     let mutations = 0;
     let bytes = 0;
     let checks = 0;
-    for (const next of this.#queue) {
+    for (const next of this.queue) {
       // An admission or a settle adds at most one row's set or delete.
       const size = next.mutations.length + (next.rows ? 1 : 0);
       const check = next.unique ? 1 : 0;
@@ -175,7 +131,7 @@ export class GroupCommitter {
       bytes += next.bytes;
       checks += check;
     }
-    return this.#queue.splice(0, count);
+    return this.queue.splice(0, count);
   }
 
   /**
@@ -246,7 +202,7 @@ export class GroupCommitter {
  * batch cancels the set. `extra`: the batch's admission rows.
  *
  * Keys are found in a tree with one level a key part (maps compare strings and numbers by
- * value), not by a string built per mutation: ~3× cheaper per request (issue 10).
+ * value), not by a string built per mutation: ~3× cheaper per request.
  */
 export function mergeMutations(
   batch: readonly { mutations: readonly Mutation[] }[],

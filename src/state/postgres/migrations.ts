@@ -79,7 +79,7 @@ create table sovra_usage_daily (
     version: 2,
     name: "organization policies",
     sql: `
--- Organization policies (issue 12): one JSON document per organization and per narrowed key;
+-- Organization policies: one JSON document per organization and per narrowed key;
 -- every change is one audit row (newest first by id).
 create table sovra_org_policies (
   org_id text collate "C" primary key,
@@ -182,7 +182,7 @@ create table sovra_org_settings (
     version: 4,
     name: "routing policies",
     sql: `
--- Smart-router policies, per organization (issue 13); the record as written.
+-- Smart-router policies, per organization; the record as written.
 create table sovra_routing_policies (
   org_id text collate "C" not null,
   id text collate "C" not null,
@@ -195,7 +195,7 @@ create table sovra_routing_policies (
     version: 5,
     name: "router pins",
     sql: `
--- Smart-router pins shared by the fleet (issue 13): a tool-loop continuation or a sticky
+-- Smart-router pins shared by the fleet: a tool-loop continuation or a sticky
 -- end-user keeps its model on every instance; ids only, expiry in epoch milliseconds.
 create table sovra_router_pins (
   key text collate "C" primary key,
@@ -210,7 +210,7 @@ create index sovra_router_pins_expires on sovra_router_pins (expires);
     name: "admission records",
     sql: `
 -- A request that reached the providers, from before its first upstream call (written with its
--- rate increment) to its settle (deleted in the settle's statement); issue 17. record is the
+-- rate increment) to its settle (deleted in the settle's statement). record is the
 -- request record it becomes if its instance dies first (estimated, status 0, recovered).
 create table sovra_admissions (
   id text collate "C" primary key,

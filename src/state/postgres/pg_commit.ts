@@ -1,5 +1,5 @@
 /**
- * Group commit on PostgreSQL: settles and rate increments queued during one interval go out as
+ * Group commit on PostgreSQL (`batch_committer.ts` queues and paces): settles and rate increments queued during one interval go out as
  * one statement (`writeBatch`), sums merged per org, day and key. A caller's promise resolves
  * once its write is committed, or — for a settle the database cannot take now — once it is
  * fsynced to the spill file (replayed later, billed once). A rate increment the database cannot
@@ -20,7 +20,7 @@ import {
 import type { SettleSpill } from "./settle_spill.ts";
 import type { CommitObserver } from "../store.ts";
 import { delay } from "../lock_retry.ts";
-import { CommitPacer } from "../commit_pacer.ts";
+import { BatchCommitter, type QueuedWrite, UNSET } from "../batch_committer.ts";
 import { errorMessage, type Logger } from "../../log.ts";
 
 type Item =
@@ -36,11 +36,9 @@ type Item =
     deferrable?: boolean;
   };
 
-interface Pending {
+interface Pending extends QueuedWrite {
   item: Item;
   onSent: (() => void) | undefined;
-  resolve: () => void;
-  reject: (error: unknown) => void;
 }
 
 const MAX_BATCH = 2_000;
@@ -51,48 +49,25 @@ export interface CommitHealth {
   lastError: string | undefined;
 }
 
-export class PgCommitter {
-  #queue: Pending[] = [];
-  #running = false;
-  #closed = false;
-  #idle: Array<() => void> = [];
-  readonly #pacer: CommitPacer;
+export class PgCommitter extends BatchCommitter<Pending> {
   readonly health: CommitHealth = { reachable: true, lastError: undefined };
-  /** Told of every write the database could not take (the request path's breaker opens). */
-  readonly failures: Array<(error: unknown) => void> = [];
-  /** Told of every batch the database took. */
-  readonly successes: Array<() => void> = [];
 
   constructor(
     private readonly sql: Db,
     private readonly spill: SettleSpill,
     private readonly log: Logger,
     minIntervalMs = 0,
-    private readonly onCommit?: CommitObserver,
+    onCommit?: CommitObserver,
   ) {
-    this.#pacer = new CommitPacer(minIntervalMs);
+    super(minIntervalMs, onCommit);
   }
 
   write(item: Item, onSent?: () => void): Promise<void> {
-    if (this.#closed) return Promise.reject(new Error("The store is closed."));
     // An answer waits for an admission record: it does not wait for the commit interval,
     // unless its route answers later than that anyway (`hurry` when it does not).
-    if (item.kind === "rate" && item.admission && !item.deferrable) this.#pacer.hurry();
-    return new Promise<void>((resolve, reject) => {
-      this.#queue.push({ item, onSent, resolve, reject });
-      if (!this.#running) {
-        this.#running = true;
-        queueMicrotask(() => this.#drain());
-      }
-    });
-  }
-
-  /**
-   * A caller now waits for a write it queued as deferrable: commit without the interval.
-   * Nothing queued (its write already in flight, or none): no urgency left for later writes.
-   */
-  hurry(): void {
-    if (this.#queue.length > 0) this.#pacer.hurry();
+    const urgent = item.kind === "rate" && item.admission !== undefined && !item.deferrable;
+    const { resolve, reject } = UNSET;
+    return this.enqueue({ item, onSent, resolve, reject }, urgent);
   }
 
   /** The database answered again (a probe): health says so before the next write does. */
@@ -102,30 +77,17 @@ export class PgCommitter {
     this.health.lastError = undefined;
   }
 
-  flushed(): Promise<void> {
-    if (!this.#running) return Promise.resolve();
-    return new Promise((resolve) => this.#idle.push(resolve));
+  /**
+   * Up to MAX_BATCH; a batch cut by it is followed at once, as on KV: the rest may hold an
+   * admission (an answer waits for it) whose urgency the first batch's wait used up.
+   */
+  protected take(): Pending[] {
+    return this.queue.splice(0, MAX_BATCH);
   }
 
-  async close(): Promise<void> {
-    await this.flushed();
-    this.#closed = true;
-  }
-
-  async #drain(): Promise<void> {
-    let capped = false;
-    while (this.#queue.length > 0) {
-      // A batch cut by MAX_BATCH is followed at once, as on KV: the rest may hold an
-      // admission (an answer waits for it) whose urgency the first batch's wait used up.
-      await this.#pacer.next(capped);
-      const started = performance.now();
-      const batch = this.#queue.splice(0, MAX_BATCH);
-      capped = this.#queue.length > 0;
-      await this.#commit(batch);
-      this.onCommit?.(batch.length, performance.now() - started);
-    }
-    this.#running = false;
-    for (const resolve of this.#idle.splice(0)) resolve();
+  protected async commitBatch(batch: Pending[], started: number): Promise<void> {
+    await this.#commit(batch);
+    this.onCommit?.(batch.length, performance.now() - started);
   }
 
   async #commit(batch: Pending[]): Promise<void> {

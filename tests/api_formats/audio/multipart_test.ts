@@ -237,3 +237,41 @@ Deno.test("parseMultipartForm — behind Deno.serve, an oversize file answers 40
     await server.shutdown();
   }
 });
+
+Deno.test("parseMultipartForm — an epilogue after the closing boundary is ignored", async () => {
+  const body = concat([
+    multipartBody(BOUNDARY, [{ name: "model", value: "m" }]),
+    encoder.encode("an epilogue, in a chunk of its own"),
+  ]);
+  for (const size of [3, body.length - 10]) {
+    const form = await parseMultipartForm(chunkedStream(body, size), CONTENT_TYPE);
+    assert.equal(form.fields.get("model"), "m", `chunk size ${size}`);
+  }
+});
+
+Deno.test("parseMultipartForm — a text field over 64 KiB, headers over 8 KiB, 33 parts: 400", async () => {
+  const field = multipartBody(BOUNDARY, [{ name: "prompt", value: "x".repeat(64 * 1024 + 1) }]);
+  await expectGatewayError(
+    parseMultipartForm(chunkedStream(field, 4096), CONTENT_TYPE),
+    400,
+    "invalid_request",
+  );
+  const header = encoder.encode(
+    `--${BOUNDARY}\r\nContent-Disposition: form-data; name="m"; x="${"y".repeat(8200)}"\r\n\r\n` +
+      `v\r\n--${BOUNDARY}--`,
+  );
+  await expectGatewayError(
+    parseMultipartForm(chunkedStream(header, 4096), CONTENT_TYPE),
+    400,
+    "invalid_request",
+  );
+  const parts = multipartBody(
+    BOUNDARY,
+    Array.from({ length: 33 }, (_, i) => ({ name: `f${i}`, value: "v" })),
+  );
+  await expectGatewayError(
+    parseMultipartForm(chunkedStream(parts, 4096), CONTENT_TYPE),
+    400,
+    "invalid_request",
+  );
+});

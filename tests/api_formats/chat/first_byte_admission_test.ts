@@ -1,6 +1,6 @@
 /**
- * The first byte does not wait for the admission commit; the answer's content does (issue 18
- * with issue 17's guarantee). A request's admission record is written before its first upstream
+ * The first byte does not wait for the admission commit; the answer's content does (the
+ * durability guarantee). A request's admission record is written before its first upstream
  * call and no answer content may reach the client before it is durable (so every answer a
  * client saw is billed after a kill -9). The status, headers and the role chunk (chat) or
  * `response.created` (Responses) carry no content: they go out as soon as the upstream started,

@@ -1,5 +1,5 @@
 /**
- * First byte as soon as the upstream's (issue 18, item 3). OpenAI-dialect upstreams open a
+ * First byte as soon as the upstream's. OpenAI-dialect upstreams open a
  * stream with a chunk that only announces the role; a slow model sends its first token much
  * later. That chunk goes to the client at once (as the role chunk with empty content), so the
  * client's first byte is the upstream's, and from then on rule 4 applies: no fallback after

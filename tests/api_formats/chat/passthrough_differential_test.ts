@@ -1,6 +1,6 @@
 /**
  * The stream pass-through against the ordinary (re-encoding) chat stream path, on the same
- * upstream bytes (issue 15 item 1). Both run through the real pieces: the `openai` SSE decoder
+ * upstream bytes. Both run through the real pieces: the `openai` SSE decoder
  * (ordinary or pass-through) behind `eventBatches`, the stream accounting, the chat encoder and
  * `chatStreamBody`. For every stream, whole and split at every byte boundary (and byte by byte):
  *

@@ -1,5 +1,5 @@
 /**
- * The stream pass-through through the real stack (issue 15 item 1): the official `openai` SDK
+ * The stream pass-through through the real stack: the official `openai` SDK
  * against the gateway in front of the openai-dialect simulator. A chat stream on an
  * `openai`-dialect route forwards the upstream's chunks (the simulator's `service_tier` member
  * shows it) behind the gateway's own head; asking `reasoning.exclude` keeps the ordinary,

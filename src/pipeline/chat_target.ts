@@ -1,16 +1,19 @@
 /**
- * What a chat-kind request (chat completions, responses) names: a catalog chat model, or
- * `router/<policy-id>`, a routing policy of the caller's organization. An unknown id, or a
- * policy of another organization, is the spec's 404 `model_not_found`. For a router, the
- * pins its request could use are read from the store before the (synchronous) plan.
+ * The chat pipeline's first step: what a chat-kind request (chat completions, responses) names,
+ * a catalog chat model or `router/<policy-id>`, a routing policy of the caller's organization.
+ * An unknown id, or a policy of another organization, is the spec's 404 `model_not_found`. The
+ * handler decodes the request for the target's model; for a router, the chat call then reads
+ * the pins its request could use from the store before the (synchronous) plan.
  */
-import type { AppDeps } from "../deps.ts";
+import type { PipelineDeps } from "./pipeline_deps.ts";
 import type { Model } from "../catalog/schema.ts";
 import type { ChatRequest } from "../canonical/chat.ts";
 import { modelNotFound } from "../errors.ts";
 import { routerPolicyId } from "../smart_router/policy.ts";
 import { noEligibleModel } from "../smart_router/errors.ts";
 import { poolTable } from "../routing/pool_table.ts";
+
+type TargetDeps = Pick<PipelineDeps, "catalog" | "routerPolicies">;
 
 export interface ChatTarget {
   /** The catalog model (for a router: the pool's first active chat model, for decoding). */
@@ -24,7 +27,7 @@ export interface ChatTarget {
  * `router/<id>` reads the policy: a promise.
  */
 export function resolveChatTarget(
-  deps: AppDeps,
+  deps: TargetDeps,
   id: string,
   org: string,
 ): ChatTarget | Promise<ChatTarget> {
@@ -34,7 +37,7 @@ export function resolveChatTarget(
 }
 
 async function routerTarget(
-  deps: AppDeps,
+  deps: TargetDeps,
   id: string,
   policyId: string,
   org: string,
@@ -55,7 +58,7 @@ async function routerTarget(
  * pin already held here).
  */
 export function prefetchRouterPins(
-  deps: AppDeps,
+  deps: Pick<PipelineDeps, "routerPolicies" | "routerPins">,
   org: string,
   requestedModel: string | undefined,
   request: Pick<ChatRequest, "messages" | "user">,
