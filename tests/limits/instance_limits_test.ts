@@ -12,32 +12,18 @@ import assert from "node:assert/strict";
 import { chatModel } from "../helpers/harness.ts";
 import { transcriptionModel } from "../helpers/non_chat.ts";
 import { makeWav, multipartBody } from "../helpers/audio.ts";
-import { type Account, burst, type Instances, startInstances } from "../helpers/instances.ts";
+import {
+  type Account,
+  burst,
+  INSTANCE_HOLD,
+  INSTANCE_PRICING,
+  instanceChat,
+  type Instances,
+  startInstances,
+} from "../helpers/instances.ts";
 import { until } from "../helpers/until.ts";
 
-const PRICING = {
-  prompt_micro_eur_per_million: 10_000_000, // 10 µEUR a token
-  completion_micro_eur_per_million: 60_000_000, // 60 µEUR a token
-};
-const CONTENT = "Hello there";
-const MAX_TOKENS = 16;
-/** The hold of one request (admission_estimate.ts): (3 + 3 + characters) prompt + max_tokens. */
-const HOLD = (6 + CONTENT.length) * 10 + MAX_TOKENS * 60;
 const BOUNDARY = "instance-limits-boundary";
-
-function chat(url: string, account: Account, client: Deno.HttpClient, stream = false) {
-  return fetch(`${url}/v1/chat/completions`, {
-    method: "POST",
-    client,
-    headers: { authorization: `Bearer ${account.key}`, "content-type": "application/json" },
-    body: JSON.stringify({
-      model: "acme/chat",
-      messages: [{ role: "user", content: CONTENT }],
-      max_tokens: MAX_TOKENS,
-      ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
-    }),
-  });
-}
 
 /** Transcription requests waiting for a slot now, in the whole process (every isolate). */
 async function waitingForSlots(metrics: string): Promise<number> {
@@ -81,7 +67,7 @@ const LENIENT_STORE = { SOVRA_STORE_DEADLINE_MS: "10000" };
 async function instanceBounds(t: Deno.TestContext, workers: string) {
   await using setup = await startInstances({
     models: [
-      chatModel("acme/chat", "sim-chat+slow-200", { pricing: PRICING }),
+      chatModel("acme/chat", "sim-chat+slow-200", { pricing: INSTANCE_PRICING }),
       transcriptionModel("acme/whisper", "sim-whisper+slow-4000"),
     ],
     accounts: [
@@ -103,7 +89,7 @@ async function instanceBounds(t: Deno.TestContext, workers: string) {
     "a key's rate: at most rpm admitted in its window, whichever isolate answers",
     async () => {
       for (const [account, rpm, count] of [[rpm10, 10, 60], [rpm100, 100, 300]] as const) {
-        const statuses = await burst(count, (_, client) => chat(url, account, client));
+        const statuses = await burst(count, (_, client) => instanceChat(url, account, client));
         const admitted = statuses.filter((s) => s === 200).length;
         assert.deepEqual(statuses.filter((s) => s !== 200 && s !== 429), []);
         assert.ok(admitted > 0 && admitted <= rpm, `rpm ${rpm}: ${admitted} admitted`);
@@ -115,7 +101,10 @@ async function instanceBounds(t: Deno.TestContext, workers: string) {
   await t.step(
     "credit: 1,000 concurrent requests (half streamed) overdraw less than one hold",
     async () => {
-      const statuses = await burst(1_000, (i, client) => chat(url, poor, client, i % 2 === 1));
+      const statuses = await burst(
+        1_000,
+        (i, client) => instanceChat(url, poor, client, i % 2 === 1),
+      );
       assert.deepEqual(statuses.filter((s) => s !== 200 && s !== 402), []);
       const served = statuses.filter((s) => s === 200).length;
       assert.ok(served > 0);
@@ -126,8 +115,13 @@ async function instanceBounds(t: Deno.TestContext, workers: string) {
       };
       await until("every served request settled", settled, 60_000);
       const balance = await balanceOf(setup, poor.org);
-      assert.ok(balance > -HOLD, `balance ${balance} µEUR, bound −${HOLD} (served ${served})`);
-      console.log(JSON.stringify({ measured: "overdraw", workers, served, balance, bound: -HOLD }));
+      assert.ok(
+        balance > -INSTANCE_HOLD,
+        `balance ${balance} µEUR, bound −${INSTANCE_HOLD} (served ${served})`,
+      );
+      console.log(
+        JSON.stringify({ measured: "overdraw", workers, served, balance, bound: -INSTANCE_HOLD }),
+      );
     },
   );
 

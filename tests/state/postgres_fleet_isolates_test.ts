@@ -8,33 +8,19 @@
  */
 import assert from "node:assert/strict";
 import { chatModel } from "../helpers/harness.ts";
-import { type Account, burst, startInstances } from "../helpers/instances.ts";
+import {
+  type Account,
+  burst,
+  INSTANCE_HOLD,
+  INSTANCE_PRICING,
+  instanceChat,
+  startInstances,
+} from "../helpers/instances.ts";
 import { startPostgres } from "../helpers/postgres.ts";
 import { until } from "../helpers/until.ts";
 
 const PROCESSES = 2;
-const PRICING = {
-  prompt_micro_eur_per_million: 10_000_000,
-  completion_micro_eur_per_million: 60_000_000,
-};
-const CONTENT = "Hello there";
-const MAX_TOKENS = 16;
-const HOLD = (6 + CONTENT.length) * 10 + MAX_TOKENS * 60;
 const BALANCE = 10_000;
-
-function chat(url: string, account: Account, client: Deno.HttpClient, stream: boolean) {
-  return fetch(`${url}/v1/chat/completions`, {
-    method: "POST",
-    client,
-    headers: { authorization: `Bearer ${account.key}`, "content-type": "application/json" },
-    body: JSON.stringify({
-      model: "acme/chat",
-      messages: [{ role: "user", content: CONTENT }],
-      max_tokens: MAX_TOKENS,
-      ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
-    }),
-  });
-}
 
 // A loaded CI host can take longer than the 1 s default store deadline for a first read; the
 // deadline and what it serves are the outage tests' subject, not this one's.
@@ -43,7 +29,7 @@ const LENIENT_STORE = { SOVRA_STORE_DEADLINE_MS: "10000" };
 Deno.test("fleet of 2 processes × 2 isolates on PostgreSQL — rate ≤ N·rpm and overdraw ≤ (N−1)·B + N·h with N the processes", async (t) => {
   await using cluster = await startPostgres();
   await using setup = await startInstances({
-    models: [chatModel("acme/chat", "sim-chat+slow-200", { pricing: PRICING })],
+    models: [chatModel("acme/chat", "sim-chat+slow-200", { pricing: INSTANCE_PRICING })],
     accounts: [
       { credits: 1_000_000_000, rpm: 20 },
       { credits: 1_000_000_000, rpm: 100 },
@@ -61,7 +47,7 @@ Deno.test("fleet of 2 processes × 2 isolates on PostgreSQL — rate ≤ N·rpm 
     for (const [account, rpm] of [[rpm20, 20], [rpm100, 100]] as const) {
       const statuses = await burst(
         4 * rpm,
-        (i, client) => chat(urls[i % PROCESSES]!, account, client, false),
+        (i, client) => instanceChat(urls[i % PROCESSES]!, account, client, false),
       );
       assert.deepEqual(statuses.filter((s) => s !== 200 && s !== 429), []);
       const admitted = statuses.filter((s) => s === 200).length;
@@ -76,7 +62,7 @@ Deno.test("fleet of 2 processes × 2 isolates on PostgreSQL — rate ≤ N·rpm 
     async () => {
       const statuses = await burst(
         1_000,
-        (i, client) => chat(urls[i % PROCESSES]!, poor, client, i % 4 >= 2),
+        (i, client) => instanceChat(urls[i % PROCESSES]!, poor, client, i % 4 >= 2),
       );
       assert.deepEqual(statuses.filter((s) => s !== 200 && s !== 402), []);
       const served = statuses.filter((s) => s === 200).length;
@@ -90,7 +76,7 @@ Deno.test("fleet of 2 processes × 2 isolates on PostgreSQL — rate ≤ N·rpm 
         20_000,
       );
       const balance = (await store.getOrg(poor.org))!.balance_micro_eur;
-      const bound = (PROCESSES - 1) * BALANCE + PROCESSES * HOLD;
+      const bound = (PROCESSES - 1) * BALANCE + PROCESSES * INSTANCE_HOLD;
       assert.ok(balance > -bound, `balance ${balance} µEUR, bound −${bound} (served ${served})`);
       console.log(JSON.stringify({ measured: "fleet overdraw", served, balance, bound: -bound }));
     },
