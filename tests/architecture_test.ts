@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 
 /** Bottom first. A module may import only modules of the layers before its own. */
 const LAYERS: readonly (readonly string[])[] = [
-  ["config", "util", "billed_endpoints"],
+  ["config", "util", "billed_endpoints", "billed_quantities"],
   ["log", "mail"],
   ["errors"],
   ["state", "canonical", "guardrail", "request_body"],

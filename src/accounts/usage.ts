@@ -1,26 +1,14 @@
 /** Request metadata and daily usage of an organization, as the admin CLI and dashboard read them. */
 import type { OrgStore, RequestLogStore } from "../state/store.ts";
 import type { RequestRecord } from "../state/records.ts";
+import { type DailyTotals, zeroUsage } from "../state/account_records.ts";
 import { AccountError } from "./account_error.ts";
 import { requireOrganization } from "./orgs.ts";
 
 export const MAX_REQUESTS_LISTED = 1000;
 
-/** Every daily aggregate, 0 when nothing was counted. */
-const ZERO_USAGE = {
-  requests: 0,
-  cost_micro_eur: 0,
-  prompt_tokens: 0,
-  completion_tokens: 0,
-  audio_seconds: 0,
-  characters: 0,
-  cached_tokens: 0,
-  cache_write_tokens: 0,
-  cache_savings_micro_eur: 0,
-  cache_surcharge_micro_eur: 0,
-};
-
-export type DailyUsage = typeof ZERO_USAGE & Record<string, number>;
+/** Every daily aggregate (0 when nothing was counted), and any the store adds. */
+export type DailyUsage = DailyTotals & Record<string, number>;
 
 /** The newest request rows first, at most `limit` (1 … 1000). */
 export async function recentRequests(
@@ -45,5 +33,5 @@ export async function dailyUsage(
   if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(Date.parse(day))) {
     throw new AccountError("invalid", `The day must be a date as YYYY-MM-DD, got '${day}'.`);
   }
-  return { ...ZERO_USAGE, ...(await store.dailyUsage(orgId, day)) };
+  return { ...zeroUsage(), ...(await store.dailyUsage(orgId, day)) };
 }

@@ -6,6 +6,7 @@ import type { Model } from "../catalog/schema.ts";
 import type { Store } from "../state/store.ts";
 import type { RequestRecord } from "../state/records.ts";
 import { cacheSavingsMicroEur, costMicroEur } from "./cost.ts";
+import type { UsageQuantities } from "../billed_quantities.ts";
 import { isoTime } from "./iso_time.ts";
 import { END_USER_MAX } from "../canonical/end_user.ts";
 import { errorMessage, type Logger } from "../log.ts";
@@ -13,7 +14,8 @@ import type { QueueMark, UnsentTally } from "../limits/unsent_tally.ts";
 import type { CreditHolds } from "../limits/credit_holds.ts";
 import type { RequestTrace, Telemetry } from "../telemetry/telemetry.ts";
 
-export interface SettleInput {
+/** Its usage quantities (`promptTokens` …) are `billed_quantities.ts` `USAGE_FIELDS`. */
+export interface SettleInput extends UsageQuantities {
   id: string;
   startedAt: number;
   org: string;
@@ -30,15 +32,6 @@ export interface SettleInput {
   status: number;
   stream: boolean;
   fallbacks: number;
-  promptTokens?: number | undefined;
-  completionTokens?: number | undefined;
-  totalTokens?: number | undefined;
-  /** Of the prompt tokens: cache reads, cache writes, 1-hour writes (as reported). */
-  cachedPromptTokens?: number | undefined;
-  cacheWritePromptTokens?: number | undefined;
-  cacheWrite1hPromptTokens?: number | undefined;
-  audioSeconds?: number | undefined;
-  characters?: number | undefined;
   estimated: boolean;
   guardrail?: RequestRecord["guardrail"];
   /** The organization policy's reasons for a 403 refusal (the request reached no provider). */

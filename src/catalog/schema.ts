@@ -5,6 +5,7 @@
 import { z } from "zod";
 import type { DialectSettings, DialectTable } from "./dialect_rules.ts";
 import type { BILLED_ENDPOINTS, EndpointName } from "../billed_endpoints.ts";
+import { type PartPriceField, PRICE_FIELDS, type PriceField } from "../billed_quantities.ts";
 
 /**
  * An upstream dialect id (`openai`, `bedrock` …). The dialects are declared by the provider
@@ -132,18 +133,20 @@ const cachePrice = z.number().int().positive(
   "must be a positive price; leave the field out to bill these tokens at the prompt price",
 );
 
-export const Pricing = z.strictObject({
-  prompt_micro_eur_per_million: microEur.optional(),
-  completion_micro_eur_per_million: microEur.optional(),
-  audio_micro_eur_per_hour: microEur.optional(),
-  character_micro_eur_per_million: microEur.optional(),
-  /** Prompt tokens read from the provider's cache (Anthropic: 10 % of input; Mistral: 10 %). */
-  cached_prompt_micro_eur_per_million: cachePrice.optional(),
-  /** Prompt tokens written to the cache, 5-minute TTL (Anthropic: 125 % of input). */
-  cache_write_micro_eur_per_million: cachePrice.optional(),
-  /** Prompt tokens written to the cache with the 1-hour TTL (Anthropic: 200 % of input). */
-  cache_write_1h_micro_eur_per_million: cachePrice.optional(),
-});
+/**
+ * One optional price per price class (`billed_quantities.ts` `PRICE_FIELDS`, in its order): the
+ * prompt cache's classes (Anthropic: reads 10 % of input, writes 125 %, 1-hour writes 200 %;
+ * Mistral: reads 10 %) positive or left out, the others any integer micro-EUR.
+ */
+const pricingShape = {} as {
+  [K in PriceField]: z.ZodOptional<K extends PartPriceField ? typeof cachePrice : typeof microEur>;
+};
+for (const c of PRICE_FIELDS) {
+  (pricingShape as Record<string, z.ZodOptional<z.ZodNumber>>)[c.price] =
+    ("partOf" in c ? cachePrice : microEur).optional();
+}
+
+export const Pricing = z.strictObject(pricingShape);
 export type Pricing = z.infer<typeof Pricing>;
 
 export const ReasoningEffortName = z.enum(["none", "minimal", "low", "medium", "high", "xhigh"]);

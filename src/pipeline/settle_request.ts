@@ -7,6 +7,7 @@
  */
 import type { RequestRecord } from "../state/records.ts";
 import type { SettleInput } from "../billing/settle.ts";
+import { USAGE_FIELDS, type UsageQuantities } from "../billed_quantities.ts";
 import type { ResolvedRoute } from "../catalog/resolved_route.ts";
 import type { FinishReason } from "../canonical/chat.ts";
 import { GatewayError } from "../errors.ts";
@@ -22,19 +23,7 @@ export interface SettledRoute {
 }
 
 /** What a request consumed, for its bill (an absent count is unknown, not zero). */
-export type Consumption =
-  & Pick<
-    SettleInput,
-    | "promptTokens"
-    | "completionTokens"
-    | "totalTokens"
-    | "cachedPromptTokens"
-    | "cacheWritePromptTokens"
-    | "cacheWrite1hPromptTokens"
-    | "audioSeconds"
-    | "characters"
-  >
-  & { estimated?: boolean };
+export type Consumption = UsageQuantities & { estimated?: boolean };
 
 export interface RequestSettlement {
   caller: Caller;
@@ -105,16 +94,9 @@ function settleInput(s: RequestSettlement, used: Consumption | undefined): Settl
     status: s.status,
     stream: s.stream,
     fallbacks: served?.fallbacks ?? 0,
-    promptTokens: used?.promptTokens,
-    completionTokens: used?.completionTokens,
-    totalTokens: used?.totalTokens,
-    cachedPromptTokens: used?.cachedPromptTokens,
-    cacheWritePromptTokens: used?.cacheWritePromptTokens,
-    cacheWrite1hPromptTokens: used?.cacheWrite1hPromptTokens,
-    audioSeconds: used?.audioSeconds,
-    characters: used?.characters,
     estimated: used?.estimated ?? false,
   };
+  if (used) { for (const { field } of USAGE_FIELDS) settle[field] = used[field]; }
   if (served?.routing) settle.routingPolicy = served.routing.policy;
   if (caller.notes?.guardrail) settle.guardrail = caller.notes.guardrail;
   if (s.errorCode !== undefined) settle.errorCode = s.errorCode;

@@ -225,19 +225,36 @@ export const DEFAULT_ORG_SETTINGS: OrgSettings = {
   suspended_at: null,
 };
 
+/**
+ * The settle's daily aggregates per organization, in their order (the export's lines, the KV
+ * keys' last part, the PostgreSQL columns read): requests and cost, the row's summed usage
+ * columns, and what the prompt cache saved (requests whose savings were positive) and cost extra
+ * (negative savings), summed apart because KV sums are unsigned.
+ */
+export const DAILY_AGGREGATES = [
+  "requests",
+  "cost_micro_eur",
+  "prompt_tokens",
+  "completion_tokens",
+  "audio_seconds",
+  "characters",
+  "cached_tokens",
+  "cache_write_tokens",
+  "cache_savings_micro_eur",
+  "cache_surcharge_micro_eur",
+] as const;
+
+export type DailyAggregate = (typeof DAILY_AGGREGATES)[number];
+export type DailyTotals = Record<DailyAggregate, number>;
+
+/** A day with nothing counted: every aggregate 0, in their order. */
+export function zeroUsage(): DailyTotals {
+  const totals = {} as DailyTotals;
+  for (const field of DAILY_AGGREGATES) totals[field] = 0;
+  return totals;
+}
+
 /** One day's totals from the settle aggregates (missing fields are zero). */
-export interface UsageDay {
+export interface UsageDay extends DailyTotals {
   day: string;
-  requests: number;
-  cost_micro_eur: number;
-  prompt_tokens: number;
-  completion_tokens: number;
-  audio_seconds: number;
-  characters: number;
-  /** Prompt tokens read from a provider's cache, and written to it. */
-  cached_tokens: number;
-  cache_write_tokens: number;
-  /** What caching saved (requests whose savings were positive) and cost extra (negative). */
-  cache_savings_micro_eur: number;
-  cache_surcharge_micro_eur: number;
 }

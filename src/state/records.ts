@@ -1,6 +1,7 @@
 /** What the state layer stores and returns. Plain data; no prompts, no completions. */
 import type { EndpointName } from "../billed_endpoints.ts";
 import type { BudgetPeriod } from "../util/budget_period.ts";
+import type { UsageColumn, UsageColumns } from "../billed_quantities.ts";
 
 export interface OrgRecord {
   id: string;
@@ -43,8 +44,11 @@ export interface ApiKeyRecord {
   budget_period?: BudgetPeriod | null;
 }
 
-/** One line of `admin requests`: the contract's fields, nothing else. */
-export interface RequestRecord {
+/**
+ * One line of `admin requests`: the contract's fields, nothing else. Its usage columns
+ * (`prompt_tokens` …, `cached_tokens` …) are `billed_quantities.ts` `USAGE_FIELDS`.
+ */
+export interface RequestRecord extends UsageColumns {
   id: string;
   created: string;
   org: string;
@@ -56,24 +60,10 @@ export interface RequestRecord {
   provider: string | null;
   status: number;
   latency_ms: number;
-  prompt_tokens: number | null;
-  completion_tokens: number | null;
-  total_tokens: number | null;
-  audio_seconds: number | null;
-  characters: number | null;
   cost_micro_eur: number;
   estimated: boolean;
   stream: boolean;
   fallbacks: number;
-  /**
-   * Of `prompt_tokens`: read from the provider's prompt cache (billed at the model's cached
-   * price); null when the provider reported no cache counts.
-   */
-  cached_tokens: number | null;
-  /** Of `prompt_tokens`: written to the provider's cache (billed at the cache-write price). */
-  cache_write_tokens: number | null;
-  /** Of `cache_write_tokens`: written with the 1-hour TTL (billed at the 1-hour write price). */
-  cache_write_1h_tokens: number | null;
   /**
    * The cost with every prompt token at the prompt price, less `cost_micro_eur`: what the cache
    * saved (negative while writes, dearer than input, are not yet read back); 0 without caching.
@@ -205,3 +195,9 @@ export const REQUEST_RECORD_FIELDS = [
   "cache_write_1h_tokens",
   "cache_savings_micro_eur",
 ] as const satisfies readonly (keyof RequestRecord)[];
+
+/** Every usage column is listed above (a new one in `billed_quantities.ts` fails here). */
+const USAGE_COLUMNS_LISTED: Exclude<UsageColumn, (typeof REQUEST_RECORD_FIELDS)[number]> extends
+  never ? true
+  : never = true;
+void USAGE_COLUMNS_LISTED;

@@ -28,7 +28,7 @@ import type {
 } from "./account_records.ts";
 import { ENDPOINT_NAMES } from "../billed_endpoints.ts";
 import type { TotpRecord } from "./two_factor_records.ts";
-import { emailVerified } from "./account_records.ts";
+import { DAILY_AGGREGATES, emailVerified } from "./account_records.ts";
 
 export const EXPORT_VERSION = 1;
 
@@ -107,18 +107,8 @@ const RequestLine = z.looseObject({
   cache_savings_micro_eur: z.number().int().default(0),
 });
 
-export const USAGE_FIELDS = [
-  "requests",
-  "cost_micro_eur",
-  "prompt_tokens",
-  "completion_tokens",
-  "audio_seconds",
-  "characters",
-  "cached_tokens",
-  "cache_write_tokens",
-  "cache_savings_micro_eur",
-  "cache_surcharge_micro_eur",
-] as const;
+/** The daily aggregates an export line carries (`account_records.ts`). */
+export const USAGE_FIELDS = DAILY_AGGREGATES;
 
 const UsageDayLine = z.object({
   type: z.literal("usage_day"),

@@ -12,22 +12,13 @@ import type { AppEnv } from "../context.ts";
 import { allowedModelsHeader } from "../policy_headers.ts";
 import { respond } from "../answer.ts";
 import type { Model } from "../../catalog/schema.ts";
-
-const PRICE_FIELDS = [
-  "prompt_micro_eur_per_million",
-  "completion_micro_eur_per_million",
-  "audio_micro_eur_per_hour",
-  "character_micro_eur_per_million",
-  "cached_prompt_micro_eur_per_million",
-  "cache_write_micro_eur_per_million",
-  "cache_write_1h_micro_eur_per_million",
-] as const;
+import { PRICE_FIELDS } from "../../billed_quantities.ts";
 
 export function modelEntry(model: Model, created: number): Record<string, unknown> {
   const pricing: Record<string, number> = {};
-  for (const field of PRICE_FIELDS) {
-    const value = model.pricing[field];
-    if (value) pricing[field] = value;
+  for (const { price } of PRICE_FIELDS) {
+    const value = model.pricing[price];
+    if (value) pricing[price] = value;
   }
   const entry: Record<string, unknown> = {
     id: model.id,

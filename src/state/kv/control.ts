@@ -8,6 +8,7 @@ import {
   type LedgerEntry,
   type OrgSettings,
   type UsageDay,
+  zeroUsage,
 } from "../account_records.ts";
 import type { RequestRecord } from "../records.ts";
 import { timeOrderedIdFloor } from "../../util/ids.ts";
@@ -149,19 +150,7 @@ export class KvControlStore implements ControlStore {
       const field = e.key[3] as UsageField;
       let row = days.get(day);
       if (!row) {
-        row = {
-          day,
-          requests: 0,
-          cost_micro_eur: 0,
-          prompt_tokens: 0,
-          completion_tokens: 0,
-          audio_seconds: 0,
-          characters: 0,
-          cached_tokens: 0,
-          cache_write_tokens: 0,
-          cache_savings_micro_eur: 0,
-          cache_surcharge_micro_eur: 0,
-        };
+        row = { day, ...zeroUsage() };
         days.set(day, row);
       }
       row[field] = Number(u64(e.value));

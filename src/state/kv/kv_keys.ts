@@ -64,6 +64,8 @@
  *   ["totp", userId]                            → TotpRecord (pending or enabled)
  *   ["signin_challenge", sha256hex]             → SignInChallengeRecord (expires with it)
  */
+import type { DailyAggregate } from "../account_records.ts";
+
 export const kvKeys = {
   org: (orgId: string) => ["org", orgId] as const,
   orgPrefix: () => ["org"] as const,
@@ -161,14 +163,5 @@ export const kvKeys = {
   signInChallenge: (hash: string) => ["signin_challenge", hash] as const,
 };
 
-export type UsageField =
-  | "requests"
-  | "cost_micro_eur"
-  | "prompt_tokens"
-  | "completion_tokens"
-  | "audio_seconds"
-  | "characters"
-  | "cached_tokens"
-  | "cache_write_tokens"
-  | "cache_savings_micro_eur"
-  | "cache_surcharge_micro_eur";
+/** A daily aggregate: the last part of its key. */
+export type UsageField = DailyAggregate;

@@ -7,9 +7,11 @@ import type { Db } from "./connect.ts";
 import type { ControlStore } from "../control_store.ts";
 import {
   type AuditEntry,
+  DAILY_AGGREGATES,
   DEFAULT_ORG_SETTINGS,
   type LedgerEntry,
   type UsageDay,
+  zeroUsage,
 } from "../account_records.ts";
 import type { RequestRecord } from "../records.ts";
 import { timeOrderedIdFloor } from "../../util/ids.ts";
@@ -169,25 +171,15 @@ export function pgControlStore(sql: Db): ControlStore {
     },
     async usageDays(orgId, fromDay, toDay) {
       const rows = await sql<Record<string, bigint | string>[]>`
-        select to_char(day, 'YYYY-MM-DD') as day, requests, cost_micro_eur, prompt_tokens,
-          completion_tokens, audio_seconds, characters, cached_tokens, cache_write_tokens,
-          cache_savings_micro_eur, cache_surcharge_micro_eur
+        select to_char(day, 'YYYY-MM-DD') as day, ${sql(DAILY_AGGREGATES)}
         from sovra_usage_daily
         where org_id = ${orgId} and day between ${fromDay}::date and ${toDay}::date
         order by day`;
-      return rows.map((r): UsageDay => ({
-        day: String(r.day),
-        requests: Number(r.requests),
-        cost_micro_eur: Number(r.cost_micro_eur),
-        prompt_tokens: Number(r.prompt_tokens),
-        completion_tokens: Number(r.completion_tokens),
-        audio_seconds: Number(r.audio_seconds),
-        characters: Number(r.characters),
-        cached_tokens: Number(r.cached_tokens),
-        cache_write_tokens: Number(r.cache_write_tokens),
-        cache_savings_micro_eur: Number(r.cache_savings_micro_eur),
-        cache_surcharge_micro_eur: Number(r.cache_surcharge_micro_eur),
-      }));
+      return rows.map((r) => {
+        const day: UsageDay = { day: String(r.day), ...zeroUsage() };
+        for (const field of DAILY_AGGREGATES) day[field] = Number(r[field]);
+        return day;
+      });
     },
   };
 }

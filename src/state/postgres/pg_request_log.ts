@@ -6,6 +6,7 @@ import { keptBudgetPeriods } from "../../util/budget_period.ts";
 import type { Db } from "./connect.ts";
 import type { RequestLogStore } from "../store.ts";
 import type { RequestRecord } from "../records.ts";
+import { DAILY_AGGREGATES } from "../account_records.ts";
 import { inContractOrder } from "./record_order.ts";
 
 /** The advisory lock id of retention cleanup ("sovra" + 2). */
@@ -20,9 +21,9 @@ export function pgRequestLogStore(sql: Db): RequestLogStore {
     },
     async dailyUsage(orgId, day) {
       const [row] = await sql<Record<string, bigint>[]>`
-        select requests, cost_micro_eur, prompt_tokens, completion_tokens, audio_seconds, characters,
-          cached_tokens, cache_write_tokens, cache_savings_micro_eur, cache_surcharge_micro_eur
-        from sovra_usage_daily where org_id = ${orgId} and day = ${day}::date`;
+        select ${
+        sql(DAILY_AGGREGATES)
+      } from sovra_usage_daily where org_id = ${orgId} and day = ${day}::date`;
       const out: Record<string, number> = {};
       // As on KV, a field nothing was added to is absent.
       for (const [field, value] of Object.entries(row ?? {})) {

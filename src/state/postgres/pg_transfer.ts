@@ -2,7 +2,7 @@
 import type { AlertSettings } from "../alert_store.ts";
 import type { Db } from "./connect.ts";
 import type { TransactionSql } from "postgres";
-import { type AuditEntry, legacyEmailVerified, type Role } from "../account_records.ts";
+import { type AuditEntry, legacyEmailVerified, type Role, zeroUsage } from "../account_records.ts";
 import type { RoutingPolicyRecord } from "../routing_policy_store.ts";
 import {
   ssoBindingLine,
@@ -86,9 +86,7 @@ export async function* exportPg(sql: Db): AsyncIterable<StateLine> {
   }
   for await (
     const rows of sql<Record<string, bigint | string | Date>[]>`
-    select org_id, to_char(day, 'YYYY-MM-DD') as day, requests, cost_micro_eur, prompt_tokens,
-      completion_tokens, audio_seconds, characters, cached_tokens, cache_write_tokens,
-      cache_savings_micro_eur, cache_surcharge_micro_eur
+    select org_id, to_char(day, 'YYYY-MM-DD') as day, ${sql(USAGE_FIELDS)}
     from sovra_usage_daily order by org_id, day`.cursor(BATCH)
   ) {
     for (const r of rows) {
@@ -96,16 +94,7 @@ export async function* exportPg(sql: Db): AsyncIterable<StateLine> {
         type: "usage_day",
         org: String(r.org_id),
         day: String(r.day),
-        requests: 0,
-        cost_micro_eur: 0,
-        prompt_tokens: 0,
-        completion_tokens: 0,
-        audio_seconds: 0,
-        characters: 0,
-        cached_tokens: 0,
-        cache_write_tokens: 0,
-        cache_savings_micro_eur: 0,
-        cache_surcharge_micro_eur: 0,
+        ...zeroUsage(),
       };
       for (const f of USAGE_FIELDS) line[f] = Number(r[f]);
       yield line;
