@@ -7,15 +7,14 @@
  * even interleaved, need many rounds to show a 10 % difference. Here every build runs at the
  * same time, all pinned to the proxy core, each paced at the same rate below saturation: a
  * slow moment of the host slows them all alike, and each window's ratio of CPU per request
- * compares the builds under one and the same host speed (docs/performance.md, "Session 9").
+ * compares the builds under one and the same host speed (docs/performance.md, "Earlier code side by side").
  *
  * A baseline is a git revision (extracted with `git archive` into the run's temp dir, run with
  * its own `deno.json`, lock and `scripts/bench/sovra_server.ts`) or a directory holding such a
  * checkout. This checkout's Sovra runs as two builds: as it is (`sovra-unguarded`, the
  * like-for-like build: older code has no connection guard) and with `--admission-wait off`
- * (`sovra-no-admission-wait`), the way code before issue 17 served: answers do not wait for a
- * durable admission record. The second one separates issue 17's durability commit from the
- * rest of the hot path.
+ * (`sovra-no-admission-wait`): answers do not wait for a durable admission record. The second
+ * one separates the admission record's durability commit from the rest of the hot path.
  *
  * Every build is measured against two upstreams: the simulator answering at once, and one that
  * waits `BASELINE_UPSTREAM_WAIT_MS` before every chat answer (what an LLM does).
@@ -132,7 +131,7 @@ export interface SideBySideRound {
  *
  * Paced and below saturation on purpose: loaded to saturation side by side (closed loops),
  * two processes contend for the core and the one that costs more falls behind and costs more
- * still, so a 15 % difference read anywhere from 1.1× to 2.0× (Session 9). At a fixed rate
+ * still, so a 15 % difference read anywhere from 1.1× to 2.0× (docs/performance-archive.md). At a fixed rate
  * with headroom both do the same work per window whatever the other does, and the ratio of
  * two builds of equal cost stays within 0.95–1.05 a window.
  */

@@ -1,6 +1,6 @@
 /**
  * What one Deno KV commit costs the main thread, and whether that is CPU or time blocked
- * (issue 10, session 8): `kv.atomic()…commit()` on a KV file, N sequential commits per mix,
+ * (docs/performance.md, "Group commits, paced"): `kv.atomic()…commit()` on a KV file, N sequential commits per mix,
  * the mixes alternating for R rounds. Per commit it reports
  *
  * - `op wall`: the synchronous `commit()` call (JS + `op_kv_atomic_write` until it returns its

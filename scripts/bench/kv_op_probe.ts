@@ -1,5 +1,5 @@
 /**
- * A `--preload` probe of a running gateway's KV commits (issue 10, session 8): wraps
+ * A `--preload` probe of a running gateway's KV commits (what a commit costs the main thread): wraps
  * `Deno.AtomicOperation` to count commits and mutations (by type and first key part) and to
  * time each synchronous `commit()` call by wall clock and by the main thread's own CPU clock
  * (see `kv_commit_cost.ts`). On SIGUSR2 it prints the totals since it started as one line

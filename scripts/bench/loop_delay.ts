@@ -1,5 +1,5 @@
 /**
- * Event-loop delay of a benchmarked process (issue 18): a timer due every `intervalMs`
+ * Event-loop delay of a benchmarked process: a timer due every `intervalMs`
  * records how late it fired, which is how long the main thread was busy with something
  * else (a commit batch, a GC pause, a burst of callbacks). On SIGUSR1 the process prints
  * the summary since the last SIGUSR1 as one JSON line on stdout and starts afresh, so the

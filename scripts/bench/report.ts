@@ -127,9 +127,9 @@ export interface Check {
 }
 
 export const LIMITS = {
-  /** SOVRA_WORKERS=2 ÷ one isolate, unpinned (issue 15). */
+  /** SOVRA_WORKERS=2 ÷ one isolate, unpinned. */
   minWorkersScaling: 1.7,
-  /** Added p50 at the paced rate: issue 15 asks ≤ 0.5 ms for non-stream, ≤ 1 ms otherwise. */
+  /** Added p50 at the paced rate: ≤ 0.5 ms for non-stream, ≤ 1 ms otherwise. */
   addedP50Ms: { "non-stream": 0.5, default: 1 },
   addedP99Ms: 3,
   addedTtfbMs: 1,
@@ -140,11 +140,11 @@ export const LIMITS = {
    */
   minRatio: { default: 0.5 },
   maxOpenStreamsMiB: 150,
-  /** Sovra's RSS increment per open stream ÷ the bare proxy's (issue 15). */
+  /** Sovra's RSS increment per open stream ÷ the bare proxy's. */
   maxPerStreamRatio: 1.5,
   /**
-   * CPU per request ÷ the `--baseline` reference's, median of the side-by-side rounds (issue
-   * 10: no regression). Builds of equal cost read 0.98–1.02 a round side by side.
+   * CPU per request ÷ the `--baseline` reference's, median of the side-by-side rounds (no
+   * regression). Builds of equal cost read 0.98–1.02 a round side by side.
    */
   maxBaselineRatio: 1.05,
 };
@@ -315,7 +315,7 @@ function renderBaseline(results: BenchResults, lines: string[]): void {
       `${baseline.rounds} windows of ${baseline.durationSeconds} s after ` +
       `${baseline.warmupSeconds} s warm-up; ratio = CPU per request ÷ ${ref}'s in the same ` +
       "window (median, lowest–highest). `sovra-no-admission-wait` is this checkout with " +
-      "answers not waiting for a durable admission record, as code before issue 17 served. " +
+      "answers not waiting for a durable admission record (what that record costs on its own). " +
       "`upstream N ms`: the simulator waits N ms before every chat answer, as a model's first " +
       `token comes. Alone: each target by itself at ${alone} req/s.`,
     "",

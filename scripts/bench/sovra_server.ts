@@ -14,8 +14,8 @@
  *
  * `--admission-wait off` is a measurement lever of the benchmark only (`--baseline`,
  * baseline.ts), never a gateway setting: the rate increment is queued without an admission
- * record and nothing waits for it, as code before issue 17 served. It shows what issue 17's
- * durability commit costs on its own; the gateway itself has no such mode.
+ * record and nothing waits for it. It shows what the durable admission record costs on its
+ * own; the gateway itself has no such mode.
  */
 import { parseArgs } from "node:util";
 import { startGatewayWorkers } from "../../src/workers/pool.ts";
