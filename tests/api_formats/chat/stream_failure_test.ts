@@ -144,7 +144,12 @@ Deno.test("POST /v1/chat/completions — an upstream silent before the first byt
   }));
 
 Deno.test("POST /v1/chat/completions — a stream longer than the idle limit but never idle that long completes", () =>
-  withHarness({ models: [chatModel(MODEL, "p+slow-80+chunks-5")], env: IDLE }, async (h) => {
+  // Gaps of 250 ms under a 1 s idle limit, 1.25 s in all: a loaded host may stall a gap by
+  // most of a second before the stream would be cut.
+  withHarness({
+    models: [chatModel(MODEL, "p+slow-250+chunks-5")],
+    env: { SOVRA_STREAM_IDLE_MS: "1000" },
+  }, async (h) => {
     const res = await h.post("/v1/chat/completions", { model: MODEL, messages, stream: true });
     assert.equal(res.status, 200);
     const read = await readToEnd(res);
