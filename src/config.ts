@@ -64,6 +64,11 @@ export interface Config {
   passwordScryptLogN: number;
   /** Outgoing mail (password-reset links); undefined = Sovra sends no e-mail. */
   smtp: SmtpConfig | undefined;
+  /**
+   * `SOVRA_SECRET_KEY`: the instance key (≥ 32 bytes) that seals secrets the gateway must read
+   * back (TOTP enrolments) at rest; undefined = they are stored as they are.
+   */
+  secretKey: Uint8Array | undefined;
   /** Shutdown: ms readiness is unready before the listener stops accepting. */
   drainNoticeMs: number;
   /** Shutdown: ms open requests and streams may take to end before streams are cut. */
@@ -136,6 +141,25 @@ function trustedProxies(raw: string | undefined): string[] {
     }
   }
   return entries;
+}
+
+/** Base64 (standard or URL-safe alphabet) of at least 32 bytes; the value is never repeated. */
+function secretKey(raw: string | undefined): Uint8Array | undefined {
+  const text = raw?.trim() ?? "";
+  if (text === "") return undefined;
+  let bytes: Uint8Array | undefined;
+  try {
+    const urlSafe = /[-_]/.test(text);
+    bytes = Uint8Array.fromBase64(text, urlSafe ? { alphabet: "base64url" } : {});
+  } catch {
+    bytes = undefined;
+  }
+  if (!bytes || bytes.length < 32) {
+    throw new ConfigError(
+      "SOVRA_SECRET_KEY must be at least 32 random bytes in base64 (make one with: openssl rand -base64 32).",
+    );
+  }
+  return bytes;
 }
 
 /** Both variables or neither; the URL's password is never repeated in an error. */
@@ -226,6 +250,7 @@ export function configFromEnv(env: Record<string, string>): Config {
     sessionMaxHours: integer(env, "SOVRA_SESSION_MAX_HOURS", 12, 1),
     passwordScryptLogN: integer(env, "SOVRA_PASSWORD_SCRYPT_LOG_N", 17, 10),
     smtp: smtp(env.SOVRA_SMTP_URL, env.SOVRA_SMTP_FROM),
+    secretKey: secretKey(env.SOVRA_SECRET_KEY),
     drainNoticeMs: integer(env, "SOVRA_DRAIN_NOTICE_MS", 0),
     drainMs: integer(env, "SOVRA_DRAIN_MS", 25_000),
     metricsPort: env.SOVRA_METRICS_PORT ? integer(env, "SOVRA_METRICS_PORT", 0) : undefined,

@@ -12,6 +12,8 @@ import type { AccountStore } from "../state/account_store.ts";
 import type { ControlStore } from "../state/control_store.ts";
 import type { SsoStore } from "../state/sso_store.ts";
 import type { TwoFactorStore } from "../state/two_factor_store.ts";
+import { sealedTwoFactorStore } from "../state/sealed_two_factor.ts";
+import { SecretBox } from "../util/secret_box.ts";
 import { type Mailer, mailerFor } from "../mail/mailer.ts";
 import { backgroundWork } from "./background.ts";
 import { createDashboardApp } from "./app.ts";
@@ -51,10 +53,14 @@ export function startDashboard(options: DashboardOptions): Dashboard {
   const accounts = options.accounts ?? areas?.accounts;
   const control = options.control ?? areas?.control;
   const sso = options.sso ?? areas?.sso;
-  const twoFactor = options.twoFactor ?? areas?.twoFactor;
-  if (!accounts || !control || !sso || !twoFactor) {
+  const storedTwoFactor = options.twoFactor ?? areas?.twoFactor;
+  if (!accounts || !control || !sso || !storedTwoFactor) {
     throw new Error("The dashboard has no control-plane stores for this state backend yet.");
   }
+  const twoFactor = sealedTwoFactorStore(
+    storedTwoFactor,
+    config.secretKey && new SecretBox(config.secretKey, "totp secrets"),
+  );
   let url = "";
   const mailer = options.mailer ?? mailerFor(config);
   const background = backgroundWork(options.log);

@@ -7,8 +7,9 @@
 export interface TotpRecord {
   user: string;
   /**
-   * The shared secret (base32, 160 bits). Kept in clear because checking a code needs it, as
-   * the authenticator app keeps it; never shown again after enrolment, never logged.
+   * The shared secret (base32, 160 bits), as stored: sealed (`sealed:v1:…`) when the instance
+   * has `SOVRA_SECRET_KEY` (`sealed_two_factor.ts`), else as it is — checking a code needs it
+   * back. Never shown again after enrolment, never logged.
    */
   secret: string;
   created: string;
