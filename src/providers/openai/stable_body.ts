@@ -4,12 +4,14 @@
  * `1.0` → `1`, `\u00e9` → `é`) changes the prefix they key on. So when the client's own JSON text
  * is at hand (chat completions), the body sent is that text with only the values that had to
  * change edited in place — the model id always, a dropped parameter, an added `stream_options` —
- * by `jsonc-parser`'s edits, which leave every other byte as it was. The result is checked
- * against the body the adapter built; where they differ (a JSON oddity such as a repeated key),
- * the body is serialised afresh.
+ * leaving every other byte as it was: top-level members by their offsets (`top_level_members.ts`),
+ * deeper values by `jsonc-parser`'s edits. A result of `jsonc-parser`'s is checked against the body
+ * the adapter built; where they differ (a JSON oddity such as a repeated key), the body is
+ * serialised afresh.
  */
 import { applyEdits, type JSONPath, modify } from "jsonc-parser";
 import type { ClientBody } from "../../canonical/chat.ts";
+import { editTopLevel, topLevelMembers } from "./top_level_members.ts";
 
 type Json = unknown;
 
@@ -20,32 +22,43 @@ function isObject(value: Json): value is Record<string, Json> {
 /** Equal as JSON text would be: a property whose value is undefined counts as absent. */
 function sameJson(a: Json, b: Json): boolean {
   if (a === b) return true;
-  if (Array.isArray(a) || Array.isArray(b)) {
-    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
-    return a.every((value, i) => sameJson(value ?? null, b[i] ?? null));
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i] ?? null, b[i] ?? null)) return false;
+    return true;
   }
-  if (!isObject(a) || !isObject(b)) return false;
-  const keysA = Object.keys(a).filter((k) => a[k] !== undefined);
-  const keysB = Object.keys(b).filter((k) => b[k] !== undefined);
-  return keysA.length === keysB.length && keysA.every((k) => k in b && sameJson(a[k], b[k]));
+  if (Array.isArray(b)) return false;
+  const x = a as Record<string, Json>;
+  const y = b as Record<string, Json>;
+  // Loops, not key arrays: this runs over the whole body once or twice a request.
+  let defined = 0;
+  for (const key in x) {
+    const value = x[key];
+    if (value === undefined) continue;
+    defined++;
+    if (!sameJson(value, y[key])) return false;
+  }
+  for (const key in y) if (y[key] !== undefined) defined--;
+  return defined === 0;
 }
 
 /** The edits that turn `from` into `to`, each at the deepest path where they differ. */
 function differences(path: JSONPath, from: Json, to: Json, out: Array<[JSONPath, Json]>): void {
-  if (sameJson(from, to)) return;
   if (isObject(from) && isObject(to)) {
-    for (const key of Object.keys(from)) {
-      if (to[key] === undefined) out.push([[...path, key], undefined]);
-    }
-    for (const [key, value] of Object.entries(to)) {
+    for (const key in from) if (to[key] === undefined) out.push([[...path, key], undefined]);
+    for (const key in to) {
+      const value = to[key];
       if (value === undefined) continue;
-      if (key in from) differences([...path, key], from[key], value, out);
-      else out.push([[...path, key], value]);
+      if (!(key in from)) out.push([[...path, key], value]);
+      else if (!sameJson(from[key], value)) differences([...path, key], from[key], value, out);
     }
     return;
   }
   if (Array.isArray(from) && Array.isArray(to) && from.length === to.length) {
-    to.forEach((value, i) => differences([...path, i], from[i], value, out));
+    for (let i = 0; i < to.length; i++) {
+      if (!sameJson(from[i], to[i])) differences([...path, i], from[i], to[i], out);
+    }
     return;
   }
   out.push([path, to]);
@@ -56,6 +69,19 @@ export function stableBody(body: Record<string, unknown>, client: ClientBody | u
   if (client === undefined || !isObject(client.value)) return JSON.stringify(body);
   const edits: Array<[JSONPath, Json]> = [];
   differences([], client.value, body, edits);
+  if (edits.length === 0) return client.text;
+  // Top-level edits only (the model id, a dropped parameter, the stream's usage option): sliced
+  // in at the members' offsets, which is exact for text `JSON.parse` took with unique plain keys.
+  if (edits.every(([path]) => path.length === 1)) {
+    const top = topLevelMembers(client.text);
+    if (top) {
+      return editTopLevel(
+        client.text,
+        top,
+        new Map(edits.map(([[key], value]) => [String(key), value])),
+      );
+    }
+  }
   let text = client.text;
   for (const [path, value] of edits) text = applyEdits(text, modify(text, path, value, {}));
   try {
