@@ -180,6 +180,7 @@ try {
       catalog: () => loadCatalog(config.catalogDir, DIALECTS),
       secret: config.secret,
       webhookAllowLocal: config.webhookAllowLocal,
+      secretKey: config.secretKey,
     });
   }
   // A warning (the command succeeded) is also told on stderr, one JSON line each.

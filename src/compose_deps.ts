@@ -31,7 +31,7 @@ import { createSharedLimits } from "./limits/shared_limits.ts";
 import { Telemetry } from "./telemetry/telemetry.ts";
 import { Lifecycle } from "./lifecycle/lifecycle.ts";
 import { randomId } from "./util/ids.ts";
-import { AlertSender } from "./alerts/alert_sender.ts";
+import { AlertSender, WEBHOOK_SECRETS } from "./alerts/alert_sender.ts";
 import { mailerFor } from "./mail/mailer.ts";
 import { type BudgetView, SpendAlerts } from "./alerts/spend_alerts.ts";
 import { keyBudgetStanding } from "./accounts/key_budget.ts";
@@ -41,6 +41,7 @@ import { upstreamClient } from "./providers/transport/upstream_client.ts";
 import { failureFromResponse } from "./providers/openai/errors.ts";
 import { controlPlaneOf } from "./state/kv/control_plane.ts";
 import type { Store } from "./state/store.ts";
+import { secretBoxFor } from "./util/secret_box.ts";
 
 export interface ComposeOptions {
   log?: Logger;
@@ -201,6 +202,7 @@ function composeAlerts(
     store: area,
     log,
     allowLocal: config.webhookAllowLocal,
+    secretBox: secretBoxFor(config.secretKey, WEBHOOK_SECRETS),
     now,
     ...(mailer ? { mailer } : {}),
   });

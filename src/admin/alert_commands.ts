@@ -16,6 +16,8 @@ import {
 } from "../alerts/alert_settings.ts";
 import type { ControlStore } from "../state/control_store.ts";
 import { audit } from "../dashboard/audit.ts";
+import { WEBHOOK_SECRETS } from "../alerts/alert_sender.ts";
+import { sealStored, secretBoxFor } from "../util/secret_box.ts";
 
 export class AlertCommandError extends Error {
   override name = "AlertCommandError";
@@ -50,7 +52,12 @@ export async function runAlertCommand(
   store: Store,
   sub: string,
   flags: Flags,
-  options: { allowLocal: boolean; control?: Pick<ControlStore, "appendAudit"> | undefined },
+  options: {
+    allowLocal: boolean;
+    control?: Pick<ControlStore, "appendAudit"> | undefined;
+    /** `SOVRA_SECRET_KEY`: the new signing secret is stored sealed with it. */
+    secretKey?: Uint8Array | undefined;
+  },
 ): Promise<Record<string, unknown> | Record<string, unknown>[]> {
   const area: AlertStore | undefined = store.alerts;
   if (!area) throw new AlertCommandError("This store keeps no spend alerts.");
@@ -101,8 +108,9 @@ export async function runAlertCommand(
     }
     case "secret": {
       const secret = newSigningSecret();
+      const stored = await sealStored(secretBoxFor(options.secretKey, WEBHOOK_SECRETS), secret);
       await save(
-        { ...current, secret, updated: new Date(now).toISOString() },
+        { ...current, secret: stored, updated: new Date(now).toISOString() },
         "alerts.secret_created",
       );
       return { org: orgId, secret };

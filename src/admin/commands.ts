@@ -115,6 +115,8 @@ export interface AdminArgs {
   secret?: (name: string) => string | undefined;
   /** Webhook URLs may be http and local (`SOVRA_WEBHOOK_ALLOW_LOCAL`). */
   webhookAllowLocal?: boolean;
+  /** `SOVRA_SECRET_KEY`: signing secrets are stored sealed with it. */
+  secretKey?: Uint8Array | undefined;
 }
 
 export async function runAdminCommand(
@@ -191,6 +193,7 @@ async function runCommand(
     return await runAlertCommand(store, args.command[1]!, flags, {
       allowLocal: args.webhookAllowLocal ?? false,
       control: args.plane?.control,
+      secretKey: args.secretKey,
     }).catch((error) => {
       throw error instanceof AlertCommandError ? new AdminError(error.message) : error;
     });

@@ -19,6 +19,7 @@ import type {
   AlertStore,
 } from "../state/alert_store.ts";
 import { resolvesLocally } from "./webhook_target.ts";
+import { openStored, type SecretBox } from "../util/secret_box.ts";
 import type { Mailer } from "../mail/mailer.ts";
 
 /** What the gateway mails with (nodemailer over `SOVRA_SMTP_URL`, where configured). */
@@ -43,6 +44,9 @@ const ATTEMPT_TIMEOUT_MS = 10_000;
 /** A pending delivery this long past due was left by a stopped instance: another resumes it. */
 const ABANDONED_AFTER_MS = 5 * 60_000;
 
+/** The purpose the signing secrets' key is derived for (`SOVRA_SECRET_KEY`). */
+export const WEBHOOK_SECRETS = "webhook secrets";
+
 export interface AlertSenderOptions {
   store: AlertStore;
   log: Logger;
@@ -52,6 +56,8 @@ export interface AlertSenderOptions {
   fetch?: typeof fetch;
   now?: () => number;
   retryDelaysMs?: readonly number[];
+  /** Opens signing secrets sealed with `SOVRA_SECRET_KEY` (`util/secret_box.ts`). */
+  secretBox?: SecretBox | undefined;
 }
 
 export class AlertSender {
@@ -207,7 +213,8 @@ export class AlertSender {
     }
     // Standard Webhooks: the timestamp in whole seconds, signed with the id and the body.
     const timestamp = new Date(Math.floor(at / 1000) * 1000);
-    const signature = new Webhook(settings.secret!).sign(delivery.id, timestamp, delivery.body);
+    const secret = await openStored(this.options.secretBox, settings.secret!);
+    const signature = new Webhook(secret).sign(delivery.id, timestamp, delivery.body);
     const response = await this.#fetch(url, {
       method: "POST",
       headers: {

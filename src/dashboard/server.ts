@@ -13,7 +13,7 @@ import type { ControlStore } from "../state/control_store.ts";
 import type { SsoStore } from "../state/sso_store.ts";
 import type { TwoFactorStore } from "../state/two_factor_store.ts";
 import { sealedTwoFactorStore } from "../state/sealed_two_factor.ts";
-import { SecretBox } from "../util/secret_box.ts";
+import { secretBoxFor } from "../util/secret_box.ts";
 import { type Mailer, mailerFor } from "../mail/mailer.ts";
 import { backgroundWork } from "./background.ts";
 import { createDashboardApp } from "./app.ts";
@@ -59,7 +59,7 @@ export function startDashboard(options: DashboardOptions): Dashboard {
   }
   const twoFactor = sealedTwoFactorStore(
     storedTwoFactor,
-    config.secretKey && new SecretBox(config.secretKey, "totp secrets"),
+    secretBoxFor(config.secretKey, "totp secrets"),
   );
   let url = "";
   const mailer = options.mailer ?? mailerFor(config);

@@ -5,7 +5,7 @@
  * read as it is and sealed by its next enrolment. A sealed secret met without a key is an error
  * that says so (the key was removed from the configuration).
  */
-import { isSealed, type SecretBox, SecretBoxError } from "../util/secret_box.ts";
+import { openStored, sealStored, type SecretBox } from "../util/secret_box.ts";
 import type { TwoFactorStore } from "./two_factor_store.ts";
 import type { TotpRecord } from "./two_factor_records.ts";
 
@@ -13,23 +13,13 @@ export function sealedTwoFactorStore(
   store: TwoFactorStore,
   box: SecretBox | undefined,
 ): TwoFactorStore {
-  const open = async (stored: string): Promise<string> => {
-    if (box) return await box.open(stored);
-    if (isSealed(stored)) {
-      throw new SecretBoxError(
-        "A two-factor secret is sealed, but SOVRA_SECRET_KEY is not set: start with the key it was sealed with.",
-      );
-    }
-    return stored;
-  };
+  const open = (stored: string) => openStored(box, stored);
   const opened = async (record: TotpRecord | undefined) =>
     record && { ...record, secret: await open(record.secret) };
   return {
     getTotp: async (userId) => await opened(await store.getTotp(userId)),
     putPendingTotp: async (record) =>
-      await store.putPendingTotp(
-        box ? { ...record, secret: await box.seal(record.secret) } : record,
-      ),
+      await store.putPendingTotp({ ...record, secret: await sealStored(box, record.secret) }),
     // The backend compares stored forms: the caller's secret is matched against the stored
     // record's opened one, then that record's own sealed form is what the backend compares.
     enableTotp: async (userId, secret, at, step, recoveryHashes) => {

@@ -1,5 +1,6 @@
 /**
- * Secrets the gateway must read back (a TOTP enrolment's shared secret) sealed at rest with the
+ * Secrets the gateway must read back (a TOTP enrolment's shared secret, a webhook signing
+ * secret) sealed at rest with the
  * instance's key (`SOVRA_SECRET_KEY`): AES-256-GCM through Web Crypto, a fresh 96-bit nonce per
  * seal, the key derived from the instance key by HKDF-SHA-256 with the purpose as its info (one
  * instance key, an independent key per purpose). A sealed value is `sealed:v1:` and the
@@ -76,4 +77,25 @@ export class SecretBox {
       );
     }
   }
+}
+
+/** `plain` as it is stored: sealed when the instance has a key (`box`), else as it is. */
+export async function sealStored(box: SecretBox | undefined, plain: string): Promise<string> {
+  return box ? await box.seal(plain) : plain;
+}
+
+/** A stored value opened: sealed with `box`'s key, or stored before a key was set. */
+export async function openStored(box: SecretBox | undefined, stored: string): Promise<string> {
+  if (box) return await box.open(stored);
+  if (isSealed(stored)) {
+    throw new SecretBoxError(
+      "A secret is sealed, but SOVRA_SECRET_KEY is not set: start with the key it was sealed with.",
+    );
+  }
+  return stored;
+}
+
+/** The box of `purpose` under the configured instance key, if there is one. */
+export function secretBoxFor(key: Uint8Array | undefined, purpose: string): SecretBox | undefined {
+  return key ? new SecretBox(key, purpose) : undefined;
 }

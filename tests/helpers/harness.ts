@@ -128,6 +128,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
       flags,
       defaultRpm: 600,
       webhookAllowLocal: gateway.deps.config.webhookAllowLocal,
+      secretKey: gateway.deps.config.secretKey,
       catalog: () => Promise.resolve(gateway.deps.catalog.current),
     });
     if (Array.isArray(result)) throw new Error("expected one object");

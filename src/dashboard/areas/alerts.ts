@@ -17,7 +17,8 @@ import {
   type PublicAlertSettings,
   publicAlertSettings,
 } from "../../alerts/alert_settings.ts";
-import { AlertSender } from "../../alerts/alert_sender.ts";
+import { AlertSender, WEBHOOK_SECRETS } from "../../alerts/alert_sender.ts";
+import { sealStored, secretBoxFor } from "../../util/secret_box.ts";
 import type { AlertDelivery, AlertSettings, AlertStore } from "../../state/alert_store.ts";
 
 export interface AlertsView {
@@ -79,7 +80,7 @@ export async function rotateAlertSecret(
   const secret = newSigningSecret();
   const next: AlertSettings = {
     ...(await current(deps, access.org.id)),
-    secret,
+    secret: await sealStored(secretBoxFor(deps.config.secretKey, WEBHOOK_SECRETS), secret),
     updated: new Date(deps.now()).toISOString(),
   };
   await areaOf(deps).putAlertSettings(next);
@@ -107,6 +108,7 @@ export async function sendTestAlert(
     allowLocal: deps.config.webhookAllowLocal,
     now: deps.now,
     retryDelaysMs: [],
+    secretBox: secretBoxFor(deps.config.secretKey, WEBHOOK_SECRETS),
   });
   const [delivery] = await sender.send({ ...settings, email: null }, {
     type: "webhook.test",
