@@ -20,3 +20,20 @@ Deno.test("POST /v1/chat/completions — a repeated model key reaches the provid
   assert.equal(received.text.split(`"model"`).length - 1, 1, received.text);
   assert.equal(JSON.parse(received.text).model, "acme/chat");
 });
+
+Deno.test("POST /v1/chat/completions — a field rule 1 drops is not sent, whatever its name", async () => {
+  await using h = await startHarness({ models: [chatModel("acme/chat", "sim-chat")] });
+  // Named like Object.prototype members: `to[key]` finds the inherited one, not "absent".
+  const text =
+    `{"model":"acme/chat","messages":[{"role":"user","content":"hi"}],"constructor":{"x":1},"valueOf":"v","seed":1}`;
+  const res = await h.post("/v1/chat/completions", text);
+  assert.equal(res.status, 200, await res.clone().text());
+  assert.equal(res.headers.get("x-sovra-dropped-params"), "constructor,valueOf,seed");
+  await res.text();
+  const received = h.sim.requests.find((r) => r.path === "/v1/chat/completions");
+  assert.ok(received?.text !== undefined, "the simulator recorded the body's text");
+  assert.deepEqual(JSON.parse(received.text), {
+    model: "sim-chat",
+    messages: [{ role: "user", content: "hi" }],
+  });
+});
