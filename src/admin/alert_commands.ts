@@ -108,7 +108,8 @@ export async function runAlertCommand(
     }
     case "secret": {
       const secret = newSigningSecret();
-      const stored = await sealStored(secretBoxFor(options.secretKey, WEBHOOK_SECRETS), secret);
+      const box = secretBoxFor(options.secretKey, WEBHOOK_SECRETS);
+      const stored = await sealStored(box, secret, orgId);
       await save(
         { ...current, secret: stored, updated: new Date(now).toISOString() },
         "alerts.secret_created",

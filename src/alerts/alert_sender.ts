@@ -213,7 +213,7 @@ export class AlertSender {
     }
     // Standard Webhooks: the timestamp in whole seconds, signed with the id and the body.
     const timestamp = new Date(Math.floor(at / 1000) * 1000);
-    const secret = await openStored(this.options.secretBox, settings.secret!);
+    const secret = await openStored(this.options.secretBox, settings.secret!, settings.org);
     const signature = new Webhook(secret).sign(delivery.id, timestamp, delivery.body);
     const response = await this.#fetch(url, {
       method: "POST",

@@ -13,18 +13,21 @@ export function sealedTwoFactorStore(
   store: TwoFactorStore,
   box: SecretBox | undefined,
 ): TwoFactorStore {
-  const open = (stored: string) => openStored(box, stored);
+  // Each secret is sealed for its user: one copied to another user's record does not open.
   const opened = async (record: TotpRecord | undefined) =>
-    record && { ...record, secret: await open(record.secret) };
+    record && { ...record, secret: await openStored(box, record.secret, record.user) };
   return {
     getTotp: async (userId) => await opened(await store.getTotp(userId)),
     putPendingTotp: async (record) =>
-      await store.putPendingTotp({ ...record, secret: await sealStored(box, record.secret) }),
+      await store.putPendingTotp({
+        ...record,
+        secret: await sealStored(box, record.secret, record.user),
+      }),
     // The backend compares stored forms: the caller's secret is matched against the stored
     // record's opened one, then that record's own sealed form is what the backend compares.
     enableTotp: async (userId, secret, at, step, recoveryHashes) => {
       const stored = await store.getTotp(userId);
-      if (!stored || await open(stored.secret) !== secret) return false;
+      if (!stored || await openStored(box, stored.secret, userId) !== secret) return false;
       return await store.enableTotp(userId, stored.secret, at, step, recoveryHashes);
     },
     useTotpStep: (userId, step) => store.useTotpStep(userId, step),

@@ -245,7 +245,11 @@ const AlertSettingsLine = z.object({
 const TotpLine = z.object({
   type: z.literal("totp"),
   user: z.string().min(1),
-  secret: z.string().regex(/^[A-Z2-7]+=*$/, "must be base32"),
+  // As stored: base32, or sealed with SOVRA_SECRET_KEY (the importing instance needs that key).
+  secret: z.string().regex(
+    /^(?:[A-Z2-7]+=*|sealed:v1:[A-Za-z0-9_-]+)$/,
+    "must be base32, or sealed:v1: and base64url",
+  ),
   created: iso,
   enabled_at: iso,
   last_step: count,

@@ -3,7 +3,9 @@
  * secret) sealed at rest with the
  * instance's key (`SOVRA_SECRET_KEY`): AES-256-GCM through Web Crypto, a fresh 96-bit nonce per
  * seal, the key derived from the instance key by HKDF-SHA-256 with the purpose as its info (one
- * instance key, an independent key per purpose). A sealed value is `sealed:v1:` and the
+ * instance key, an independent key per purpose), and what the secret belongs to (a user, an
+ * organization) bound as its associated data: a sealed value copied to another's record does not
+ * open. A sealed value is `sealed:v1:` and the
  * base64url of nonce ‖ ciphertext ‖ tag; anything else is a value stored before a key was set,
  * read as it is. Tampering, or another key, fails the open.
  */
@@ -40,11 +42,12 @@ export class SecretBox {
     );
   }
 
-  async seal(plain: string): Promise<string> {
+  /** `plain` sealed for `owner` (the user or organization the secret belongs to). */
+  async seal(plain: string, owner: string): Promise<string> {
     const nonce = crypto.getRandomValues(new Uint8Array(NONCE_BYTES));
     const sealed = new Uint8Array(
       await crypto.subtle.encrypt(
-        { name: "AES-GCM", iv: nonce },
+        { name: "AES-GCM", iv: nonce, additionalData: new TextEncoder().encode(owner) },
         await this.#key,
         new TextEncoder().encode(plain),
       ),
@@ -55,8 +58,8 @@ export class SecretBox {
     return PREFIX + out.toBase64({ alphabet: "base64url", omitPadding: true });
   }
 
-  /** The value sealed in `stored`; a value not sealed is returned as it is. */
-  async open(stored: string): Promise<string> {
+  /** The value sealed in `stored` for `owner`; a value not sealed is returned as it is. */
+  async open(stored: string, owner: string): Promise<string> {
     if (!isSealed(stored)) return stored;
     let bytes: Uint8Array<ArrayBuffer>;
     try {
@@ -66,27 +69,39 @@ export class SecretBox {
     }
     try {
       const plain = await crypto.subtle.decrypt(
-        { name: "AES-GCM", iv: bytes.subarray(0, NONCE_BYTES) },
+        {
+          name: "AES-GCM",
+          iv: bytes.subarray(0, NONCE_BYTES),
+          additionalData: new TextEncoder().encode(owner),
+        },
         await this.#key,
         bytes.subarray(NONCE_BYTES),
       );
       return new TextDecoder().decode(plain);
     } catch {
       throw new SecretBoxError(
-        "A sealed secret does not open with SOVRA_SECRET_KEY: it was sealed with another key, or altered.",
+        "A sealed secret does not open with SOVRA_SECRET_KEY: it was sealed with another key, for another owner, or altered.",
       );
     }
   }
 }
 
 /** `plain` as it is stored: sealed when the instance has a key (`box`), else as it is. */
-export async function sealStored(box: SecretBox | undefined, plain: string): Promise<string> {
-  return box ? await box.seal(plain) : plain;
+export async function sealStored(
+  box: SecretBox | undefined,
+  plain: string,
+  owner: string,
+): Promise<string> {
+  return box ? await box.seal(plain, owner) : plain;
 }
 
 /** A stored value opened: sealed with `box`'s key, or stored before a key was set. */
-export async function openStored(box: SecretBox | undefined, stored: string): Promise<string> {
-  if (box) return await box.open(stored);
+export async function openStored(
+  box: SecretBox | undefined,
+  stored: string,
+  owner: string,
+): Promise<string> {
+  if (box) return await box.open(stored, owner);
   if (isSealed(stored)) {
     throw new SecretBoxError(
       "A secret is sealed, but SOVRA_SECRET_KEY is not set: start with the key it was sealed with.",

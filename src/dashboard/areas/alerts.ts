@@ -80,7 +80,11 @@ export async function rotateAlertSecret(
   const secret = newSigningSecret();
   const next: AlertSettings = {
     ...(await current(deps, access.org.id)),
-    secret: await sealStored(secretBoxFor(deps.config.secretKey, WEBHOOK_SECRETS), secret),
+    secret: await sealStored(
+      secretBoxFor(deps.config.secretKey, WEBHOOK_SECRETS),
+      secret,
+      access.org.id,
+    ),
     updated: new Date(deps.now()).toISOString(),
   };
   await areaOf(deps).putAlertSettings(next);

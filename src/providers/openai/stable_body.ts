@@ -5,15 +5,19 @@
  * is at hand (chat completions), the body sent is that text with only the values that had to
  * change edited in place — the model id always, a dropped parameter, an added `stream_options` —
  * leaving every other byte as it was: top-level members by their offsets (`top_level_members.ts`),
- * deeper values by `jsonc-parser`'s edits. A result of `jsonc-parser`'s is checked against the body
- * the adapter built; where they differ (a JSON oddity such as a repeated key), the body is
- * serialised afresh.
+ * deeper values by `jsonc-parser`'s edits, whose result is checked against the body the adapter
+ * built. A text with a key written twice or with an escape, anywhere, is serialised afresh: parsers
+ * disagree on it, and the provider must read what Sovra validated, routed and billed.
  */
 import { applyEdits, type JSONPath, modify } from "jsonc-parser";
 import type { ClientBody } from "../../canonical/chat.ts";
 import { editTopLevel, topLevelMembers } from "./top_level_members.ts";
 
 type Json = unknown;
+
+/** Edits below the top level made in the client's text at most (each parses the whole text). */
+const MAX_DEEP_EDITS = 4;
+const MAX_DEEP_EDIT_TEXT = 64 * 1024;
 
 function isObject(value: Json): value is Record<string, Json> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -37,7 +41,7 @@ function sameJson(a: Json, b: Json): boolean {
     const value = x[key];
     if (value === undefined) continue;
     defined++;
-    if (!sameJson(value, y[key])) return false;
+    if (!Object.hasOwn(y, key) || !sameJson(value, y[key])) return false;
   }
   for (const key in y) if (y[key] !== undefined) defined--;
   return defined === 0;
@@ -46,11 +50,14 @@ function sameJson(a: Json, b: Json): boolean {
 /** The edits that turn `from` into `to`, each at the deepest path where they differ. */
 function differences(path: JSONPath, from: Json, to: Json, out: Array<[JSONPath, Json]>): void {
   if (isObject(from) && isObject(to)) {
-    for (const key in from) if (to[key] === undefined) out.push([[...path, key], undefined]);
+    // Own keys only: a client's `constructor` is not the prototype's.
+    for (const key in from) {
+      if (!Object.hasOwn(to, key) || to[key] === undefined) out.push([[...path, key], undefined]);
+    }
     for (const key in to) {
       const value = to[key];
       if (value === undefined) continue;
-      if (!(key in from)) out.push([[...path, key], value]);
+      if (!Object.hasOwn(from, key)) out.push([[...path, key], value]);
       else if (!sameJson(from[key], value)) differences([...path, key], from[key], value, out);
     }
     return;
@@ -67,20 +74,27 @@ function differences(path: JSONPath, from: Json, to: Json, out: Array<[JSONPath,
 /** `body` as JSON text: the client's text edited where they differ, when there is one. */
 export function stableBody(body: Record<string, unknown>, client: ClientBody | undefined): string {
   if (client === undefined || !isObject(client.value)) return JSON.stringify(body);
+  // A text with a key repeated or escaped anywhere is serialised afresh: another parser could
+  // read it otherwise than the one that validated, routed and billed it.
+  const top = topLevelMembers(client.text);
+  if (top === undefined) return JSON.stringify(body);
   const edits: Array<[JSONPath, Json]> = [];
   differences([], client.value, body, edits);
   if (edits.length === 0) return client.text;
   // Top-level edits only (the model id, a dropped parameter, the stream's usage option): sliced
-  // in at the members' offsets, which is exact for text `JSON.parse` took with unique plain keys.
+  // in at the members' offsets.
   if (edits.every(([path]) => path.length === 1)) {
-    const top = topLevelMembers(client.text);
-    if (top) {
-      return editTopLevel(
-        client.text,
-        top,
-        new Map(edits.map(([[key], value]) => [String(key), value])),
-      );
-    }
+    return editTopLevel(
+      client.text,
+      top,
+      new Map(edits.map(([[key], value]) => [String(key), value])),
+    );
+  }
+  // `jsonc-parser` parses the whole text again for each edit: only a few edits of a body of
+  // moderate size are made that way (a request must not buy quadratic CPU); any other body is
+  // serialised afresh, which is as stable from one request to the next.
+  if (edits.length > MAX_DEEP_EDITS || client.text.length > MAX_DEEP_EDIT_TEXT) {
+    return JSON.stringify(body);
   }
   let text = client.text;
   for (const [path, value] of edits) text = applyEdits(text, modify(text, path, value, {}));

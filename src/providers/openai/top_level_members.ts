@@ -2,7 +2,7 @@
  * Where each top-level member of a JSON object's text is — its key, and its value's first and
  * past-the-end offsets — so top-level values can be replaced, removed or added by slicing, every
  * other byte as it was. For text that `JSON.parse` accepted (the client's body): no validation
- * beyond what finding the members needs.
+ * beyond what finding the members and checking the keys needs.
  *
  * `jsonc-parser` builds a node per value to edit one path (`modify` → `parseTree`: ~120 µs for a
  * 12 KB body, measured), and its `visit` scans every character in JavaScript (~100 µs) even when
@@ -48,21 +48,41 @@ function stringEnd(text: string, quote: number): number {
   }
 }
 
-/** Past the value that starts at `from` (a string, an object, an array or a literal); -1: none. */
+/** A key is plain when it has no escape: its text is its name, as every parser reads it. */
+function plainKey(text: string, quote: number, end: number, keys: Set<string>): boolean {
+  const key = text.slice(quote + 1, end - 1);
+  if (key.includes("\\") || keys.has(key)) return false;
+  keys.add(key);
+  return true;
+}
+
+/**
+ * Past the value that starts at `from` (a string, an object, an array or a literal); -1 when
+ * there is none, or when an object inside it has a key written with an escape or twice.
+ */
 function valueEnd(text: string, from: number): number {
   const first = text.charCodeAt(from);
   if (first === 34) return stringEnd(text, from);
   if (first === 123 || first === 91) {
-    let depth = 0;
+    // The keys seen in each enclosing object; null for an array.
+    const open: Array<Set<string> | null> = [];
     BRACKETS.lastIndex = from;
     for (let m = BRACKETS.exec(text); m !== null; m = BRACKETS.exec(text)) {
       const c = m[0];
       if (c === '"') {
         const end = stringEnd(text, m.index);
         if (end === -1) return -1;
+        const keys = open[open.length - 1];
+        if (keys && text.charCodeAt(skipWhitespace(text, end)) === 58) {
+          if (!plainKey(text, m.index, end, keys)) return -1;
+        }
         BRACKETS.lastIndex = end;
-      } else if (c === "{" || c === "[") depth++;
-      else if (--depth === 0) return m.index + 1;
+      } else if (c === "{") open.push(new Set());
+      else if (c === "[") open.push(null);
+      else {
+        open.pop();
+        if (open.length === 0) return m.index + 1;
+      }
     }
     return -1;
   }
@@ -72,8 +92,8 @@ function valueEnd(text: string, from: number): number {
 
 /**
  * The top-level members of an object's text, in order; undefined when the text is not an object,
- * or a key is written with an escape or twice (what `JSON.parse` makes of those is not a plain
- * slice of the text: the caller edits another way).
+ * or a key anywhere in it is written with an escape or twice. Parsers disagree on those (which of
+ * two values counts; an escaped key repeating another): such a text is never forwarded as it is.
  */
 export function topLevelMembers(text: string): TopLevel | undefined {
   let at = skipWhitespace(text, 0);
@@ -86,9 +106,8 @@ export function topLevelMembers(text: string): TopLevel | undefined {
     if (text.charCodeAt(at) !== 34) return undefined;
     const keyEnd = stringEnd(text, at);
     if (keyEnd === -1) return undefined;
+    if (!plainKey(text, at, keyEnd, keys)) return undefined;
     const key = text.slice(at + 1, keyEnd - 1);
-    if (key.includes("\\") || keys.has(key)) return undefined;
-    keys.add(key);
     const colon = skipWhitespace(text, keyEnd);
     if (text.charCodeAt(colon) !== 58) return undefined;
     const valueStart = skipWhitespace(text, colon + 1);
