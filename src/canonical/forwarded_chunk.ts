@@ -25,14 +25,6 @@ export interface ForwardedChunk {
    * instead of the chunk, so an open stream holds its text, not its upstream events.
    */
   readonly text?: string;
-  /**
-   * A chunk taken from the upstream's bytes (the learnt shape with an ASCII body): `rest` and
-   * the event's closing `\n\n` as bytes, and `text` as bytes. `rest` and `text` are then
-   * decoded only when read. Views over the upstream's read buffer, valid until the stream's
-   * next read: the client encoder and the accounting copy them in the pull that got them.
-   */
-  readonly bytes?: Uint8Array;
-  readonly textBytes?: Uint8Array;
 }
 
 /** What a pass-through stream yields: forwarded chunks, or canonical events for the rest. */

@@ -4,10 +4,8 @@
  * A chunk forwarded without parsing (stream pass-through) is kept as it is and decoded only
  * when the text is asked for, or once the kept chunks pass `KEPT_CHUNK_CHARS` (a long stream
  * then holds text, not whole chunks); a forwarded chunk whose text is known without parsing
- * (`ForwardedChunk.text`: most of a stream) is kept as that text alone, and one taken from the
- * upstream's bytes as those bytes, copied into one buffer per stream (`textBytes`); the chunks
- * that carry usage or a finish reason are always parsed on the way, so `usage` and
- * `finishReason` are known without decoding.
+ * (`ForwardedChunk.text`: most of a stream) is kept as that text alone; the chunks that carry usage or a finish reason are always
+ * parsed on the way, so `usage` and `finishReason` are known without decoding.
  */
 import type { ChatStreamEvent, FinishReason } from "./chat.ts";
 import type { ForwardedChunk, PassthroughItem } from "./forwarded_chunk.ts";
@@ -15,9 +13,6 @@ import { mergeUsage, type Usage } from "./usage.ts";
 
 /** Characters of undecoded forwarded chunks a stream keeps before decoding them to text. */
 export const KEPT_CHUNK_CHARS = 32 * 1024;
-/** The first buffer for a stream's text bytes (it doubles as it fills). */
-const INITIAL_TEXT_BYTES = 512;
-const ASCII = new TextDecoder();
 
 export class StreamAccounting {
   usage: Usage | undefined;
@@ -26,29 +21,14 @@ export class StreamAccounting {
   rawFinishReason: string | undefined;
   /** Events (or forwarded chunks) seen; 0 means the stream never started. */
   events = 0;
-  /**
-   * Generated text in order; forwarded chunks stand for theirs until it is asked for, and a
-   * number for a run of `#bytes` (the text of chunks that came as bytes, `textBytes`): the run
-   * ends there and starts where the run before it ended.
-   */
-  #generated: (string | ForwardedChunk | number)[] = [];
-  /**
-   * The text of chunks forwarded as bytes, copied (their views are the upstream read buffer's):
-   * one buffer per stream rather than a string per chunk.
-   */
-  #bytes: Uint8Array | undefined;
-  #byteLength = 0;
+  /** Generated text in order; forwarded chunks stand for theirs until it is asked for. */
+  #generated: (string | ForwardedChunk)[] = [];
   /** Characters of the undecoded chunks in `#generated` from `#keptFrom` on. */
   #keptChars = 0;
   #keptFrom = 0;
 
   observe(item: PassthroughItem): void {
     if (item.type === "forwarded") {
-      if (item.textBytes !== undefined) {
-        this.events++;
-        this.#keepBytes(item.textBytes);
-        return;
-      }
       if (item.text !== undefined) {
         // The chunk goes with the client write; an open stream keeps only its text.
         this.events++;
@@ -97,33 +77,15 @@ export class StreamAccounting {
    */
   release(): void {
     this.#generated = [];
-    this.#bytes = undefined;
-    this.#byteLength = 0;
     this.#keptChars = 0;
     this.#keptFrom = 0;
-  }
-
-  /** Appends a chunk's text bytes to `#bytes`, extending the last run or starting one. */
-  #keepBytes(text: Uint8Array): void {
-    const end = this.#byteLength + text.length;
-    let bytes = this.#bytes;
-    if (bytes === undefined || end > bytes.length) {
-      const grown = new Uint8Array(Math.max(INITIAL_TEXT_BYTES, end, 2 * (bytes?.length ?? 0)));
-      if (bytes !== undefined) grown.set(bytes.subarray(0, this.#byteLength));
-      this.#bytes = bytes = grown;
-    }
-    bytes.set(text, this.#byteLength);
-    this.#byteLength = end;
-    const last = this.#generated.length - 1;
-    if (typeof this.#generated[last] === "number") this.#generated[last] = end;
-    else this.#generated.push(end);
   }
 
   /** Replaces the kept chunks by their text. */
   #decodeKept(): void {
     for (let i = this.#keptFrom; i < this.#generated.length; i++) {
       const part = this.#generated[i]!;
-      if (typeof part === "object") this.#generated[i] = textOf(part);
+      if (typeof part !== "string") this.#generated[i] = textOf(part);
     }
     this.#keptFrom = this.#generated.length;
     this.#keptChars = 0;
@@ -132,14 +94,12 @@ export class StreamAccounting {
   /** Everything generated so far, for a tokenizer estimate. */
   generatedText(): string {
     let text = "";
-    let runStart = 0;
     for (const part of this.#generated) {
-      if (typeof part === "string") text += part;
-      else if (typeof part === "number") {
-        // ASCII only (`textBytes`), so a run's text is its bytes, decoded at once.
-        text += ASCII.decode(this.#bytes!.subarray(runStart, part));
-        runStart = part;
-      } else text += textOf(part);
+      if (typeof part === "string") {
+        text += part;
+        continue;
+      }
+      text += textOf(part);
     }
     return text;
   }

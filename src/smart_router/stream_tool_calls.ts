@@ -14,8 +14,6 @@ export function collectToolCallIds(item: PassthroughItem, ids: string[]): void {
     if (item.type === "tool-call-delta" && item.id) ids.push(item.id);
     return;
   }
-  // A chunk of the learnt shape taken as bytes is one content or reasoning delta: no call.
-  if (item.textBytes !== undefined) return;
   if (!item.decoded && !item.rest.includes('"tool_calls"')) return;
   for (const event of item.events()) {
     if (event.type === "tool-call-delta" && event.id) ids.push(event.id);

@@ -16,8 +16,6 @@ export class ChatChunkEncoder {
   readonly #head: string;
   /** `data: ` and the head, made once: a forwarded chunk's event is this, its rest and `\n\n`. */
   readonly #dataHead: string;
-  /** `#dataHead` encoded, for chunks forwarded as bytes. */
-  readonly #dataHeadBytes: Uint8Array;
   readonly #prefix: string;
   /** Choices whose first chunk (with `role`) went out. */
   #started = new Set<number>();
@@ -30,7 +28,6 @@ export class ChatChunkEncoder {
       JSON.stringify(ctx.model)
     }`;
     this.#dataHead = `data: ${this.#head}`;
-    this.#dataHeadBytes = encoder.encode(this.#dataHead);
     this.#prefix = `${this.#head},"choices":[{"index":`;
   }
 
@@ -57,45 +54,11 @@ export class ChatChunkEncoder {
     return this.#started.size > 0 ? undefined : encoder.encode(this.#chunk({ content: "" }));
   }
 
-  /**
-   * The bytes for a batch of events (one upstream read), or undefined when there are none.
-   * Chunks that came as bytes (`ForwardedChunk.bytes`) are copied behind the head's bytes;
-   * the text of everything else is encoded once between them.
-   */
+  /** The bytes for a batch of events (one upstream read), or undefined when there are none. */
   encodeBatch(events: readonly PassthroughItem[]): Uint8Array | undefined {
     let text = "";
-    let parts: Uint8Array[] | undefined;
-    let size = 0;
-    for (const event of events) {
-      if (event.type !== "forwarded" || event.bytes === undefined) {
-        text += this.encode(event) ?? "";
-        continue;
-      }
-      // The role chunk goes first when no chunk did yet (as `encode` does).
-      if (!this.#started.has(0)) text += this.#chunk({ content: "" });
-      parts ??= [];
-      if (text !== "") {
-        const encoded = encoder.encode(text);
-        parts.push(encoded);
-        size += encoded.length;
-        text = "";
-      }
-      parts.push(this.#dataHeadBytes, event.bytes);
-      size += this.#dataHeadBytes.length + event.bytes.length;
-    }
-    if (parts === undefined) return text === "" ? undefined : encoder.encode(text);
-    if (text !== "") {
-      const encoded = encoder.encode(text);
-      parts.push(encoded);
-      size += encoded.length;
-    }
-    const out = new Uint8Array(size);
-    let at = 0;
-    for (const part of parts) {
-      out.set(part, at);
-      at += part.length;
-    }
-    return out;
+    for (const event of events) text += this.encode(event) ?? "";
+    return text === "" ? undefined : encoder.encode(text);
   }
 
   /** The SSE text for one event, or undefined when the event produces none. */

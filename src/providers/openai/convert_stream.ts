@@ -97,41 +97,16 @@ export function openaiSseDecoder(): StreamDecoder {
 export type OpenAIEventHandler<E> = (data: string, out: E[]) => void;
 
 /**
- * An event taken from the upstream's bytes without decoding them to text: given the read and
- * the offset of an event's first byte, either pushes the event's items and returns the offset
- * after its closing blank line, or returns -1 (the event goes through the text path). It may
- * take only an event that the text path would read as one `data: ` line: it is handed events
- * only at a boundary the text path has no pending state at.
- */
-export type OpenAIByteEventHandler<E> = (bytes: Uint8Array, at: number, out: E[]) => number;
-
-const LF = 0x0a;
-
-/**
  * The SSE framing of the `openai` dialect around a per-event handler: events after `[DONE]`
  * are ignored, a handler's throw ends the stream after the items decoded before it, and a
  * body that ends without `[DONE]` is incomplete.
- *
- * With `takeBytes`, each read's events are first offered to it as bytes (the stream
- * pass-through's plain content chunks: no string of the read, no parser strings). That is
- * sound only where the text path holds nothing: the bytes fed to it so far end with `\n\n`
- * (its last line was blank, so the event was dispatched and the parser's line buffer is empty,
- * and the UTF-8 decoder is between characters after a line feed). An event `takeBytes` refuses
- * goes to the text path up to the next `\n\n`, after which the boundary is clean again.
  */
-export function openaiSseEvents<E>(
-  handle: OpenAIEventHandler<E>,
-  takeBytes?: OpenAIByteEventHandler<E>,
-): StreamDecoder<E> {
+export function openaiSseEvents<E>(handle: OpenAIEventHandler<E>): StreamDecoder<E> {
   const text = new TextDecoder();
   let items: E[] = [];
   let done = false;
   let started = false;
   let failure: unknown;
-  /** The bytes fed to the text path so far end with `\n\n` (or none were fed yet). */
-  let clean = takeBytes !== undefined;
-  /** The last byte fed to the text path was a line feed. */
-  let lastLf = false;
   const parser = createParser({
     onEvent(message: EventSourceMessage) {
       if (done || failure !== undefined) return;
@@ -147,30 +122,6 @@ export function openaiSseEvents<E>(
       }
     },
   });
-  const feed = (bytes: Uint8Array) => {
-    const n = bytes.length;
-    if (n === 0) return;
-    clean = bytes[n - 1] === LF && (n > 1 ? bytes[n - 2] === LF : lastLf);
-    lastLf = bytes[n - 1] === LF;
-    parser.feed(text.decode(bytes, { stream: true }));
-  };
-  /** The read's events, offered to `takeBytes` at each clean boundary. */
-  const pushBytes = (chunk: Uint8Array, take: OpenAIByteEventHandler<E>) => {
-    let at = 0;
-    while (at < chunk.length && clean && !done && failure === undefined) {
-      const end = take(chunk, at, items);
-      if (end !== -1) {
-        started = true;
-        at = end;
-        continue;
-      }
-      const blank = blankLineEnd(chunk, at);
-      const stop = blank === -1 ? chunk.length : blank;
-      feed(chunk.subarray(at, stop));
-      at = stop;
-    }
-    if (at < chunk.length && !done) feed(at === 0 ? chunk : chunk.subarray(at));
-  };
   const take = (): E[] => {
     const out = items;
     items = [];
@@ -179,8 +130,7 @@ export function openaiSseEvents<E>(
   return {
     push(chunk) {
       if (done) return [];
-      if (takeBytes !== undefined && clean) pushBytes(chunk, takeBytes);
-      else feed(chunk);
+      parser.feed(text.decode(chunk, { stream: true }));
       const out = take();
       if (failure !== undefined) {
         // Items before the failure go out; the failure ends the stream on the next read.
@@ -200,14 +150,6 @@ export function openaiSseEvents<E>(
       return [];
     },
   };
-}
-
-/** The offset after the first `\n\n` at or after `from`, or -1. */
-function blankLineEnd(bytes: Uint8Array, from: number): number {
-  for (let i = bytes.indexOf(LF, from); i !== -1; i = bytes.indexOf(LF, i + 1)) {
-    if (bytes[i + 1] === LF) return i + 2;
-  }
-  return -1;
 }
 
 /** An event's JSON; a malformed one ends the stream. */

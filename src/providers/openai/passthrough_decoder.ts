@@ -91,90 +91,6 @@ class ShapedChunk implements ForwardedChunk {
   }
 }
 
-/**
- * A chunk of the stream's learnt shape taken from the upstream's bytes (`takeShaped`): the
- * client encoder copies its bytes behind its own head, billing copies its text's bytes; neither
- * string is made unless asked for. Its views are over the upstream's read buffer, which the
- * stream's next read reuses: whoever keeps anything of it past the batch copies it (the encoder
- * and the accounting do, in the same pull).
- */
-class ShapedBytes implements ForwardedChunk {
-  readonly type = "forwarded";
-  readonly decoded = false;
-
-  constructor(
-    readonly bytes: Uint8Array,
-    readonly textBytes: Uint8Array,
-    private readonly kind: "text-delta" | "reasoning-delta",
-    private readonly endLength: number,
-  ) {}
-
-  get rest(): string {
-    return UTF8.decode(this.bytes.subarray(0, this.bytes.length - this.endLength));
-  }
-
-  get text(): string {
-    return UTF8.decode(this.textBytes);
-  }
-
-  events(): readonly ChatStreamEvent[] {
-    return [{ type: this.kind, text: this.text }];
-  }
-}
-
-const UTF8 = new TextDecoder();
-const UTF8_OUT = new TextEncoder();
-/** `data: `: a shaped event's line as the text path reads it (one space, one field). */
-const DATA_FIELD = "data: ";
-/** The blank line that closes an event. */
-const EVENT_END = "\n\n";
-
-/**
- * The bytes of the learnt shape, for `takeShaped`: `data: ` and the prefix (head included),
- * and the suffix with the event's closing blank line.
- */
-interface ShapeBytes {
-  readonly prefix: Uint8Array;
-  readonly suffix: Uint8Array;
-  /** Where the head ends in an event: the client's rest starts there. */
-  readonly restAt: number;
-}
-
-function shapeBytes(shape: ChunkShape, headLength: number): ShapeBytes {
-  const head = UTF8_OUT.encode(DATA_FIELD + shape.prefix.slice(0, headLength));
-  return {
-    prefix: UTF8_OUT.encode(DATA_FIELD + shape.prefix),
-    suffix: UTF8_OUT.encode(shape.suffix + EVENT_END),
-    restAt: head.length,
-  };
-}
-
-/**
- * The event at `at` of an upstream read when it is exactly `data: ` + a chunk that
- * `fitsShape` with an ASCII body, + `\n\n`: the offset after it, -1 otherwise. Such an event
- * is what the text path would take as one `ShapedChunk` of the same rest and text (an ASCII
- * body decodes to itself; the prefix and suffix bytes are the UTF-8 of the learnt text, which
- * the same bytes decode back to), so it goes out byte for byte as that chunk would.
- */
-function shapedEventEnd(bytes: Uint8Array, at: number, shape: ShapeBytes): number {
-  const { prefix, suffix } = shape;
-  const n = bytes.length;
-  let i = at + prefix.length;
-  if (i + suffix.length > n) return -1;
-  for (let k = 0; k < prefix.length; k++) if (bytes[at + k] !== prefix[k]) return -1;
-  let word = true;
-  for (; i < n; i++) {
-    const c = bytes[i]!;
-    if (c === 0x22 /* " */) break;
-    // Escapes, control characters and anything beyond ASCII take the text path.
-    if (c === 0x5c /* \ */ || c < 0x20 || c >= 0x80) return -1;
-    if (word && (c < 0x61 /* a */ || c > 0x7a /* z */) && c !== 0x5f /* _ */) word = false;
-  }
-  if (word || i + suffix.length > n) return -1;
-  for (let k = 0; k < suffix.length; k++) if (bytes[i + k] !== suffix[k]) return -1;
-  return i + suffix.length;
-}
-
 /** The pass-through decoder of one `openai`-dialect stream. */
 export function openaiPassthroughDecoder(): StreamDecoder<PassthroughItem> {
   /**
@@ -189,23 +105,6 @@ export function openaiPassthroughDecoder(): StreamDecoder<PassthroughItem> {
   /** The delta every chunk of `shape` is, when its body is that delta's text. */
   let delta: "text-delta" | "reasoning-delta" | undefined;
   let learnTries = LEARN_TRIES;
-  /** `shape` as bytes, while its chunks are one delta's text (`delta`). */
-  let bytesOfShape: ShapeBytes | undefined;
-  const takeShaped = (bytes: Uint8Array, at: number, out: PassthroughItem[]): number => {
-    if (bytesOfShape === undefined || delta === undefined) return -1;
-    const end = shapedEventEnd(bytes, at, bytesOfShape);
-    if (end === -1) return -1;
-    const textEnd = end - bytesOfShape.suffix.length;
-    out.push(
-      new ShapedBytes(
-        bytes.subarray(at + bytesOfShape.restAt, end),
-        bytes.subarray(at + bytesOfShape.prefix.length, textEnd),
-        delta,
-        EVENT_END.length,
-      ),
-    );
-    return end;
-  };
   return openaiSseEvents<PassthroughItem>((data, out) => {
     if (shape !== undefined && fitsShape(shape, data)) {
       // The shape's prefix starts with the head, and a fitting chunk passes `needsParse`.
@@ -229,7 +128,6 @@ export function openaiPassthroughDecoder(): StreamDecoder<PassthroughItem> {
           if (learnt !== undefined) {
             shape = learnt;
             delta = shapeDelta(learnt);
-            bytesOfShape = delta === undefined ? undefined : shapeBytes(learnt, headLength);
           }
         }
         out.push(new UpstreamChunk(data, rest));
@@ -250,7 +148,7 @@ export function openaiPassthroughDecoder(): StreamDecoder<PassthroughItem> {
       headLength = head?.length ?? 0;
     }
     out.push(...decode(chunk));
-  }, takeShaped);
+  });
 }
 
 function decode(chunk: unknown): ChatStreamEvent[] {
