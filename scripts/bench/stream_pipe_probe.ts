@@ -4,8 +4,8 @@
  * with the pass-through decoder, the accounting, `chatStreamBody` with the chat encoder, and a
  * reader draining the client body. Where `stream_path_probe.ts` measures the decode, account
  * and encode steps alone, this one has the web streams and promises between them, which is
- * where a change to those steps can win or lose (docs/performance.md, "The stream path's text,
- * measured whole").
+ * where a change to those steps can win or lose (docs/performance.md, "A streamed chunk stays
+ * text").
  *
  *   taskset -c 0 deno run -A --config ROOT/deno.json scripts/bench/stream_pipe_probe.ts ROOT
  *
