@@ -52,6 +52,12 @@ export function chunkReader(body: ReadableStream<Uint8Array>): ChunkReader {
 /** The next chunk of an upstream body, `undefined` at its end. */
 export interface ChunkReader {
   read(): Promise<Uint8Array | undefined>;
+  /**
+   * `read()` in two steps, for a caller that awaits the body's own read itself (one `async`
+   * frame and promise less per chunk): the body's read, then `took` of its result.
+   */
+  next(): Promise<ReadableStreamReadResult<Uint8Array>>;
+  took(result: ReadableStreamReadResult<Uint8Array>): Uint8Array | undefined;
   cancel(reason?: unknown): Promise<void>;
 }
 
@@ -65,7 +71,14 @@ class ByobChunkReader implements ChunkReader {
   constructor(private readonly reader: ReadableStreamBYOBReader) {}
 
   async read(): Promise<Uint8Array | undefined> {
-    const { done, value } = await this.reader.read(new Uint8Array(this.#buffer));
+    return this.took(await this.next());
+  }
+
+  next(): Promise<ReadableStreamReadResult<Uint8Array>> {
+    return this.reader.read(new Uint8Array(this.#buffer));
+  }
+
+  took({ done, value }: ReadableStreamReadResult<Uint8Array>): Uint8Array | undefined {
     if (done || !value) return undefined;
     // `value` is handed out over this buffer; the next read may get a fresh one.
     this.#buffer = value.buffer as ArrayBuffer;
@@ -90,7 +103,14 @@ class DefaultChunkReader implements ChunkReader {
   constructor(private readonly reader: ReadableStreamDefaultReader<Uint8Array>) {}
 
   async read(): Promise<Uint8Array | undefined> {
-    const { done, value } = await this.reader.read();
+    return this.took(await this.next());
+  }
+
+  next(): Promise<ReadableStreamReadResult<Uint8Array>> {
+    return this.reader.read();
+  }
+
+  took({ done, value }: ReadableStreamReadResult<Uint8Array>): Uint8Array | undefined {
     return done ? undefined : value;
   }
 
@@ -178,7 +198,7 @@ class UpstreamBatches<E> implements EventBatches<E> {
       }
       let batch: E[] = [];
       try {
-        const chunk = await reader.read();
+        const chunk = reader.took(await reader.next());
         if (this.#cancelled) return { done: true };
         if (signal.aborted) throw signal.reason;
         if (chunk === undefined) this.#ended = true;

@@ -7,6 +7,7 @@ import { mapOpenAIFinishReason } from "./map_finish_reason.ts";
 import { UpstreamFailure } from "../upstream_failure.ts";
 import type { StreamDecoder } from "../event_batches.ts";
 import { convertUsage } from "./convert_usage.ts";
+import { StreamText } from "../../util/stream_text.ts";
 
 type Json = Record<string, unknown>;
 
@@ -102,7 +103,7 @@ export type OpenAIEventHandler<E> = (data: string, out: E[]) => void;
  * body that ends without `[DONE]` is incomplete.
  */
 export function openaiSseEvents<E>(handle: OpenAIEventHandler<E>): StreamDecoder<E> {
-  const text = new TextDecoder();
+  const text = new StreamText();
   let items: E[] = [];
   let done = false;
   let started = false;
@@ -130,7 +131,7 @@ export function openaiSseEvents<E>(handle: OpenAIEventHandler<E>): StreamDecoder
   return {
     push(chunk) {
       if (done) return [];
-      parser.feed(text.decode(chunk, { stream: true }));
+      parser.feed(text.decode(chunk));
       const out = take();
       if (failure !== undefined) {
         // Items before the failure go out; the failure ends the stream on the next read.

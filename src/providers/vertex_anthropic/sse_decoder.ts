@@ -4,10 +4,11 @@ import type { ChatStreamEvent } from "../../canonical/chat.ts";
 import { AnthropicStreamConverter } from "../anthropic_messages/convert_stream.ts";
 import type { StreamDecoder } from "../event_batches.ts";
 import { AnthropicStreamEvent } from "../anthropic_messages/wire.ts";
+import { StreamText } from "../../util/stream_text.ts";
 
 export function anthropicSseDecoder(): StreamDecoder {
   const converter = new AnthropicStreamConverter();
-  const text = new TextDecoder();
+  const text = new StreamText();
   const messages: EventSourceMessage[] = [];
   const parser = createParser({ onEvent: (message) => messages.push(message) });
   function* drain(): Generator<ChatStreamEvent> {
@@ -18,11 +19,11 @@ export function anthropicSseDecoder(): StreamDecoder {
   }
   return {
     *push(chunk: Uint8Array): Generator<ChatStreamEvent> {
-      parser.feed(text.decode(chunk, { stream: true }));
+      parser.feed(text.decode(chunk));
       yield* drain();
     },
     *end(): Generator<ChatStreamEvent> {
-      parser.feed(text.decode());
+      parser.feed(text.end());
       yield* drain();
       converter.end();
     },
