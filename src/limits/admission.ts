@@ -53,6 +53,11 @@ export interface UpstreamAdmission {
   isDurable(): boolean;
   /** Someone waits for `durable()` now: a deferred admission commits without the interval. */
   hurry(): void;
+  /**
+   * True while its record, deferred, waits for a commit to take it: a settle may still take
+   * its place (`MeteringStore.settleAdmitted`, which has the last word).
+   */
+  unsent(): boolean;
   /** The record written with the admission (what a crash would bill), if any. */
   readonly recovery: RequestRecord | undefined;
   /**
@@ -139,6 +144,10 @@ export class RequestAdmission implements UpstreamAdmission {
       this.#deferred = false;
       this.ctx.store.hurryWrites();
     }
+  }
+
+  unsent(): boolean {
+    return this.#deferred;
   }
 
   get recovery(): RequestRecord | undefined {

@@ -76,6 +76,8 @@ export function settleInAdmission(
   deps: Pick<PipelineDeps, "settler" | "log">,
   s: RequestSettlement & { consumed: Consumption },
 ): AdmittedSettle | undefined {
+  // Sent already (the common case behind a slow route): no record built for nothing.
+  if (!s.caller.admission?.unsent()) return undefined;
   const settle = deps.settler.settleAdmitted(settleInput(s, s.consumed), s.caller.trace);
   if (settle) logFinish(deps, s);
   return settle;

@@ -143,3 +143,39 @@ Deno.test("settle in the admission's commit — a commit the store refuses answe
   assert.equal(await h.store.recoverAdmissions("inst_other", Date.now() + 86_400_000), 0);
   assert.equal(h.gateway.deps.gate.holds.open, 0, "every credit hold released");
 });
+
+Deno.test("settle in the admission's commit — no answer before the commit carrying the settle is durable", async () => {
+  await using h = await startHarness({ models: MODELS, env: ENV });
+  const store = h.store;
+  const settleAdmitted = store.settleAdmitted!.bind(store);
+  for (const [name, path, body] of CASES) {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => release = resolve);
+    let released = false;
+    let carried = 0;
+    // The commit itself goes on; only the acknowledgement the answer waits for is held.
+    store.settleAdmitted = (record, onSent) => {
+      const settle = settleAdmitted(record, onSent);
+      if (!settle) return undefined;
+      carried++;
+      return { written: settle.written, answerable: held.then(() => settle.answerable) };
+    };
+    const answer = h.post(path, body);
+    // Released well after the simulator answered: the answer must still have waited.
+    const releaseLater = setTimeout(() => {
+      released = true;
+      release();
+    }, 300);
+    try {
+      const res = await answer;
+      assert.equal(carried, 1, `${name}: the settle rode the admission's commit`);
+      assert.equal(released, true, `${name}: the answer waited for that commit`);
+      assert.equal(res.status, 200, name);
+      await res.arrayBuffer();
+    } finally {
+      clearTimeout(releaseLater);
+      release();
+      store.settleAdmitted = settleAdmitted;
+    }
+  }
+});
