@@ -98,6 +98,17 @@ function loggedSettle(record: RequestRecord) {
   return { request_id: record.id, org: record.org, cost_micro_eur: record.cost_micro_eur };
 }
 
+/** A settle written in its request's admission commit (`Settler.settleAdmitted`). */
+export interface AdmittedSettle {
+  record: RequestRecord;
+  /** What the answer waits for (the commit; less while the store is taken for away). */
+  answerable: Promise<void>;
+  /** The answer goes out. */
+  answered(): void;
+  /** The client gets an error instead (the commit failed or did not come in time). */
+  abandoned(): void;
+}
+
 export class Settler {
   #inFlight = new Set<Promise<unknown>>();
   /** Refused settles waiting for their next attempt (`#retry`), by timer. */
@@ -111,7 +122,7 @@ export class Settler {
   #listeners: Array<(record: RequestRecord) => void> = [];
 
   constructor(
-    private readonly store: Pick<Store, "settle">,
+    private readonly store: Pick<Store, "settle" | "settleAdmitted">,
     private readonly log: Logger,
     /** Debits queued but not yet sent to the store, per organization (read by the gate). */
     private readonly unsentDebits: UnsentTally,
@@ -140,6 +151,69 @@ export class Settler {
     this.#inFlight.add(done);
     done.finally(() => this.#inFlight.delete(done));
     return done;
+  }
+
+  /**
+   * Settles `input` in its request's admission commit while that is still queued
+   * (`MeteringStore.settleAdmitted`): one commit for the admission's rate increment and the
+   * settle, which the answer waits for (`answerable`). Undefined, nothing done, when the
+   * admission was sent already (settle as usual). The debit is queued and the hold released
+   * here, as by `settle`; then exactly one of `answered` (the answer goes out: a write that
+   * failed is retried as any settle's) or `abandoned` (the client gets an error instead: a
+   * write that failed is not retried, and the caller writes the failure's row).
+   */
+  settleAdmitted(input: SettleInput, trace?: RequestTrace): AdmittedSettle | undefined {
+    if (!this.store.settleAdmitted) return undefined;
+    const record = buildRequestRecord(input);
+    // `onSent` runs when a commit takes the write: never within this call.
+    let markSent: QueueMark | undefined;
+    const settle = this.store.settleAdmitted(record, () => markSent!());
+    if (!settle) return undefined;
+    this.telemetry?.settling(trace);
+    // Queued before the hold goes: the gate never sees the request's credit in neither.
+    const budget = this.holds?.budgetOf(record.id);
+    const mark = markSent = this.#queueDebit(record, budget);
+    this.holds?.release(record.id);
+    let outcome: "answered" | "abandoned" | undefined;
+    let failure: { error: unknown } | undefined;
+    const failed = (error: unknown) => {
+      if (outcome === "answered") this.#retry(record, 0, error, budget);
+      else {
+        this.log.error("settle in the admission's commit failed; answered as failed", {
+          ...loggedSettle(record),
+          reason: errorMessage(error),
+        });
+      }
+      mark();
+      mark.settled();
+    };
+    const write = () => settle.written;
+    const done = (this.telemetry ? this.telemetry.settleSpan(trace, write) : write()).then(
+      () => mark.settled(),
+      (error) => {
+        // Until the caller says whether the answer goes out, the debit keeps counting.
+        if (outcome === undefined) failure = { error };
+        else failed(error);
+      },
+    );
+    this.#inFlight.add(done);
+    done.finally(() => this.#inFlight.delete(done));
+    return {
+      record,
+      answerable: settle.answerable,
+      answered: () => {
+        if (outcome !== undefined) return;
+        outcome = "answered";
+        this.telemetry?.settled(record, trace);
+        this.#tell(record);
+        if (failure) failed(failure.error);
+      },
+      abandoned: () => {
+        if (outcome !== undefined) return;
+        outcome = "abandoned";
+        if (failure) failed(failure.error);
+      },
+    };
   }
 
   /**
@@ -185,16 +259,7 @@ export class Settler {
     const budget = this.holds?.budgetOf(record.id);
     const markSent = this.#queueDebit(record, budget);
     this.holds?.release(record.id);
-    for (const listener of this.#listeners) {
-      try {
-        listener(record);
-      } catch (error) {
-        this.log.warn("settle listener failed", {
-          request_id: record.id,
-          reason: errorMessage(error),
-        });
-      }
-    }
+    this.#tell(record);
     const write = () => this.store.settle(record, markSent);
     return (this.telemetry ? this.telemetry.settleSpan(trace, write) : write()).then(
       () => {
@@ -209,6 +274,19 @@ export class Settler {
         return record;
       },
     );
+  }
+
+  #tell(record: RequestRecord): void {
+    for (const listener of this.#listeners) {
+      try {
+        listener(record);
+      } catch (error) {
+        this.log.warn("settle listener failed", {
+          request_id: record.id,
+          reason: errorMessage(error),
+        });
+      }
+    }
   }
 
   /**

@@ -9,12 +9,17 @@
  *   together with its admission record (one commit: no extra write). The answer's content
  *   waits until that commit is durable (`durable`, overlapped with the upstream call; a
  *   stream's headers and role chunk do not wait), so a process killed
- *   after answering leaves at least the admission record, settled from its estimate later.
+ *   after answering leaves at least the admission record, settled from its estimate later
+ *   (or the settle that took the record's place, below).
  *   The commit starts at once, unless the route is known to answer later than `deferAfterMs`
  *   (three commit intervals): then the record rides with the next paced commit, shared with
  *   every request admitted meanwhile, and is durable long before the answer; an answer that
  *   comes first anyway calls `hurry`, which starts that commit at once. So a slow provider
  *   (every LLM) costs no commit of its own per request, and a fast one no latency.
+ *   A whole (non-stream) answer's record is deferred so whatever its route: an answer that
+ *   comes before a commit took the record brings its settle, which takes the record's place
+ *   in that same commit (one commit for the request, `MeteringStore.settleAdmitted`); one that
+ *   comes later finds the record on its way or durable, as a slow route's.
  *   A request that never calls out writes its plain increment when it ends (`countOnce`).
  */
 import type { GateState, KeyBudget } from "./gate_state.ts";
@@ -35,7 +40,7 @@ export interface UpstreamAdmission {
    * any upstream call) when the credit left after the holds of the organization's other
    * requests in flight is used up.
    */
-  admit(estimate: AdmissionEstimate, expectedAnswerMs?: number): void;
+  admit(estimate: AdmissionEstimate, expectedAnswerMs?: number, settlesInCommit?: boolean): void;
   /**
    * Holds the estimate ahead of `admit`, with the same check and 402, for a step that waits
    * between planning and admission (the guardrail's remote classifier call): a request the credit
@@ -48,6 +53,11 @@ export interface UpstreamAdmission {
   isDurable(): boolean;
   /** Someone waits for `durable()` now: a deferred admission commits without the interval. */
   hurry(): void;
+  /**
+   * True while its record, deferred, waits for a commit to take it: a settle may still take
+   * its place (`MeteringStore.settleAdmitted`, which has the last word).
+   */
+  unsent(): boolean;
   /** The record written with the admission (what a crash would bill), if any. */
   readonly recovery: RequestRecord | undefined;
   /**
@@ -96,12 +106,15 @@ export class RequestAdmission implements UpstreamAdmission {
 
   /**
    * `expectedAnswerMs`: when the first route usually answers (stream: its first token), from
-   * the live route metrics; unknown means at once.
+   * the live route metrics; unknown means at once. `settlesInCommit`: a whole answer, whose
+   * settle takes the record's place in its commit when the answer comes before a commit took
+   * the record (`MeteringStore.settleAdmitted`): the record never forces a commit of its own.
    */
-  admit(estimate: AdmissionEstimate, expectedAnswerMs?: number): void {
+  admit(estimate: AdmissionEstimate, expectedAnswerMs?: number, settlesInCommit = false): void {
     if (!this.#held) this.hold(estimate.holdMicroEur);
     const { instance, deferAfterMs } = this.ctx;
-    const deferrable = expectedAnswerMs !== undefined && expectedAnswerMs >= deferAfterMs;
+    const deferrable = settlesInCommit ||
+      (expectedAnswerMs !== undefined && expectedAnswerMs >= deferAfterMs);
     this.#recovery = estimate.recovery;
     this.countOnce(
       estimate.recovery ? { instance, record: estimate.recovery } : undefined,
@@ -131,6 +144,10 @@ export class RequestAdmission implements UpstreamAdmission {
       this.#deferred = false;
       this.ctx.store.hurryWrites();
     }
+  }
+
+  unsent(): boolean {
+    return this.#deferred;
   }
 
   get recovery(): RequestRecord | undefined {

@@ -28,6 +28,8 @@ export interface AdmittedRequest {
  * Holds the estimate (throws the 402) and writes the admission record, before the first
  * upstream call; the answer must wait for `caller.admission.durable()`. `expectedAnswerMs`:
  * when the first route usually answers, if known (the record may then ride a paced commit).
+ * `settlesInCommit`: a whole answer whose settle may take the record's place in its commit
+ * (`admission_wait.ts` `settlesInAdmission`).
  */
 export function admitUpstream(
   caller: Caller,
@@ -36,16 +38,21 @@ export function admitUpstream(
   admitted: AdmittedRequest,
   held?: PricedUsage,
   expectedAnswerMs?: number,
+  settlesInCommit?: boolean,
 ): void {
   if (!caller.admission) return;
   const models = candidates.map((c) => c.route.model);
   const chars = promptChars(planned);
   const estimate = estimateOf(planned, models, held, chars);
   const first = candidates[0]?.route;
-  caller.admission.admit({
-    ...estimate,
-    ...(first ? { recovery: recoveryRecord(caller, planned, first, admitted, held, chars) } : {}),
-  }, expectedAnswerMs);
+  caller.admission.admit(
+    {
+      ...estimate,
+      ...(first ? { recovery: recoveryRecord(caller, planned, first, admitted, held, chars) } : {}),
+    },
+    expectedAnswerMs,
+    settlesInCommit,
+  );
 }
 
 /**

@@ -35,6 +35,23 @@ export async function billableUsage(
     ? usage.totalTokens
     : promptTokens + completionTokens;
   const billable: BillableUsage = { promptTokens, completionTokens, totalTokens, estimated };
+  return withCacheClasses(billable, usage);
+}
+
+/**
+ * The usage as reported, when the provider reported both counts (no tokenizer, nothing to
+ * await: a whole answer's settle can then be built before it is answered); else undefined.
+ */
+export function reportedUsage(usage: Usage | undefined): BillableUsage | undefined {
+  const promptTokens = usage?.promptTokens;
+  const completionTokens = usage?.completionTokens;
+  if (promptTokens === undefined || completionTokens === undefined) return undefined;
+  const totalTokens = usage!.totalTokens ?? promptTokens + completionTokens;
+  const billable: BillableUsage = { promptTokens, completionTokens, totalTokens, estimated: false };
+  return withCacheClasses(billable, usage);
+}
+
+function withCacheClasses(billable: BillableUsage, usage: Usage | undefined): BillableUsage {
   // The cache classes are parts of the reported prompt: an estimated prompt keeps none.
   if (usage?.promptTokens !== undefined) {
     if (usage.cachedPromptTokens !== undefined) {

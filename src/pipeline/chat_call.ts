@@ -15,11 +15,11 @@ import type { Caller, RouteCandidate, RoutePlan, RouterDecision } from "../routi
 import { type RouteSuccess, tryRoutes } from "../routing/try_routes.ts";
 import { IdleWatchdog } from "./idle_watchdog.ts";
 import { StreamAccounting } from "../canonical/stream_accounting.ts";
-import { billableUsage, resultText } from "./billable_usage.ts";
-import { settleFailure, settleRequest } from "./settle_request.ts";
+import { billableUsage, reportedUsage, resultText } from "./billable_usage.ts";
+import { settleFailure, settleInAdmission, settleRequest } from "./settle_request.ts";
 import type { PipelineDeps } from "./pipeline_deps.ts";
 import { admitUpstream, holdUpstream } from "./admission_estimate.ts";
-import { untilAdmitted } from "./admission_wait.ts";
+import { answerAfterCommit, settlesInAdmission, untilAdmitted } from "./admission_wait.ts";
 import { planRequest, runDeferred } from "./plan_request.ts";
 import { prefetchRouterPins } from "./chat_target.ts";
 import { type StreamCheckpoints, streamCheckpoints } from "./stream_checkpoint.ts";
@@ -229,21 +229,28 @@ export async function completeChat(
     ...(success.adjusted ? { adjusted: success.adjusted } : {}),
     ...(plan.routing ? { routing: plan.routing } : {}),
   };
-  // No answer before the admission record is durable (a crash from here on is still billed),
-  // and no wait without a bound: a hung commit is the store's 500, settled as such at cost 0.
+  // No answer before the admission record, or the settle in its place, is durable (a crash
+  // from here on is still billed), and no wait without a bound: a hung commit is the store's
+  // 500, settled as such at cost 0.
   const settlement = { ...settlementOf(ctx, request, served), stream: false };
+  const consumed = reportedUsage(result.usage) ??
+    billableUsage(request.messages, result.usage, () => resultText(result));
+  const finish = { reason: result.finishReason, raw: result.rawFinishReason };
+  // The admission's commit not sent yet: the settle takes the record's place in it.
+  const inCommit = consumed instanceof Promise || !settlesInAdmission(ctx.deps.config)
+    ? undefined
+    : settleInAdmission(ctx.deps, { ...settlement, status: 200, consumed, finish });
+  if (inCommit) {
+    await answerAfterCommit(ctx.deps, inCommit, settlement, ctx.clientSignal);
+    return { result, served };
+  }
   try {
     await untilAdmitted(ctx.caller.admission, ctx.deps.config.streamIdleMs, ctx.clientSignal);
   } catch (error) {
     settleFailure(ctx.deps, settlement, error, ctx.clientSignal);
     throw error;
   }
-  settleRequest(ctx.deps, {
-    ...settlement,
-    status: 200,
-    consumed: billableUsage(request.messages, result.usage, () => resultText(result)),
-    finish: { reason: result.finishReason, raw: result.rawFinishReason },
-  });
+  settleRequest(ctx.deps, { ...settlement, status: 200, consumed, finish });
   return { result, served };
 }
 
@@ -641,6 +648,7 @@ function admitChat(ctx: ChatCallContext, request: ChatRequest, plan: RoutePlan<C
     },
     undefined,
     expectedAnswerMs(ctx.deps.metrics, plan.candidates[0]?.route, request.stream),
+    !request.stream && settlesInAdmission(ctx.deps.config),
   );
 }
 

@@ -8,10 +8,15 @@ import { UpstreamFailure } from "../providers/upstream_failure.ts";
 import type { Caller, PlannedRequest } from "../routing/route_plan.ts";
 import { type RouteSuccess, tryRoutes } from "../routing/try_routes.ts";
 import { logAttemptFailure, observeAttempts } from "./chat_call.ts";
-import { type Consumption, settleFailure, settleRequest } from "./settle_request.ts";
+import {
+  type Consumption,
+  settleFailure,
+  settleInAdmission,
+  settleRequest,
+} from "./settle_request.ts";
 import type { PipelineDeps } from "./pipeline_deps.ts";
 import { admitUpstream } from "./admission_estimate.ts";
-import { untilAdmitted } from "./admission_wait.ts";
+import { answerAfterCommit, settlesInAdmission, untilAdmitted } from "./admission_wait.ts";
 import { planRequest } from "./plan_request.ts";
 
 type NonChatRequest = Exclude<PlannedRequest, { endpoint: "chat" | "responses" }>;
@@ -53,11 +58,20 @@ export async function callNonChat<T>(
     catalog: ctx.deps.catalog.current,
     model: ctx.model,
   });
-  admitUpstream(ctx.caller, planned, plan.candidates, {
-    requestedModel: ctx.model.id,
-    user: ctx.user,
-    stream: false,
-  }, ctx.held);
+  const inCommit = settlesInAdmission(ctx.deps.config);
+  admitUpstream(
+    ctx.caller,
+    planned,
+    plan.candidates,
+    {
+      requestedModel: ctx.model.id,
+      user: ctx.user,
+      stream: false,
+    },
+    ctx.held,
+    undefined,
+    inCommit,
+  );
   const method = METHOD[ctx.endpoint];
   let lastTried: RouteSuccess<undefined> | undefined;
   let served: RouteSuccess<T>;
@@ -85,21 +99,41 @@ export async function callNonChat<T>(
     settleFailure(ctx.deps, settlementOf(ctx, lastTried), error, ctx.clientSignal);
     throw error;
   }
-  // No answer before the admission record is durable (a crash from here on is still billed),
-  // and no wait without a bound: a hung commit is the store's 500, settled as such at cost 0.
+  // No answer before the admission record, or the settle in its place, is durable (a crash
+  // from here on is still billed), and no wait without a bound: a hung commit is the store's
+  // 500, settled as such at cost 0.
+  const settlement = settlementOf(ctx, served);
+  const used = measured(consumed, served.value);
+  // The admission's commit not sent yet: the settle takes the record's place in it.
+  const settled = used instanceof Promise || !inCommit
+    ? undefined
+    : settleInAdmission(ctx.deps, { ...settlement, status: 200, consumed: used });
+  if (settled) {
+    await answerAfterCommit(ctx.deps, settled, settlement, ctx.clientSignal);
+    return served;
+  }
   try {
     await untilAdmitted(ctx.caller.admission, ctx.deps.config.streamIdleMs, ctx.clientSignal);
   } catch (error) {
-    settleFailure(ctx.deps, settlementOf(ctx, served), error, ctx.clientSignal);
+    settleFailure(ctx.deps, settlement, error, ctx.clientSignal);
     throw error;
   }
-  // The estimate is handed over unawaited: settleRequest writes the row even when it fails.
-  settleRequest(ctx.deps, {
-    ...settlementOf(ctx, served),
-    status: 200,
-    consumed: Promise.resolve().then(() => consumed(served.value)),
-  });
+  // An estimate still running is handed over unawaited: settleRequest writes the row even
+  // when it fails.
+  settleRequest(ctx.deps, { ...settlement, status: 200, consumed: used });
   return served;
+}
+
+/** What the answer consumed: known now, or a measurement still running (a throw: its failure). */
+function measured<T>(
+  consumed: (value: T) => Consumption | Promise<Consumption>,
+  value: T,
+): Consumption | Promise<Consumption> {
+  try {
+    return consumed(value);
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }
 
 /** The settlement fields of this request; the caller adds status and consumption. */

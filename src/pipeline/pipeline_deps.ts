@@ -15,8 +15,11 @@ import type { RoutingPolicyCache } from "../smart_router/policy_cache.ts";
 import type { RouterPins } from "../smart_router/pins.ts";
 
 export interface PipelineDeps {
-  /** `streamCheckpointMs` absent: streams leave no checkpoints (tools outside the app). */
-  config: { streamIdleMs: number; streamCheckpointMs?: number };
+  /**
+   * `streamCheckpointMs` absent: streams leave no checkpoints; `storeDeadlineMs` absent: no
+   * settle rides its admission's commit (tools outside the app).
+   */
+  config: { streamIdleMs: number; streamCheckpointMs?: number; storeDeadlineMs?: number };
   catalog: CatalogHolder;
   adapters: AdapterRegistry;
   routing: RoutingHooks;

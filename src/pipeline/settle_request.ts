@@ -6,7 +6,7 @@
  * that fails still writes the row, without counts.
  */
 import type { RequestRecord } from "../state/records.ts";
-import type { SettleInput } from "../billing/settle.ts";
+import type { AdmittedSettle, SettleInput } from "../billing/settle.ts";
 import { USAGE_FIELDS, type UsageQuantities } from "../billed_quantities.ts";
 import type { ResolvedRoute } from "../catalog/resolved_route.ts";
 import type { FinishReason } from "../canonical/chat.ts";
@@ -50,14 +50,8 @@ export function settleRequest(
   deps: Pick<PipelineDeps, "settler" | "log">,
   s: RequestSettlement,
 ): void {
-  const { caller, served } = s;
-  if (s.finish?.reason === "other") {
-    deps.log.warn("upstream finish reason not recognised", {
-      request_id: caller.requestId,
-      provider: served?.route.providerId,
-      raw: s.finish.raw?.slice(0, RAW_FINISH_MAX),
-    });
-  }
+  logFinish(deps, s);
+  const { caller } = s;
   const consumed = s.consumed;
   void deps.settler.settle(
     consumed instanceof Promise
@@ -71,6 +65,31 @@ export function settleRequest(
       : settleInput(s, consumed),
     caller.trace,
   );
+}
+
+/**
+ * A whole answer's settle in its admission's commit, when that commit has not been sent yet
+ * and what was consumed is known now (`Settler.settleAdmitted`); undefined, nothing done,
+ * otherwise.
+ */
+export function settleInAdmission(
+  deps: Pick<PipelineDeps, "settler" | "log">,
+  s: RequestSettlement & { consumed: Consumption },
+): AdmittedSettle | undefined {
+  // Sent already (the common case behind a slow route): no record built for nothing.
+  if (!s.caller.admission?.unsent()) return undefined;
+  const settle = deps.settler.settleAdmitted(settleInput(s, s.consumed), s.caller.trace);
+  if (settle) logFinish(deps, s);
+  return settle;
+}
+
+function logFinish(deps: Pick<PipelineDeps, "log">, s: RequestSettlement): void {
+  if (s.finish?.reason !== "other") return;
+  deps.log.warn("upstream finish reason not recognised", {
+    request_id: s.caller.requestId,
+    provider: s.served?.route.providerId,
+    raw: s.finish.raw?.slice(0, RAW_FINISH_MAX),
+  });
 }
 
 /** The settle's input for what the request consumed (undefined: unknown). */

@@ -13,6 +13,11 @@ import type { CommitObserver } from "./store.ts";
 export interface QueuedWrite {
   resolve: () => void;
   reject: (error: unknown) => void;
+  /**
+   * The request whose admission record this write carries: until a commit takes it, the
+   * request's settle may take the record's place (`replaceAdmission`).
+   */
+  admits?: string | undefined;
 }
 
 const unset = () => {};
@@ -22,6 +27,8 @@ export abstract class BatchCommitter<W extends QueuedWrite> {
   #running = false;
   #closed = false;
   #idle: Array<() => void> = [];
+  /** Queued writes carrying an admission record, by request id, until a commit takes them. */
+  readonly #admissions = new Map<string, W>();
   readonly #pacer: CommitPacer;
   /** Told of every commit that failed (the request path's breaker opens). */
   readonly failures: Array<(error: unknown) => void> = [];
@@ -49,15 +56,49 @@ export abstract class BatchCommitter<W extends QueuedWrite> {
   protected enqueue(write: W, urgent: boolean): Promise<void> {
     if (this.#closed) return Promise.reject(new Error("The store is closed."));
     if (urgent) this.#pacer.hurry();
+    else if (write.admits !== undefined && !this.#running) this.#pacer.defer();
     return new Promise<void>((resolve, reject) => {
       write.resolve = resolve;
       write.reject = reject;
       this.queue.push(write);
+      if (write.admits !== undefined) this.#admissions.set(write.admits, write);
       if (!this.#running) {
         this.#running = true;
         queueMicrotask(() => this.#drain());
       }
     });
+  }
+
+  /**
+   * The request's admission write, if no commit has taken it yet, is replaced in its place in
+   * the queue by `build(queued)` (which carries what the admission write did), and the next
+   * commit no longer waits for the interval: an answer waits for it. The admission's promise
+   * settles with the new write's. Undefined, and nothing changed, once a commit has taken it.
+   */
+  protected replaceAdmission(
+    requestId: string,
+    build: (queued: W) => W,
+  ): Promise<void> | undefined {
+    const queued = this.#admissions.get(requestId);
+    if (queued === undefined) return undefined;
+    this.#admissions.delete(requestId);
+    const index = this.queue.indexOf(queued);
+    if (index < 0) return undefined;
+    const next = build(queued);
+    next.admits = undefined;
+    const written = new Promise<void>((resolve, reject) => {
+      next.resolve = () => {
+        queued.resolve();
+        resolve();
+      };
+      next.reject = (error) => {
+        queued.reject(error);
+        reject(error);
+      };
+    });
+    this.queue[index] = next;
+    this.#pacer.hurry();
+    return written;
   }
 
   /**
@@ -85,6 +126,9 @@ export abstract class BatchCommitter<W extends QueuedWrite> {
       await this.#pacer.next(capped);
       const started = performance.now();
       const batch = this.take();
+      for (const write of batch) {
+        if (write.admits !== undefined) this.#admissions.delete(write.admits);
+      }
       capped = this.queue.length > 0;
       await this.commitBatch(batch, started);
     }

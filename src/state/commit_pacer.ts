@@ -6,7 +6,10 @@
  * commit of its own (at 500 req/s each request's settle used to find the committer idle and
  * commit alone: two commits a request). An urgent write — a request's admission record, which
  * its answer's content waits for — cuts the wait short and takes everything queued
- * with it; settles and plain rate increments wait for the interval.
+ * with it; settles and plain rate increments wait for the interval. A deferred admission (its
+ * answer comes later, or, a whole answer, brings its settle to take the record's place) waits
+ * for a whole interval even at an idle committer: at a commit of its own the moment it arrives,
+ * a fast answer could not have carried its settle into it.
  */
 export class CommitPacer {
   #urgent = false;
@@ -14,6 +17,16 @@ export class CommitPacer {
   #lastStart = -Infinity;
 
   constructor(private readonly intervalMs: number) {}
+
+  /**
+   * A write that may wait was queued while nothing waited for the interval (a deferred
+   * admission at an idle committer): the next commit waits a whole interval from now, not from
+   * the last commit's start, unless something is urgent.
+   */
+  defer(): void {
+    const now = performance.now();
+    if (this.#lastStart + this.intervalMs < now) this.#lastStart = now;
+  }
 
   /** A write someone waits for was queued. */
   hurry(): void {

@@ -2,7 +2,8 @@
  * The store as the request path sees it: every call the path makes runs under the breaker's
  * deadline and circuit (`store_breaker.ts`) — key lookups (and the organization's RPM ceiling read
  * with them, `compose_deps.ts`), policy and routing-policy reads,
- * router pins, the gate's read, and the wait for a request's admission write. The settle is
+ * router pins, the gate's read, and the wait for a request's admission write (or for the settle
+ * that took its place, `settleAdmitted`). The settle is
  * not on the path (it is written after the answer; the backends keep what they cannot write:
  * a spill file, a commit that lands once the lock is gone). Everything else passes through.
  * While the breaker is open `away()` says so (the caches and the gate then serve what they hold
@@ -10,6 +11,7 @@
  * afresh), and `/healthz` says `degraded`.
  */
 import type { Store, StoreHealth } from "./store.ts";
+import type { RequestRecord } from "./records.ts";
 import { type StoreBreaker, StoreUnavailable } from "./store_breaker.ts";
 
 export interface BackendSignals {
@@ -51,6 +53,15 @@ export function guardStore<S extends Store & BackendSignals>(store: S, breaker: 
     readKeySpend: (keyId, budgetPeriodId) => read(() => store.readKeySpend(keyId, budgetPeriodId)),
     countRequest: (keyId, minute, onSent, admission, deferrable) =>
       breaker.wait(store.countRequest(keyId, minute, onSent, admission, deferrable)),
+    // The answer waits for this write as for an admission's; its settler for the write itself.
+    ...(store.settleAdmitted
+      ? {
+        settleAdmitted: (record: RequestRecord, onSent: () => void) => {
+          const settle = store.settleAdmitted!(record, onSent);
+          return settle && { written: settle.written, answerable: breaker.wait(settle.written) };
+        },
+      }
+      : {}),
     away: () => breaker.open,
     health(): StoreHealth {
       const inner = store.health?.() ?? { backend: "kv", reachable: true };

@@ -116,6 +116,25 @@ export interface MeteringStore {
    * record; resolves when durable. `onSent` as for `countRequest`.
    */
   settle(record: RequestRecord, onSent?: () => void): Promise<void>;
+  /**
+   * The settle of a request whose admission write (`countRequest` with its record) is still
+   * queued, not yet sent: the settle takes the admission record's place in that write, beside
+   * its rate increment, and the write commits without the interval (an answer waits for it).
+   * The admission's own promise settles with it. Undefined when the admission was sent
+   * already (nothing done: settle as usual). `onSent` as for `settle`.
+   */
+  settleAdmitted?(record: RequestRecord, onSent: () => void): AdmittedSettle | undefined;
+}
+
+/** A settle written in its request's admission commit (`MeteringStore.settleAdmitted`). */
+export interface AdmittedSettle {
+  /** Resolves when durable (or, where the backend says so, kept for a replay); rejects when not written. */
+  written: Promise<void>;
+  /**
+   * What the answer waits for: `written`, or less while the store is taken for away (the
+   * request path's breaker then waits for no write, `StoreBreaker.wait`).
+   */
+  answerable: Promise<void>;
 }
 
 /** Request metadata and daily aggregates: listing, usage, retention. */

@@ -406,6 +406,46 @@ const cases: Array<[string, (store: Store) => Promise<void>]> = [
     },
   ],
   [
+    "admissions: a settle takes its queued admission record's place in the same write, once",
+    async (store) => {
+      await store.createOrg(org("org_a"), 1_000_000n);
+      const minute = minuteOf(T0);
+      const real = request("org_a", T0 + 10, { promptTokens: 9, completionTokens: 40 });
+      const estimate = { ...real, status: 0, estimated: true, recovered: true as const };
+      const sent: string[] = [];
+      // Deferred: queued for the interval, so the settle comes before a commit takes it.
+      const admitted = store.countRequest("key_a", minute, () => sent.push("rate"), {
+        instance: "inst_dead",
+        record: estimate,
+      }, true);
+      const settle = store.settleAdmitted!(real, () => sent.push("debit"));
+      assert.ok(settle, "the admission was still queued");
+      await Promise.all([settle.written, settle.answerable, admitted]);
+      assert.deepEqual(sent.sort(), ["debit", "rate"], "both told once the write is in");
+      assert.equal((await store.readGate("key_a", "org_a", minute)).rateCurrent, 1);
+      assert.deepEqual(await store.listRequests("org_a", 10), [real]);
+      assert.equal((await store.getOrg("org_a"))?.spent_micro_eur, real.cost_micro_eur);
+      // No admission record was written: its instance's death bills nothing from an estimate.
+      await store.renewLease("inst_dead", T0 - 1);
+      assert.equal(await store.recoverAdmissions("inst_live", T0 + 120_000), 0);
+      assert.equal((await store.getOrg("org_a"))?.spent_micro_eur, real.cost_micro_eur);
+      // Once a commit took the admission, the settle is written on its own (undefined here).
+      const next = request("org_a", T0 + 11);
+      const urgent = store.countRequest("key_a", minute, undefined, {
+        instance: "inst_live",
+        record: { ...next, status: 0, recovered: true },
+      });
+      await urgent;
+      assert.equal(store.settleAdmitted!(next, () => {}), undefined);
+      await store.settle(next);
+      await store.flushed();
+      const usage = await store.dailyUsage("org_a", new Date(T0).toISOString().slice(0, 10));
+      assert.equal(usage.requests, 2);
+      assert.equal(usage.cost_micro_eur, real.cost_micro_eur + next.cost_micro_eur);
+      assert.equal((await store.readGate("key_a", "org_a", minute)).rateCurrent, 2);
+    },
+  ],
+  [
     "admissions: a real settle after a recovery replaces the estimate once, by request id",
     async (store) => {
       await store.createOrg(org("org_a"), 1_000_000n);

@@ -31,10 +31,17 @@ export function embeddingsHandler(deps: AppDeps) {
       ctx,
       parsed.upstream,
       (adapter, call) => adapter.embeddings!(parsed.upstream, call),
-      async (answer) => {
+      // Reported: known at once, so the settle can ride the admission's commit (no tokenizer).
+      (answer) => {
         const reported = answer.usage?.promptTokens;
-        const promptTokens = reported ?? await estimateEmbeddingTokens(parsed.input);
-        return { promptTokens, totalTokens: promptTokens, estimated: reported === undefined };
+        if (reported !== undefined) {
+          return { promptTokens: reported, totalTokens: reported, estimated: false };
+        }
+        return estimateEmbeddingTokens(parsed.input).then((promptTokens) => ({
+          promptTokens,
+          totalTokens: promptTokens,
+          estimated: true,
+        }));
       },
     );
     const body = { ...served.value.body, model: model.id };

@@ -88,8 +88,40 @@ export class GroupCommitter extends BatchCommitter<Pending> {
     unique?: UniqueWrite,
   ): Promise<void> {
     const { resolve, reject } = UNSET;
-    const write = { mutations, bytes: approxBytes, rows, unique, onSent, resolve, reject };
+    const admits = rows?.admission?.record.id;
+    const write = { mutations, bytes: approxBytes, rows, unique, onSent, resolve, reject, admits };
     return this.enqueue(write, urgent);
+  }
+
+  /**
+   * The request's admission write, while still queued, carries `mutations` (its settle) and
+   * `unique` instead of the admission record: one commit, no admission row (the settle is what
+   * a crash would otherwise have billed from it). Undefined once a commit has taken it.
+   */
+  settleAdmitted(
+    requestId: string,
+    mutations: Mutation[],
+    approxBytes: number,
+    onSent: () => void,
+    unique: UniqueWrite,
+  ): Promise<void> | undefined {
+    return this.replaceAdmission(requestId, (queued) => ({
+      mutations: [...queued.mutations, ...mutations],
+      bytes: queued.bytes + approxBytes,
+      rows: undefined,
+      unique: {
+        key: unique.key,
+        // Over a record already there, the admission's own mutations (its rate increment) still.
+        instead: (existing) => [...queued.mutations, ...unique.instead(existing)],
+      },
+      onSent: () => {
+        queued.onSent?.();
+        onSent();
+      },
+      resolve: queued.resolve,
+      reject: queued.reject,
+      admits: undefined,
+    }));
   }
 
   protected async commitBatch(batch: Pending[], started: number): Promise<void> {

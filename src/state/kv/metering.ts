@@ -67,6 +67,14 @@ export function kvMeteringStore(kv: Deno.Kv, writer: GroupCommitter): MeteringSt
         ],
       });
     },
+    settleAdmitted(record, onSent) {
+      const key = kvKeys.request(record.org, record.id);
+      const written = writer.settleAdmitted(record.id, settleMutations(record), 900, onSent, {
+        key,
+        instead: (existing) => correctionMutations(existing as RequestRecord, record),
+      });
+      return written && { written, answerable: written };
+    },
   };
 }
 

@@ -24,7 +24,20 @@ import { BatchCommitter, type QueuedWrite, UNSET } from "../batch_committer.ts";
 import { errorMessage, type Logger } from "../../log.ts";
 
 type Item =
-  | { kind: "settle"; record: RequestRecord }
+  | {
+    kind: "settle";
+    record: RequestRecord;
+    /**
+     * The rate increment of the request's admission write this settle took the place of
+     * (`settleAdmitted`), with that write's `onSent` and the settle's own: the increment is
+     * dropped, as any, when the database cannot take it; the settle is spilled.
+     */
+    rate?: {
+      increment: RateIncrement;
+      rateSent: (() => void) | undefined;
+      settleSent: () => void;
+    };
+  }
   /** A later estimate of an open admission (a long stream's checkpoint). */
   | { kind: "progress"; admission: AdmissionRecord }
   /** A rate increment, with the request's admission record when it is about to call out. */
@@ -67,7 +80,30 @@ export class PgCommitter extends BatchCommitter<Pending> {
     // unless its route answers later than that anyway (`hurry` when it does not).
     const urgent = item.kind === "rate" && item.admission !== undefined && !item.deferrable;
     const { resolve, reject } = UNSET;
-    return this.enqueue({ item, onSent, resolve, reject }, urgent);
+    const admits = item.kind === "rate" ? item.admission?.record.id : undefined;
+    return this.enqueue({ item, onSent, resolve, reject, admits }, urgent);
+  }
+
+  /**
+   * The request's admission write, while still queued, becomes its settle carrying the rate
+   * increment (one statement; the admission record is never written). Undefined once a commit
+   * has taken it.
+   */
+  settleAdmitted(record: RequestRecord, onSent: () => void): Promise<void> | undefined {
+    return this.replaceAdmission(record.id, (queued) => {
+      const rate = queued.item.kind === "rate"
+        ? { increment: queued.item.rate, rateSent: queued.onSent, settleSent: onSent }
+        : undefined;
+      return {
+        item: { kind: "settle", record, ...(rate ? { rate } : {}) },
+        onSent: () => {
+          rate?.rateSent?.();
+          onSent();
+        },
+        resolve: queued.resolve,
+        reject: queued.reject,
+      };
+    });
   }
 
   /** The database answered again (a probe): health says so before the next write does. */
@@ -131,8 +167,10 @@ export class PgCommitter extends BatchCommitter<Pending> {
     const admissions: AdmissionRecord[] = [];
     const progress = new Map<string, AdmissionRecord>();
     for (const p of batch) {
-      if (p.item.kind === "settle") settles.push(p.item.record);
-      else if (p.item.kind === "progress") {
+      if (p.item.kind === "settle") {
+        settles.push(p.item.record);
+        if (p.item.rate) rates.push(p.item.rate.increment);
+      } else if (p.item.kind === "progress") {
         progress.set(p.item.admission.record.id, p.item.admission);
       } else {
         rates.push(p.item.rate);
@@ -180,12 +218,16 @@ export class PgCommitter extends BatchCommitter<Pending> {
       }
     }
     if (settles.length === 0) return;
+    // A settle's own debit is replayed from the spill; the rate increment it carries is dropped.
+    const spilled = settles.map((p) => {
+      const item = p.item as Extract<Item, { kind: "settle" }>;
+      if (!item.rate) return { record: item.record, onSent: p.onSent };
+      item.rate.rateSent?.();
+      return { record: item.record, onSent: item.rate.settleSent };
+    });
     try {
       // A spilled debit stays "unsent" for the gate until the replay writes it.
-      await this.spill.add(
-        settles.map((p) => (p.item as { record: RequestRecord }).record),
-        settles.map((p) => p.onSent),
-      );
+      await this.spill.add(spilled.map((s) => s.record), spilled.map((s) => s.onSent));
       for (const p of settles) p.resolve();
     } catch (spillError) {
       for (const p of settles) {

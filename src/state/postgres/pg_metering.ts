@@ -53,5 +53,9 @@ export function pgMeteringStore(sql: Db, writer: PgCommitter): MeteringStore {
     settle(record, onSent) {
       return writer.write({ kind: "settle", record }, onSent);
     },
+    settleAdmitted(record, onSent) {
+      const written = writer.settleAdmitted(record, onSent);
+      return written && { written, answerable: written };
+    },
   };
 }
