@@ -16,7 +16,7 @@ import { chatBody } from "../helpers/api.ts";
 import { openKvStore } from "../../src/state/kv/kv_store.ts";
 import { openPgStore } from "../../src/state/postgres/pg_store.ts";
 import { runAdminCommand } from "../../src/admin/commands.ts";
-import type { Store } from "../../src/state/store.ts";
+import { type KillBackend, kvKillBackend, pgKillBackend } from "./kill_backends.ts";
 import type { RequestRecord } from "../../src/state/records.ts";
 
 const LEASE_MS = 1_000;
@@ -48,14 +48,7 @@ async function chat(url: string, key: string, stream: boolean): Promise<string |
   }
 }
 
-interface Backend {
-  env: Record<string, string>;
-  store: Store;
-  /** The organization's spent credit and usage-day request count, read from the store. */
-  totals(org: string): Promise<{ spent: number; requests: number; admissions: number }>;
-}
-
-async function killUnderLoad(backend: Backend, simUrl: string, dir: string) {
+async function killUnderLoad(backend: KillBackend, simUrl: string, dir: string) {
   await writeCatalog(
     dir,
     { "sim-a": { dialect: "openai", base_url: simUrl, api_key_env: "SIM_KEY" } },
@@ -148,23 +141,7 @@ Deno.test("attack — kill -9 under load on Deno KV: every answered request bill
   const store = await openKvStore(kvPath);
   try {
     await killUnderLoad(
-      {
-        env: { SOVRA_KV: kvPath },
-        store,
-        async totals(org) {
-          const [spent, requests] = await store.kv.getMany<Deno.KvU64[]>([
-            ["credit", org, "spent"],
-            ["usage_day", org, new Date().toISOString().slice(0, 10), "requests"],
-          ]);
-          let admissions = 0;
-          for await (const _ of store.kv.list({ prefix: ["admission"] })) admissions++;
-          return {
-            spent: Number(spent?.value?.value ?? 0n),
-            requests: Number(requests?.value?.value ?? 0n),
-            admissions,
-          };
-        },
-      },
+      kvKillBackend(kvPath, store),
       sim.url,
       dir,
     );
@@ -183,24 +160,7 @@ Deno.test("attack — kill -9 under load on PostgreSQL: every answered request b
   const store = await openPgStore(url, { spillPath: undefined });
   try {
     await killUnderLoad(
-      {
-        env: { SOVRA_DATABASE_URL: url, SOVRA_SPILL_PATH: `${dir}/spill.jsonl` },
-        store,
-        async totals(org) {
-          const [row] = await store.sql<{ spent: bigint; requests: bigint; admissions: bigint }[]>`
-          select
-            coalesce((select spent_micro_eur from sovra_credits where org_id = ${org}), 0)
-              as spent,
-            coalesce((select sum(requests) from sovra_usage_daily where org_id = ${org}), 0)::int8
-              as requests,
-            (select count(*) from sovra_admissions) as admissions`;
-          return {
-            spent: Number(row!.spent),
-            requests: Number(row!.requests),
-            admissions: Number(row!.admissions),
-          };
-        },
-      },
+      pgKillBackend(url, `${dir}/spill.jsonl`, store),
       sim.url,
       dir,
     );

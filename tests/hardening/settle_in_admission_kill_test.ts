@@ -17,7 +17,7 @@ import { chatBody } from "../helpers/api.ts";
 import { openKvStore } from "../../src/state/kv/kv_store.ts";
 import { openPgStore } from "../../src/state/postgres/pg_store.ts";
 import { runAdminCommand } from "../../src/admin/commands.ts";
-import type { Store } from "../../src/state/store.ts";
+import { type KillBackend, kvKillBackend, pgKillBackend } from "./kill_backends.ts";
 
 const LEASE_MS = 1_000;
 
@@ -28,13 +28,7 @@ const REQUESTS: Array<[string, unknown]> = [
   ["/v1/embeddings", { model: "acme/embed", input: "some text" }],
 ];
 
-interface Backend {
-  env: Record<string, string>;
-  store: Store;
-  totals(org: string): Promise<{ spent: number; requests: number; admissions: number }>;
-}
-
-async function killAfterAnswers(backend: Backend, simUrl: string, dir: string) {
+async function killAfterAnswers(backend: KillBackend, simUrl: string, dir: string) {
   await writeCatalog(
     dir,
     { "sim-a": { dialect: "openai", base_url: simUrl, api_key_env: "SIM_KEY" } },
@@ -105,23 +99,7 @@ Deno.test("crash safety — kill -9 after settles in their admission's commit on
   const store = await openKvStore(kvPath);
   try {
     await killAfterAnswers(
-      {
-        env: { SOVRA_KV: kvPath },
-        store,
-        async totals(org) {
-          const [spent, requests] = await store.kv.getMany<Deno.KvU64[]>([
-            ["credit", org, "spent"],
-            ["usage_day", org, new Date().toISOString().slice(0, 10), "requests"],
-          ]);
-          let admissions = 0;
-          for await (const _ of store.kv.list({ prefix: ["admission"] })) admissions++;
-          return {
-            spent: Number(spent?.value?.value ?? 0n),
-            requests: Number(requests?.value?.value ?? 0n),
-            admissions,
-          };
-        },
-      },
+      kvKillBackend(kvPath, store),
       sim.url,
       dir,
     );
@@ -140,24 +118,7 @@ Deno.test("crash safety — kill -9 after settles in their admission's commit on
   const store = await openPgStore(url, { spillPath: undefined });
   try {
     await killAfterAnswers(
-      {
-        env: { SOVRA_DATABASE_URL: url, SOVRA_SPILL_PATH: `${dir}/spill.jsonl` },
-        store,
-        async totals(org) {
-          const [row] = await store.sql<{ spent: bigint; requests: bigint; admissions: bigint }[]>`
-          select
-            coalesce((select spent_micro_eur from sovra_credits where org_id = ${org}), 0)
-              as spent,
-            coalesce((select sum(requests) from sovra_usage_daily where org_id = ${org}), 0)::int8
-              as requests,
-            (select count(*) from sovra_admissions) as admissions`;
-          return {
-            spent: Number(row!.spent),
-            requests: Number(row!.requests),
-            admissions: Number(row!.admissions),
-          };
-        },
-      },
+      pgKillBackend(url, `${dir}/spill.jsonl`, store),
       sim.url,
       dir,
     );
