@@ -18,30 +18,46 @@ export interface PeriodWindow {
 
 const DAY_MS = 86_400_000;
 
-export function budgetWindow(period: BudgetPeriod, now: number): PeriodWindow {
-  const d = new Date(now);
-  const midnight = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());
-  switch (period) {
-    case "day":
-      return { id: `d:${iso(midnight)}`, start: midnight, resetsAt: midnight + DAY_MS };
-    case "week": {
-      const monday = midnight - ((d.getUTCDay() + 6) % 7) * DAY_MS;
-      return { id: `w:${iso(monday)}`, start: monday, resetsAt: monday + 7 * DAY_MS };
-    }
-    case "month": {
-      const first = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
-      const next = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
-      return { id: `m:${iso(first).slice(0, 7)}`, start: first, resetsAt: next };
-    }
-    case "total":
-      return { id: "t", start: 0, resetsAt: null };
-  }
+/**
+ * Every period's window for the UTC day `day` (days since the epoch). The windows depend only on
+ * the day, and every settle asks for all four of one day (and the gate for one): the last day's
+ * are kept, frozen, so a request pays no `Date` work for them (it was ~8 µs of a request's CPU).
+ */
+type DayWindows = Readonly<Record<BudgetPeriod, Readonly<PeriodWindow>>>;
+let lastDay: { day: number; windows: DayWindows; ids: readonly string[] } | undefined;
+
+function windowsOf(day: number): { windows: DayWindows; ids: readonly string[] } {
+  if (lastDay?.day === day) return lastDay;
+  const midnight = day * DAY_MS;
+  const d = new Date(midnight);
+  const monday = midnight - ((d.getUTCDay() + 6) % 7) * DAY_MS;
+  const first = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+  const next = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+  const windows: DayWindows = Object.freeze({
+    day: Object.freeze({ id: `d:${iso(midnight)}`, start: midnight, resetsAt: midnight + DAY_MS }),
+    week: Object.freeze({ id: `w:${iso(monday)}`, start: monday, resetsAt: monday + 7 * DAY_MS }),
+    month: Object.freeze({ id: `m:${iso(first).slice(0, 7)}`, start: first, resetsAt: next }),
+    total: Object.freeze({ id: "t", start: 0, resetsAt: null }),
+  });
+  const ids = Object.freeze(BUDGET_PERIODS.map((p) => windows[p].id));
+  lastDay = { day, windows, ids };
+  return lastDay;
+}
+
+/** The window of `period` that the instant `now` (epoch ms) falls in. */
+export function budgetWindow(period: BudgetPeriod, now: number): Readonly<PeriodWindow> {
+  return windowsOf(dayOf(now)).windows[period];
 }
 
 /** The ids of every period a request started at `created` (ISO time) counts in. */
-export function budgetPeriodIds(created: string): string[] {
-  const at = Date.parse(created);
-  return BUDGET_PERIODS.map((p) => budgetWindow(p, at).id);
+export function budgetPeriodIds(created: string): readonly string[] {
+  return windowsOf(dayOf(Date.parse(created))).ids;
+}
+
+/** Days since the epoch; a time that is no date (NaN) throws, as `toISOString` did. */
+function dayOf(ms: number): number {
+  if (!Number.isFinite(ms)) throw new RangeError(`Not a time: ${ms}`);
+  return Math.floor(ms / DAY_MS);
 }
 
 function iso(ms: number): string {
