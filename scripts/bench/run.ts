@@ -132,6 +132,7 @@ const { values } = parseArgs({
     "spread-streams": { type: "string", default: "500" },
     "spread-seconds": { type: "string" },
     kv: { type: "string" },
+    "sovra-v8-flags": { type: "string" },
     "cpu-prof": { type: "string" },
     scenarios: { type: "string", default: RUN_PARTS.join(",") },
     "no-write": { type: "boolean", default: false },
@@ -298,6 +299,8 @@ try {
         // The workers row runs unpinned: every core.
         cpu: workers === undefined ? layout.proxyCpu : `0-${navigator.hardwareConcurrency - 1}`,
         config: layout.config,
+        // A measurement lever: V8 flags for Sovra's process only (e.g. its young generation).
+        ...(values["sovra-v8-flags"] ? { v8Flags: values["sovra-v8-flags"].split(",") } : {}),
         ...(profile !== undefined && profDir !== undefined
           ? { denoFlags: ["--cpu-prof", `--cpu-prof-dir=${profDir}/${profile}`] }
           : {}),
